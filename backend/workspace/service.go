@@ -1,0 +1,312 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+)
+
+// Event types published on every change; the payload is always the full List, so a UI can
+// replace its state instead of patching it.
+const (
+	EventCreated   = "created"
+	EventUpdated   = "updated"
+	EventDeleted   = "deleted"
+	EventActivated = "activated"
+	EventImported  = "imported"
+)
+
+// The first run's workspace: a 2 x 2 grid of terminals, the layout most people start with.
+const (
+	defaultRows = 2
+	defaultCols = 2
+)
+
+// ErrNotFound means no workspace (or pane) has the given id.
+var ErrNotFound = errors.New("not found")
+
+// ErrLastWorkspace refuses deleting the only workspace: the app always shows one.
+var ErrLastWorkspace = errors.New("cannot delete the last workspace: create another one first")
+
+// Repo is the persistence the service needs; the store implements it.
+type Repo interface {
+	ListWorkspaces(ctx context.Context) ([]Workspace, error)
+	SaveWorkspace(ctx context.Context, ws Workspace) error
+	DeleteWorkspace(ctx context.Context, id string) error
+	ActiveWorkspace(ctx context.Context) (string, error)
+	SetActiveWorkspace(ctx context.Context, id string) error
+}
+
+// Service applies the workspace rules, persists through Repo and publishes every change.
+type Service struct {
+	repo   Repo
+	events *pubsub.Broker[List]
+	now    func() time.Time
+	// mu serialises read-modify-write changes so two clients editing at once cannot lose
+	// each other's updates.
+	mu sync.Mutex
+}
+
+// NewService returns the service, creating "Workspace 1" on first run.
+func NewService(ctx context.Context, repo Repo, events *pubsub.Broker[List]) (*Service, error) {
+	s := &Service{repo: repo, events: events, now: func() time.Time { return time.Now().UTC() }}
+	all, err := repo.ListWorkspaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load workspaces: %w", err)
+	}
+	if len(all) == 0 {
+		ws := s.blank("Workspace 1", 0)
+		if err := repo.SaveWorkspace(ctx, ws); err != nil {
+			return nil, fmt.Errorf("create the first workspace: %w", err)
+		}
+		if err := repo.SetActiveWorkspace(ctx, ws.ID); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Events is the broker the service publishes to.
+func (s *Service) Events() *pubsub.Broker[List] { return s.events }
+
+func (s *Service) blank(name string, position int) Workspace {
+	now := s.now()
+	return Workspace{ID: NewWorkspaceID(), Name: name, Position: position, Rows: defaultRows, Cols: defaultCols,
+		RowWeights: evenWeights(defaultRows), ColWeights: evenWeights(defaultCols),
+		Panes: fillGrid(defaultRows, defaultCols), CreatedAt: now, UpdatedAt: now}
+}
+
+// List returns every workspace in tab order and the active one's id.
+func (s *Service) List(ctx context.Context) (List, error) {
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return List{}, err
+	}
+	active, err := s.repo.ActiveWorkspace(ctx)
+	if err != nil {
+		return List{}, err
+	}
+	if !slices.ContainsFunc(all, func(w Workspace) bool { return w.ID == active }) && len(all) > 0 {
+		active = all[0].ID
+	}
+	if all == nil {
+		all = []Workspace{}
+	}
+	return List{Workspaces: all, ActiveID: active}, nil
+}
+
+func (s *Service) publish(ctx context.Context, typ string) {
+	list, err := s.List(ctx)
+	if err != nil {
+		return // Best effort: the change is saved; clients re-read the list when they reconnect.
+	}
+	s.events.Publish(typ, list)
+}
+
+func find(all []Workspace, id string) (Workspace, error) {
+	for _, w := range all {
+		if w.ID == id {
+			return w, nil
+		}
+	}
+	return Workspace{}, fmt.Errorf("workspace %q: %w", id, ErrNotFound)
+}
+
+// update loads workspace id, applies change, validates and saves the result, and publishes it.
+func (s *Service) update(ctx context.Context, id string, change func(Workspace) (Workspace, error)) (Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return Workspace{}, err
+	}
+	ws, err := find(all, id)
+	if err != nil {
+		return ws, err
+	}
+	ws, err = change(ws)
+	if err != nil {
+		return ws, err
+	}
+	ws.UpdatedAt = s.now()
+	if err := Validate(ws); err != nil {
+		return ws, err
+	}
+	if err := s.repo.SaveWorkspace(ctx, ws); err != nil {
+		return ws, err
+	}
+	s.publish(ctx, EventUpdated)
+	return ws, nil
+}
+
+// Create adds a workspace at the end of the tab bar and makes it active. An empty name picks
+// the first free "Workspace N".
+func (s *Service) Create(ctx context.Context, name string) (Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return Workspace{}, err
+	}
+	if name == "" {
+		name = freeName(all)
+	}
+	if name, err = checkName("name", name); err != nil {
+		return Workspace{}, err
+	}
+	ws := s.blank(name, nextPosition(all))
+	if err := s.repo.SaveWorkspace(ctx, ws); err != nil {
+		return Workspace{}, err
+	}
+	if err := s.repo.SetActiveWorkspace(ctx, ws.ID); err != nil {
+		return Workspace{}, err
+	}
+	s.publish(ctx, EventCreated)
+	return ws, nil
+}
+
+func freeName(all []Workspace) string {
+	for n := len(all) + 1; ; n++ {
+		name := fmt.Sprintf("Workspace %d", n)
+		if !slices.ContainsFunc(all, func(w Workspace) bool { return w.Name == name }) {
+			return name
+		}
+	}
+}
+
+func nextPosition(all []Workspace) int {
+	next := 0
+	for _, w := range all {
+		next = max(next, w.Position+1)
+	}
+	return next
+}
+
+// Rename changes a workspace's name.
+func (s *Service) Rename(ctx context.Context, id, name string) (Workspace, error) {
+	name, err := checkName("name", name)
+	if err != nil {
+		return Workspace{}, err
+	}
+	return s.update(ctx, id, func(ws Workspace) (Workspace, error) {
+		ws.Name = name
+		return ws, nil
+	})
+}
+
+// Delete removes a workspace; the last one cannot be deleted. If it was active, its left
+// neighbour (else its right one) becomes active.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(all, func(w Workspace) bool { return w.ID == id })
+	if i < 0 {
+		return fmt.Errorf("workspace %q: %w", id, ErrNotFound)
+	}
+	if len(all) == 1 {
+		return ErrLastWorkspace
+	}
+	active, err := s.repo.ActiveWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.repo.DeleteWorkspace(ctx, id); err != nil {
+		return err
+	}
+	if active == id {
+		next := all[max(i-1, 0)]
+		if i == 0 {
+			next = all[1]
+		}
+		if err := s.repo.SetActiveWorkspace(ctx, next.ID); err != nil {
+			return err
+		}
+	}
+	s.publish(ctx, EventDeleted)
+	return nil
+}
+
+// Activate makes a workspace the one the user has open.
+func (s *Service) Activate(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := find(all, id); err != nil {
+		return err
+	}
+	if err := s.repo.SetActiveWorkspace(ctx, id); err != nil {
+		return err
+	}
+	s.publish(ctx, EventActivated)
+	return nil
+}
+
+// SetGrid changes the grid to rows x cols, keeping the panes whose cells still exist.
+func (s *Service) SetGrid(ctx context.Context, id string, rows, cols int) (Workspace, error) {
+	return s.update(ctx, id, func(ws Workspace) (Workspace, error) {
+		ws, _, err := Resize(ws, rows, cols)
+		return ws, err
+	})
+}
+
+// SetWeights sets the relative sizes of the rows and the columns.
+func (s *Service) SetWeights(ctx context.Context, id string, rowWeights, colWeights []float64) (Workspace, error) {
+	return s.update(ctx, id, func(ws Workspace) (Workspace, error) {
+		if err := checkWeights("rowWeights", rowWeights, ws.Rows); err != nil {
+			return ws, err
+		}
+		if err := checkWeights("colWeights", colWeights, ws.Cols); err != nil {
+			return ws, err
+		}
+		ws.RowWeights, ws.ColWeights = slices.Clone(rowWeights), slices.Clone(colWeights)
+		return ws, nil
+	})
+}
+
+// SwapPanes exchanges the cells of two panes of a workspace.
+func (s *Service) SwapPanes(ctx context.Context, id, paneA, paneB string) (Workspace, error) {
+	return s.update(ctx, id, func(ws Workspace) (Workspace, error) { return Swap(ws, paneA, paneB) })
+}
+
+// PanePatch changes a pane's kind and/or label; nil fields stay as they are.
+type PanePatch struct {
+	Kind  *Kind   `json:"kind,omitempty"`
+	Label *string `json:"label,omitempty"`
+}
+
+// UpdatePane applies a patch to one pane.
+func (s *Service) UpdatePane(ctx context.Context, id, paneID string, patch PanePatch) (Workspace, error) {
+	return s.update(ctx, id, func(ws Workspace) (Workspace, error) {
+		i := slices.IndexFunc(ws.Panes, func(p Pane) bool { return p.ID == paneID })
+		if i < 0 {
+			return ws, fmt.Errorf("pane %q in workspace %q: %w", paneID, ws.Name, ErrNotFound)
+		}
+		ws.Panes = slices.Clone(ws.Panes)
+		if patch.Kind != nil {
+			if !patch.Kind.Valid() {
+				return ws, fieldErr("kind", "is %q; must be %q or %q", *patch.Kind, KindTerminal, KindBrowser)
+			}
+			ws.Panes[i].Kind = *patch.Kind
+		}
+		if patch.Label != nil {
+			label, err := checkName("label", *patch.Label)
+			if err != nil {
+				return ws, err
+			}
+			ws.Panes[i].Label = label
+		}
+		return ws, nil
+	})
+}
