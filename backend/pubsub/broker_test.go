@@ -170,3 +170,29 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	b.Shutdown()
 }
+
+func TestRelayWrapsEventsUntilCancelled(t *testing.T) {
+	t.Parallel()
+	b := NewBroker[string]()
+	defer b.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan Envelope, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Relay(ctx, b, "things", func(e Envelope) { got <- e })
+	}()
+	for b.Subscribers() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	b.Publish("made", "x")
+	if e := <-got; e.Topic != "things" || e.Type != "made" || e.Data != "x" {
+		t.Fatalf("envelope %+v", e)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("Relay did not return after cancel")
+	}
+}

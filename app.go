@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// backendEvent is the one Wails event name the frontend listens to; its payload is a
+// pubsub.Envelope, the same shape the server sends over its WebSocket.
+const backendEvent = "backend"
+
+// App is what the desktop window's JavaScript can call (window.go.main.App). It stays thin:
+// each method calls a backend service, and startup forwards the services' events.
+type App struct {
+	eng    *engine
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewApp returns the App for an open engine.
+func NewApp(eng *engine) *App { return &App{eng: eng} }
+
+// startup is called by Wails once the window exists; ctx is Wails' runtime context.
+func (a *App) startup(ctx context.Context) {
+	a.ctx = ctx
+	relayCtx, cancel := context.WithCancel(ctx)
+	a.cancel = cancel
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		pubsub.Relay(relayCtx, a.eng.workspaces.Events(), "workspaces", func(e pubsub.Envelope) {
+			runtime.EventsEmit(ctx, backendEvent, e)
+		})
+	}()
+}
+
+// shutdown is called by Wails when the window closes.
+func (a *App) shutdown(context.Context) {
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.wg.Wait()
+}
+
+// Version is the build's version string.
+func (a *App) Version() string { return version }
+
+// ListWorkspaces returns every workspace and the active one.
+func (a *App) ListWorkspaces() (workspace.List, error) { return a.eng.workspaces.List(a.ctx) }
+
+// CreateWorkspace adds a workspace ("" picks a name) and makes it active.
+func (a *App) CreateWorkspace(name string) (workspace.Workspace, error) {
+	return a.eng.workspaces.Create(a.ctx, name)
+}
+
+// RenameWorkspace renames a workspace.
+func (a *App) RenameWorkspace(id, name string) (workspace.Workspace, error) {
+	return a.eng.workspaces.Rename(a.ctx, id, name)
+}
+
+// DeleteWorkspace deletes a workspace (never the last one).
+func (a *App) DeleteWorkspace(id string) error { return a.eng.workspaces.Delete(a.ctx, id) }
+
+// ActivateWorkspace switches to a workspace.
+func (a *App) ActivateWorkspace(id string) error { return a.eng.workspaces.Activate(a.ctx, id) }
+
+// SetGrid resizes a workspace's grid.
+func (a *App) SetGrid(id string, rows, cols int) (workspace.Workspace, error) {
+	return a.eng.workspaces.SetGrid(a.ctx, id, rows, cols)
+}
+
+// SetWeights sets a workspace's row and column sizes.
+func (a *App) SetWeights(id string, rowWeights, colWeights []float64) (workspace.Workspace, error) {
+	return a.eng.workspaces.SetWeights(a.ctx, id, rowWeights, colWeights)
+}
+
+// SwapPanes swaps two panes' cells.
+func (a *App) SwapPanes(id, paneA, paneB string) (workspace.Workspace, error) {
+	return a.eng.workspaces.SwapPanes(a.ctx, id, paneA, paneB)
+}
+
+// UpdatePane changes a pane's kind and/or label; an empty string leaves that field as it is.
+func (a *App) UpdatePane(id, paneID, kind, label string) (workspace.Workspace, error) {
+	var patch workspace.PanePatch
+	if kind != "" {
+		k := workspace.Kind(kind)
+		patch.Kind = &k
+	}
+	if label != "" {
+		patch.Label = &label
+	}
+	return a.eng.workspaces.UpdatePane(a.ctx, id, paneID, patch)
+}
+
+// ExportWorkspace asks where to save the workspace and writes it there. It returns the path,
+// or "" if the user cancelled.
+func (a *App) ExportWorkspace(id string) (string, error) {
+	data, name, err := a.eng.workspaces.Export(a.ctx, id)
+	if err != nil {
+		return "", err
+	}
+	path, err := runtime.SaveFileDialog(a.ctx, runtime.SaveDialogOptions{
+		Title: "Export workspace", DefaultFilename: name,
+		Filters: []runtime.FileFilter{{DisplayName: "ClusterSpace workspace (*.json)", Pattern: "*.json"}},
+	})
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("could not save the export to %q: %w", path, err)
+	}
+	return path, nil
+}
+
+// ImportWorkspace adds a workspace from an export file's text and makes it active.
+func (a *App) ImportWorkspace(data string) (workspace.Workspace, error) {
+	return a.eng.workspaces.Import(a.ctx, []byte(data))
+}

@@ -1,0 +1,20 @@
+package pubsub
+
+import "context"
+
+// Envelope is an event on its way to a UI: which service it came from (topic), what happened
+// (type) and the payload. Both doors (the Wails app and the HTTP server) send these, so the
+// frontend handles one shape whatever door it is behind.
+type Envelope struct {
+	Topic string `json:"topic"`
+	Type  string `json:"type"`
+	Data  any    `json:"data"`
+}
+
+// Relay subscribes to b and calls send with each event wrapped in an Envelope of the given
+// topic, until ctx ends or the broker shuts down. It blocks; run it in a goroutine you own.
+func Relay[T any](ctx context.Context, b *Broker[T], topic string, send func(Envelope)) {
+	for ev := range b.Subscribe(ctx) {
+		send(Envelope{Topic: topic, Type: ev.Type, Data: ev.Payload})
+	}
+}

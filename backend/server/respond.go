@@ -1,0 +1,78 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// maxBodyBytes bounds request bodies; the largest is a workspace import (1 MiB).
+const maxBodyBytes = workspace.MaxImportBytes + 1024
+
+type errorBody struct {
+	Error      string `json:"error"`
+	Field      string `json:"field,omitempty"`
+	RetryAfter int    `json:"retryAfter,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) // Best effort: the client may have gone.
+}
+
+func writeError(w http.ResponseWriter, status int, msg, field string) {
+	writeJSON(w, status, errorBody{Error: msg, Field: field})
+}
+
+// writeServiceError maps a service error to a status a client can act on.
+func writeServiceError(w http.ResponseWriter, err error) {
+	var fe *workspace.FieldError
+	var ie *workspace.ImportError
+	switch {
+	case errors.As(err, &fe):
+		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
+	case errors.As(err, &ie):
+		writeError(w, http.StatusBadRequest, err.Error(), "")
+	case errors.Is(err, workspace.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error(), "")
+	case errors.Is(err, workspace.ErrLastWorkspace):
+		writeError(w, http.StatusConflict, err.Error(), "")
+	default:
+		writeError(w, http.StatusInternalServerError, "internal error: "+err.Error(), "")
+	}
+}
+
+// decodeBody reads a JSON body into v, refusing unknown fields and oversized bodies with a
+// message that names the problem.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := err.Error()
+		var typ *json.UnmarshalTypeError
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.Is(err, io.EOF):
+			msg = "the request body is empty; send a JSON object"
+		case errors.As(err, &typ):
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s: should be %s, got %s", typ.Field, typ.Type, typ.Value), typ.Field)
+			return false
+		case errors.As(err, &tooBig):
+			msg = fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit)
+		case strings.HasPrefix(msg, "json: unknown field "):
+			field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown field; check the spelling", field), field)
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "request body: "+msg, "")
+		return false
+	}
+	return true
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// route is one entry of the API table. Every route needs a valid access token unless public;
+// a test walks this table to prove it.
+type route struct {
+	method  string
+	pattern string
+	public  bool
+	handler http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"POST", "/api/login", true, s.login},
+		{"POST", "/api/refresh", true, s.refresh},
+		{"GET", "/api/version", false, s.version},
+		{"GET", "/api/ws", true, s.websocket}, // checks its token itself: browsers send it as a subprotocol
+		{"GET", "/api/workspaces", false, s.listWorkspaces},
+		{"POST", "/api/workspaces", false, s.createWorkspace},
+		{"POST", "/api/workspaces/import", false, s.importWorkspace},
+		{"PATCH", "/api/workspaces/{id}", false, s.renameWorkspace},
+		{"DELETE", "/api/workspaces/{id}", false, s.deleteWorkspace},
+		{"POST", "/api/workspaces/{id}/activate", false, s.activateWorkspace},
+		{"PUT", "/api/workspaces/{id}/grid", false, s.setGrid},
+		{"PUT", "/api/workspaces/{id}/weights", false, s.setWeights},
+		{"POST", "/api/workspaces/{id}/swap", false, s.swapPanes},
+		{"PATCH", "/api/workspaces/{id}/panes/{paneId}", false, s.updatePane},
+		{"GET", "/api/workspaces/{id}/export", false, s.exportWorkspace},
+	}
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	addr := clientAddr(r)
+	if wait, locked := s.lockout.Locked(addr); locked {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeJSON(w, http.StatusTooManyRequests, errorBody{
+			Error:      fmt.Sprintf("too many failed logins from %s: try again in %s", addr, roundWait(wait)),
+			RetryAfter: secs,
+		})
+		return
+	}
+	var body struct {
+		Password string `json:"password"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if !s.deps.Auth.CheckPassword(body.Password) {
+		lock := s.lockout.Fail(addr)
+		msg := "wrong password"
+		if lock > 0 {
+			msg += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
+		}
+		s.log.Warn("failed login", "addr", addr, "locked_for", lock)
+		writeError(w, http.StatusUnauthorized, msg, "password")
+		return
+	}
+	s.lockout.Succeed(addr)
+	s.issue(w)
+}
+
+func roundWait(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(math.Ceil(d.Seconds())))
+	}
+	return fmt.Sprintf("%d min", int(math.Ceil(d.Minutes())))
+}
+
+func (s *Server) issue(w http.ResponseWriter) {
+	tokens, err := s.deps.Auth.Issue()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "could not issue a token: "+err.Error(), "")
+		return
+	}
+	writeJSON(w, http.StatusOK, tokens)
+}
+
+func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RefreshToken string `json:"refreshToken"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if _, err := s.deps.Auth.Verify(body.RefreshToken, tokenRefresh); err != nil {
+		writeError(w, http.StatusUnauthorized, "the refresh token was refused ("+err.Error()+"): log in again", "refreshToken")
+		return
+	}
+	s.issue(w)
+}
+
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"version": s.cfg.Version})
+}
+
+func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
+	list, err := s.deps.Workspaces.List(r.Context())
+	if err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	ws, err := s.deps.Workspaces.Create(r.Context(), body.Name)
+	respond(w, http.StatusCreated, ws, err)
+}
+
+func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	ws, err := s.deps.Workspaces.Rename(r.Context(), r.PathValue("id"), body.Name)
+	respond(w, http.StatusOK, ws, err)
+}
+
+func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
+	if err := s.deps.Workspaces.Delete(r.Context(), r.PathValue("id")); err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) activateWorkspace(w http.ResponseWriter, r *http.Request) {
+	if err := s.deps.Workspaces.Activate(r.Context(), r.PathValue("id")); err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) setGrid(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Rows int `json:"rows"`
+		Cols int `json:"cols"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	ws, err := s.deps.Workspaces.SetGrid(r.Context(), r.PathValue("id"), body.Rows, body.Cols)
+	respond(w, http.StatusOK, ws, err)
+}
+
+func (s *Server) setWeights(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RowWeights []float64 `json:"rowWeights"`
+		ColWeights []float64 `json:"colWeights"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	ws, err := s.deps.Workspaces.SetWeights(r.Context(), r.PathValue("id"), body.RowWeights, body.ColWeights)
+	respond(w, http.StatusOK, ws, err)
+}
+
+func (s *Server) swapPanes(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		PaneA string `json:"paneA"`
+		PaneB string `json:"paneB"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	ws, err := s.deps.Workspaces.SwapPanes(r.Context(), r.PathValue("id"), body.PaneA, body.PaneB)
+	respond(w, http.StatusOK, ws, err)
+}
+
+func (s *Server) updatePane(w http.ResponseWriter, r *http.Request) {
+	var patch workspace.PanePatch
+	if !decodeBody(w, r, &patch) {
+		return
+	}
+	ws, err := s.deps.Workspaces.UpdatePane(r.Context(), r.PathValue("id"), r.PathValue("paneId"), patch)
+	respond(w, http.StatusOK, ws, err)
+}
+
+func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) {
+	data, name, err := s.deps.Workspaces.Export(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+	w.Write(data)
+}
+
+func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workspace.MaxImportBytes))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("cannot import this file: it is larger than %d bytes", workspace.MaxImportBytes), "")
+		return
+	}
+	ws, err := s.deps.Workspaces.Import(r.Context(), data)
+	respond(w, http.StatusCreated, ws, err)
+}
+
+func respond(w http.ResponseWriter, status int, v any, err error) {
+	if err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	writeJSON(w, status, v)
+}

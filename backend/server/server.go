@@ -1,0 +1,189 @@
+// Package server is the headless door: the same services as the desktop window, over HTTP and
+// a WebSocket, behind a password login and JWTs, serving the built frontend to any browser.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// DefaultAddr is loopback only: the server is reachable from other machines only on request.
+const DefaultAddr = "127.0.0.1:4444"
+
+// shutdownGrace is how long in-flight requests get to finish when the server stops.
+const shutdownGrace = 5 * time.Second
+
+// Config is how the server listens and what it serves.
+type Config struct {
+	Addr string
+	// AllowRemote must be set to listen on a non-loopback address.
+	AllowRemote bool
+	// AllowedOrigins are extra browser origins (scheme://host:port) allowed to open the
+	// WebSocket, besides the server's own.
+	AllowedOrigins []string
+	// Frontend is the built UI (frontend/dist); nil serves a page saying to build it.
+	Frontend fs.FS
+	Version  string
+	Logger   *slog.Logger
+}
+
+// Deps are the services the server exposes.
+type Deps struct {
+	Auth       *Auth
+	Workspaces *workspace.Service
+}
+
+// Server is the HTTP + WebSocket door.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	lockout *Lockout
+	log     *slog.Logger
+	mux     *http.ServeMux
+	// ctx ends when the server shuts down; WebSocket handlers watch it because
+	// http.Server.Shutdown does not wait for hijacked connections.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New builds the server and its route table.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Auth == nil || deps.Workspaces == nil {
+		return nil, errors.New("server: Auth and Workspaces are required")
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, deps: deps, lockout: NewLockout(time.Now), log: cfg.Logger, ctx: ctx, cancel: cancel}
+	s.mux = http.NewServeMux()
+	for _, r := range s.routes() {
+		h := r.handler
+		if !r.public {
+			h = s.requireAuth(h)
+		}
+		s.mux.HandleFunc(r.method+" "+r.pattern, h)
+	}
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no API route %s %s", r.Method, r.URL.Path), "")
+	})
+	s.mux.Handle("/", s.static())
+	return s, nil
+}
+
+// Handler is the server's root handler, with security headers on every response.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// CheckAddr refuses a non-loopback address unless remote access was asked for, and says
+// whether the address is reachable from other machines.
+func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--addr %q: %v: use host:port, e.g. %s", addr, err, DefaultAddr)
+	}
+	if host == "localhost" {
+		return false, nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return false, nil
+	}
+	if !allowRemote {
+		shown := host
+		if shown == "" {
+			shown = "every interface"
+		}
+		return true, fmt.Errorf("--addr %q listens on %s, reachable from other machines: pass --allow-remote to do that on purpose, or use 127.0.0.1", addr, shown)
+	}
+	return true, nil
+}
+
+// Listen opens the listening socket, so the caller learns the real address (for port 0)
+// before serving.
+func (s *Server) Listen() (net.Listener, error) {
+	if _, err := CheckAddr(s.cfg.Addr, s.cfg.AllowRemote); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w: pick another --addr", s.cfg.Addr, err)
+	}
+	return ln, nil
+}
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.cancel()
+		s.wg.Wait()
+		return err
+	case <-ctx.Done():
+	}
+	s.cancel() // ends the WebSockets
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	s.wg.Wait()
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// Close ends the WebSocket connections and waits for their goroutines (for tests that use
+// Handler with httptest).
+func (s *Server) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// clientAddr is the address lockouts are counted against: the connection's IP. Forwarded
+// headers are ignored because any client can set them.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || token == "" {
+			writeError(w, http.StatusUnauthorized, "log in first: this route needs an Authorization: Bearer token", "")
+			return
+		}
+		if _, err := s.deps.Auth.Verify(token, tokenAccess); err != nil {
+			writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
+			return
+		}
+		next(w, r)
+	}
+}

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+)
+
+// Subprotocols: browsers cannot set headers on a WebSocket, so the access token travels as a
+// second subprotocol, "bearer.<token>"; the server answers with wsProtocol only.
+const (
+	wsProtocol     = "clusterspace.v1"
+	wsBearerPrefix = "bearer."
+)
+
+// Close codes the client acts on (4000-4999 are for applications).
+const (
+	wsCloseTokenExpired = 4001 // refresh the token and reconnect
+)
+
+// wsWriteTimeout drops a client that cannot take a message for this long: a slow viewer
+// must not hold events in memory forever.
+const wsWriteTimeout = 10 * time.Second
+
+// wsPingInterval keeps idle connections alive through proxies and finds dead peers.
+const wsPingInterval = 30 * time.Second
+
+func bearerFromProtocols(r *http.Request) string {
+	for _, field := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for p := range strings.SplitSeq(field, ",") {
+			if tok, ok := strings.CutPrefix(strings.TrimSpace(p), wsBearerPrefix); ok {
+				return tok
+			}
+		}
+	}
+	return ""
+}
+
+// originAllowed accepts a request with no Origin (not a browser: the token still decides),
+// one from the page the server itself served, or one listed in AllowedOrigins.
+func (s *Server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return slices.ContainsFunc(s.cfg.AllowedOrigins, func(o string) bool { return strings.EqualFold(strings.TrimRight(o, "/"), origin) })
+}
+
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	token := bearerFromProtocols(r)
+	if token == "" {
+		token, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	if token == "" {
+		writeError(w, http.StatusUnauthorized, "log in first: send the access token as the subprotocol bearer.<token>", "")
+		return
+	}
+	expires, err := s.deps.Auth.Verify(token, tokenAccess)
+	if err != nil {
+		writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
+		return
+	}
+	if !s.originAllowed(r) {
+		writeError(w, http.StatusForbidden, "WebSocket from origin "+r.Header.Get("Origin")+" refused: open the UI from this server, or start serve with --allowed-origin", "")
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols: []string{wsProtocol},
+		// The origin was checked above, including the configured extra origins.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return // Accept has already written the error response.
+	}
+	s.wg.Add(1)
+	defer s.wg.Done()
+	s.serveEvents(conn, expires)
+}
+
+// serveEvents forwards every service's events to one client until the client goes, the token
+// expires, or the server shuts down.
+func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
+	// The client sends nothing we act on yet; CloseRead answers pings and notices its close.
+	// Its context must not carry the token deadline: a read whose context ends closes the
+	// connection at once, before we could send the "token expired" close code.
+	peerCtx := conn.CloseRead(s.ctx)
+	ctx, cancel := context.WithDeadline(peerCtx, expires)
+	defer cancel()
+
+	out := make(chan pubsub.Envelope, pubsub.DefaultBuffer)
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		pubsub.Relay(ctx, s.deps.Workspaces.Events(), "workspaces", func(e pubsub.Envelope) {
+			select {
+			case out <- e:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	defer func() { cancel(); <-relayDone }()
+
+	ping := time.NewTicker(wsPingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case e := <-out:
+			b, err := json.Marshal(e)
+			if err != nil {
+				s.log.Error("encode event", "topic", e.Topic, "err", err)
+				continue
+			}
+			wctx, wcancel := context.WithTimeout(ctx, wsWriteTimeout)
+			err = conn.Write(wctx, websocket.MessageText, b)
+			wcancel()
+			if err != nil {
+				conn.CloseNow()
+				return
+			}
+		case <-ping.C:
+			pctx, pcancel := context.WithTimeout(ctx, wsWriteTimeout)
+			err := conn.Ping(pctx)
+			pcancel()
+			if err != nil {
+				conn.CloseNow()
+				return
+			}
+		case <-ctx.Done():
+			switch {
+			case s.ctx.Err() != nil:
+				conn.CloseNow() // the server is stopping; CloseRead's context already ended
+			case peerCtx.Err() != nil:
+				conn.CloseNow() // the client went away
+			default:
+				conn.Close(wsCloseTokenExpired, "access token expired: refresh and reconnect")
+			}
+			return
+		}
+	}
+}

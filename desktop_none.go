@@ -1,0 +1,17 @@
+//go:build !production && !dev
+
+package main
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// desktopBuilt is false: built without the Wails tags, Wails would print an error and exit 0,
+// so this binary refuses the desktop with a message and a failing exit status instead.
+const desktopBuilt = false
+
+func runDesktop(*engine, fs.FS) error {
+	return errors.New("this binary was built without the desktop window (the Wails build tags): " +
+		"build it with `make build`, or run `clusterspace serve` for the browser UI")
+}

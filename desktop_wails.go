@@ -1,0 +1,38 @@
+//go:build production || dev
+
+package main
+
+import (
+	"io/fs"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+)
+
+// desktopBuilt says this binary was built with the Wails tags and can open a window.
+const desktopBuilt = true
+
+// Window defaults: big enough for a 2 x 2 grid of 80-column terminals on a laptop screen.
+const (
+	windowWidth     = 1400
+	windowHeight    = 900
+	windowMinWidth  = 800
+	windowMinHeight = 500
+)
+
+func runDesktop(eng *engine, frontend fs.FS) error {
+	app := NewApp(eng)
+	return wails.Run(&options.App{
+		Title:            "ClusterSpace",
+		Width:            windowWidth,
+		Height:           windowHeight,
+		MinWidth:         windowMinWidth,
+		MinHeight:        windowMinHeight,
+		AssetServer:      &assetserver.Options{Assets: frontend},
+		BackgroundColour: &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
+		OnStartup:        app.startup,
+		OnShutdown:       app.shutdown,
+		Bind:             []any{app},
+	})
+}

@@ -1,0 +1,41 @@
+/**
+ * The one error type the API layer rejects with. Its message is the backend's own text, written
+ * for people, so the UI shows it verbatim.
+ */
+export class BackendError extends Error {
+  /** HTTP status when the web transport produced it. */
+  readonly status?: number;
+  /** The request field the backend blamed, e.g. "rows". */
+  readonly field?: string;
+  /** True when the user must sign in again; the login screen, not a banner, handles these. */
+  readonly authRequired: boolean;
+  /** Seconds until a locked-out login may be tried again. */
+  readonly retryAfter?: number;
+
+  constructor(
+    message: string,
+    opts: { status?: number; field?: string; authRequired?: boolean; retryAfter?: number } = {},
+  ) {
+    super(message);
+    this.name = 'BackendError';
+    this.status = opts.status;
+    this.field = opts.field;
+    this.authRequired = opts.authRequired ?? false;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+/** Turns anything thrown (Error, Wails' plain string rejection, …) into a readable message. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'string') return err;
+  try {
+    return JSON.stringify(err);
+  } catch {
+    return String(err);
+  }
+}
+
+export function isAuthRequired(err: unknown): boolean {
+  return err instanceof BackendError && err.authRequired;
+}

@@ -1,0 +1,429 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BackendError } from './errors';
+import {
+  fallbackExportName,
+  filenameFromDisposition,
+  HttpBackend,
+  WS_CLOSE_TOKEN_EXPIRED,
+  WS_PROTOCOL,
+  WS_RETRY_MAX_MS,
+  WS_RETRY_MIN_MS,
+  type SocketLike,
+} from './http';
+import type { BackendEvent, ConnectionState } from './types';
+
+// ---- fakes ----------------------------------------------------------------------------------
+
+interface Call {
+  method: string;
+  url: string;
+  auth: string | null;
+  contentType: string | null;
+  body: string | undefined;
+}
+
+type Route = (call: Call) => Response | Promise<Response>;
+
+/** A fetch that records every call and answers from `route`. */
+function fakeFetch(route: Route) {
+  const calls: Call[] = [];
+  const fn = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    const call: Call = {
+      method: init?.method ?? 'GET',
+      url: String(input),
+      auth: headers.get('Authorization'),
+      contentType: headers.get('Content-Type'),
+      body: init?.body as string | undefined,
+    };
+    calls.push(call);
+    return route(call);
+  });
+  return { fetch: fn as unknown as typeof fetch, calls };
+}
+
+function memoryStorage() {
+  const m = new Map<string, string>();
+  return {
+    getItem: (k: string) => m.get(k) ?? null,
+    setItem: (k: string, v: string) => void m.set(k, v),
+    removeItem: (k: string) => void m.delete(k),
+    map: m,
+  };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
+}
+
+const tokens = (n: number) => ({ accessToken: `access-${n}`, refreshToken: `refresh-${n}`, expiresIn: 900 });
+
+/** Storage already holding a session, as after a page reload. */
+function signedInStorage(n = 1) {
+  const s = memoryStorage();
+  s.setItem(
+    'clusterspace.tokens',
+    JSON.stringify({ accessToken: `access-${n}`, refreshToken: `refresh-${n}`, expiresAt: Date.now() + 900_000 }),
+  );
+  return s;
+}
+
+const list = { workspaces: [], activeId: 'w1' };
+
+class FakeSocket implements SocketLike {
+  onopen: SocketLike['onopen'] = null;
+  onmessage: SocketLike['onmessage'] = null;
+  onclose: SocketLike['onclose'] = null;
+  onerror: SocketLike['onerror'] = null;
+  closedByClient = false;
+  constructor(
+    readonly url: string,
+    readonly protocols: string[],
+  ) {}
+  close() {
+    this.closedByClient = true;
+  }
+  serverOpen() {
+    this.onopen?.({});
+  }
+  serverSend(data: unknown) {
+    this.onmessage?.({ data: typeof data === 'string' ? data : JSON.stringify(data) });
+  }
+  serverClose(code: number) {
+    this.onclose?.({ code });
+  }
+}
+
+function socketFactory() {
+  const sockets: FakeSocket[] = [];
+  const openSocket = (url: string, protocols: string[]) => {
+    const s = new FakeSocket(url, protocols);
+    sockets.push(s);
+    return s;
+  };
+  return { sockets, openSocket };
+}
+
+// ---- requests and tokens --------------------------------------------------------------------
+
+describe('HttpBackend requests', () => {
+  it('sends the bearer token and parses the answer', async () => {
+    const f = fakeFetch(() => json(200, list));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.listWorkspaces()).resolves.toEqual(list);
+    expect(f.calls).toEqual([
+      { method: 'GET', url: '/api/workspaces', auth: 'Bearer access-1', contentType: null, body: undefined },
+    ]);
+  });
+
+  it('on 401 refreshes once, retries with the new token, and keeps the new tokens', async () => {
+    const storage = signedInStorage();
+    const f = fakeFetch((c) => {
+      if (c.url === '/api/refresh') return json(200, tokens(2));
+      return c.auth === 'Bearer access-2' ? json(200, list) : json(401, { error: 'token expired' });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage });
+    await expect(api.listWorkspaces()).resolves.toEqual(list);
+    expect(f.calls.map((c) => `${c.url} ${c.auth ?? c.body}`)).toEqual([
+      '/api/workspaces Bearer access-1',
+      '/api/refresh {"refreshToken":"refresh-1"}',
+      '/api/workspaces Bearer access-2',
+    ]);
+    expect(JSON.parse(storage.getItem('clusterspace.tokens')!).accessToken).toBe('access-2');
+    expect(api.auth.signedIn()).toBe(true);
+  });
+
+  it('signs out when the refresh is refused, without retrying', async () => {
+    const storage = signedInStorage();
+    const f = fakeFetch((c) =>
+      c.url === '/api/refresh' ? json(401, { error: 'refresh token expired' }) : json(401, { error: 'token expired' }),
+    );
+    const api = new HttpBackend({ fetch: f.fetch, storage });
+    const seen: boolean[] = [];
+    api.auth.onChange((s) => seen.push(s));
+
+    const err = await api.listWorkspaces().catch((e) => e);
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.authRequired).toBe(true);
+    expect(f.calls).toHaveLength(2);
+    expect(api.auth.signedIn()).toBe(false);
+    expect(seen).toEqual([false]);
+    expect(storage.getItem('clusterspace.tokens')).toBeNull();
+  });
+
+  it('retries only once: a second 401 signs out', async () => {
+    const f = fakeFetch((c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(401, { error: 'no access' })));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.version().catch((e) => e);
+    expect(err.authRequired).toBe(true);
+    expect(err.message).toBe('no access');
+    expect(f.calls.map((c) => c.url)).toEqual(['/api/version', '/api/refresh', '/api/version']);
+    expect(api.auth.signedIn()).toBe(false);
+  });
+
+  it('shares one refresh between requests that hit 401 together', async () => {
+    let releaseRefresh!: () => void;
+    const refreshGate = new Promise<void>((r) => (releaseRefresh = r));
+    const f = fakeFetch(async (c) => {
+      if (c.url === '/api/refresh') {
+        await refreshGate;
+        return json(200, tokens(2));
+      }
+      return c.auth === 'Bearer access-2' ? json(200, { version: '1.0' }) : json(401, { error: 'expired' });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const both = Promise.all([api.version(), api.version()]);
+    await vi.waitFor(() => expect(f.calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1));
+    releaseRefresh();
+    await expect(both).resolves.toEqual(['1.0', '1.0']);
+    expect(f.calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1);
+  });
+
+  it('does not sign out when the refresh fails for network reasons', async () => {
+    const f = fakeFetch((c) => {
+      if (c.url === '/api/refresh') throw new TypeError('Failed to fetch');
+      return json(401, { error: 'expired' });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.version()).rejects.toThrow('Failed to fetch');
+    expect(api.auth.signedIn()).toBe(true);
+  });
+
+  it("surfaces the backend's error message verbatim, with the field it names", async () => {
+    const f = fakeFetch(() => json(400, { error: 'rows: must be between 1 and 6, got 9', field: 'rows' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.setGrid('w1', 9, 2).catch((e) => e);
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.message).toBe('rows: must be between 1 and 6, got 9');
+    expect(err.field).toBe('rows');
+    expect(err.status).toBe(400);
+    expect(f.calls[0]).toMatchObject({
+      method: 'PUT',
+      url: '/api/workspaces/w1/grid',
+      contentType: 'application/json',
+      body: '{"rows":9,"cols":2}',
+    });
+  });
+
+  it('explains a failure that carries no JSON error', async () => {
+    const f = fakeFetch(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.listWorkspaces()).rejects.toThrow('The server answered 502 Bad Gateway: upstream down');
+  });
+
+  it('fails as signed out without calling the server when it holds no tokens', async () => {
+    const f = fakeFetch(() => json(200, list));
+    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const err = await api.listWorkspaces().catch((e) => e);
+    expect(err.authRequired).toBe(true);
+    expect(f.calls).toHaveLength(0);
+  });
+
+  it('escapes ids in paths and treats 204 as done', async () => {
+    const f = fakeFetch(() => new Response(null, { status: 204 }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.deleteWorkspace('a/b c')).resolves.toBeUndefined();
+    await expect(api.activateWorkspace('w2')).resolves.toBeUndefined();
+    expect(f.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'DELETE /api/workspaces/a%2Fb%20c',
+      'POST /api/workspaces/w2/activate',
+    ]);
+  });
+
+  it('sends only the fields of a pane patch that are set', async () => {
+    const f = fakeFetch(() => json(200, {}));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await api.updatePane('w1', 'p1', { kind: 'browser' });
+    expect(f.calls[0]).toMatchObject({ method: 'PATCH', url: '/api/workspaces/w1/panes/p1', body: '{"kind":"browser"}' });
+  });
+
+  it('posts an import as the raw file text', async () => {
+    const f = fakeFetch(() => json(201, { id: 'w9' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const text = '{"version":1,  "name":"kept exactly"}';
+    await expect(api.importWorkspace(text)).resolves.toEqual({ id: 'w9' });
+    expect(f.calls[0]).toMatchObject({
+      method: 'POST',
+      url: '/api/workspaces/import',
+      contentType: 'application/json',
+      body: text,
+    });
+  });
+
+  it('saves an export under the name from Content-Disposition, else one built from the workspace name', async () => {
+    const saved: Array<{ name: string; text: string }> = [];
+    const saveFile = (blob: Blob, name: string) => void blob.text().then((text) => saved.push({ name, text }));
+    const exported = '{"name":"Dev box","rows":1}';
+    let header: Record<string, string> = { 'Content-Disposition': 'attachment; filename="dev-box.clusterspace.json"' };
+    const f = fakeFetch(() => new Response(exported, { status: 200, headers: header }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), saveFile });
+
+    await api.exportWorkspace('w1');
+    header = {};
+    await api.exportWorkspace('w1');
+    await vi.waitFor(() => expect(saved).toHaveLength(2));
+    expect(saved).toEqual([
+      { name: 'dev-box.clusterspace.json', text: exported },
+      { name: 'Dev box.clusterspace.json', text: exported },
+    ]);
+    expect(f.calls[0]).toMatchObject({ url: '/api/workspaces/w1/export', auth: 'Bearer access-1' });
+  });
+});
+
+describe('HttpBackend login', () => {
+  it('stores the tokens, so a reload stays signed in', async () => {
+    const storage = memoryStorage();
+    const f = fakeFetch(() => json(200, tokens(1)));
+    const api = new HttpBackend({ fetch: f.fetch, storage });
+    const seen: boolean[] = [];
+    api.auth.onChange((s) => seen.push(s));
+    expect(api.auth.signedIn()).toBe(false);
+
+    await api.auth.login('pw');
+    expect(f.calls[0]).toMatchObject({ method: 'POST', url: '/api/login', body: '{"password":"pw"}', auth: null });
+    expect(api.auth.signedIn()).toBe(true);
+    expect(seen).toEqual([true]);
+    expect(new HttpBackend({ fetch: f.fetch, storage }).auth.signedIn()).toBe(true);
+  });
+
+  it('rejects a wrong password with the server message', async () => {
+    const f = fakeFetch(() => json(401, { error: 'wrong password' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    await expect(api.auth.login('nope')).rejects.toThrow('wrong password');
+    expect(api.auth.signedIn()).toBe(false);
+  });
+
+  it('passes on how long a lockout lasts', async () => {
+    const f = fakeFetch(() => json(429, { error: 'too many attempts: locked for 30s', retryAfter: 30 }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const err = await api.auth.login('x').catch((e) => e);
+    expect(err.message).toBe('too many attempts: locked for 30s');
+    expect(err.retryAfter).toBe(30);
+    expect(err.status).toBe(429);
+  });
+
+  it('forgets the tokens on logout', () => {
+    const storage = signedInStorage();
+    const api = new HttpBackend({ fetch: fakeFetch(() => json(200, {})).fetch, storage });
+    api.auth.logout();
+    expect(api.auth.signedIn()).toBe(false);
+    expect(storage.getItem('clusterspace.tokens')).toBeNull();
+  });
+});
+
+// ---- WebSocket ------------------------------------------------------------------------------
+
+describe('HttpBackend events', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function setup(storage = signedInStorage(), route: Route = (c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(200, { version: '1' }))) {
+    const f = fakeFetch(route);
+    const ws = socketFactory();
+    const api = new HttpBackend({ fetch: f.fetch, storage, openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+    const states: ConnectionState[] = [];
+    api.onConnectionChange((s) => states.push(s));
+    const events: BackendEvent[] = [];
+    const unsubscribe = api.subscribe((e) => events.push(e));
+    return { api, f, ws, states, events, unsubscribe };
+  }
+
+  it('passes the token as a subprotocol and delivers events', () => {
+    const { ws, states, events } = setup();
+    expect(ws.sockets).toHaveLength(1);
+    expect(ws.sockets[0].url).toBe('ws://host/api/ws');
+    expect(ws.sockets[0].protocols).toEqual([WS_PROTOCOL, 'bearer.access-1']);
+    ws.sockets[0].serverOpen();
+    const e = { topic: 'workspaces', type: 'updated', data: list };
+    ws.sockets[0].serverSend(e);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    ws.sockets[0].serverSend('not json');
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockRestore();
+    expect(events).toEqual([e]);
+    expect(states).toEqual(['disconnected', 'connecting', 'connected']);
+  });
+
+  it('reconnects with a backoff that doubles up to the cap and resets after a success', async () => {
+    const { ws, states } = setup();
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const before = ws.sockets.length;
+      ws.sockets[before - 1].serverClose(1006);
+      let waited = 0;
+      while (ws.sockets.length === before) {
+        await vi.advanceTimersByTimeAsync(100);
+        waited += 100;
+      }
+      delays.push(waited);
+    }
+    expect(delays).toEqual([500, 1000, 2000, 4000, 5000, 5000].map((d) => Math.min(d, WS_RETRY_MAX_MS)));
+    expect(states).toContain('disconnected');
+
+    const last = ws.sockets[ws.sockets.length - 1];
+    last.serverOpen();
+    const before = ws.sockets.length;
+    last.serverClose(1006);
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MIN_MS);
+    expect(ws.sockets.length).toBe(before + 1);
+  });
+
+  it('refreshes the token and reconnects at once when the server closes with 4001', async () => {
+    const { ws, f, states } = setup();
+    ws.sockets[0].serverOpen();
+    ws.sockets[0].serverClose(WS_CLOSE_TOKEN_EXPIRED);
+    await vi.waitFor(() => expect(ws.sockets).toHaveLength(2));
+    expect(f.calls.map((c) => c.url)).toEqual(['/api/refresh']);
+    expect(ws.sockets[1].protocols).toEqual([WS_PROTOCOL, 'bearer.access-2']);
+    ws.sockets[1].serverOpen();
+    expect(states.slice(-3)).toEqual(['disconnected', 'connecting', 'connected']);
+  });
+
+  it('stops when the refresh after 4001 is refused, and shows the login', async () => {
+    const { api, ws } = setup(signedInStorage(), () => json(401, { error: 'refresh token expired' }));
+    ws.sockets[0].serverOpen();
+    ws.sockets[0].serverClose(WS_CLOSE_TOKEN_EXPIRED);
+    await vi.waitFor(() => expect(api.auth.signedIn()).toBe(false));
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MAX_MS * 2);
+    expect(ws.sockets).toHaveLength(1);
+  });
+
+  it('opens no socket while signed out, and opens one after login', async () => {
+    const { api, ws, states } = setup(memoryStorage(), () => json(200, tokens(5)));
+    expect(ws.sockets).toHaveLength(0);
+    expect(states).toEqual(['disconnected']);
+    await api.auth.login('pw');
+    expect(ws.sockets).toHaveLength(1);
+    expect(ws.sockets[0].protocols[1]).toBe('bearer.access-5');
+  });
+
+  it('closes the socket and stops reconnecting once nobody listens', async () => {
+    const { ws, unsubscribe, states } = setup();
+    ws.sockets[0].serverOpen();
+    unsubscribe();
+    expect(ws.sockets[0].closedByClient).toBe(true);
+    ws.sockets[0].serverClose(1000);
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MAX_MS * 2);
+    expect(ws.sockets).toHaveLength(1);
+    expect(states[states.length - 1]).toBe('disconnected');
+  });
+});
+
+describe('export file names', () => {
+  it('reads filename and prefers filename*', () => {
+    expect(filenameFromDisposition('attachment; filename="a b.json"')).toBe('a b.json');
+    expect(filenameFromDisposition('attachment; filename=plain.json')).toBe('plain.json');
+    expect(filenameFromDisposition(`attachment; filename="x.json"; filename*=UTF-8''caf%C3%A9.json`)).toBe('café.json');
+    expect(filenameFromDisposition('attachment')).toBeNull();
+    expect(filenameFromDisposition(null)).toBeNull();
+  });
+
+  it('falls back to the workspace name, made safe for a file system', () => {
+    expect(fallbackExportName('{"name":"a/b: c"}', 'w1')).toBe('a_b_ c.clusterspace.json');
+    expect(fallbackExportName('{"workspace":{"name":"Nested"}}', 'w1')).toBe('Nested.clusterspace.json');
+    expect(fallbackExportName('not json', 'w7')).toBe('workspace-w7.clusterspace.json');
+  });
+});

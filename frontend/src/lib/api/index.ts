@@ -1,0 +1,62 @@
+// The only door to the backend. Components and state import from here and never learn which
+// transport they run on: Wails bindings in the desktop app, fetch + WebSocket under
+// `clusterspace serve`.
+import type {
+  BackendEvent,
+  ConnectionState,
+  PaneKind,
+  PanePatch,
+  Workspace,
+  WorkspaceList,
+} from './types';
+import { HttpBackend } from './http';
+import { WailsBackend, wailsApp } from './wails';
+
+export * from './types';
+export { BackendError, errorMessage, isAuthRequired } from './errors';
+
+/**
+ * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
+ * no `auth`.
+ */
+export interface Auth {
+  /** True while tokens are held; they may still turn out to be expired on the next call. */
+  signedIn(): boolean;
+  /** Rejects with a BackendError carrying the backend's message (and retryAfter when locked out). */
+  login(password: string): Promise<void>;
+  logout(): void;
+  /** Called whenever signedIn() changes, e.g. when a refresh fails and tokens are dropped. */
+  onChange(handler: (signedIn: boolean) => void): () => void;
+}
+
+export interface Backend {
+  kind: 'desktop' | 'web';
+  auth?: Auth;
+  version(): Promise<string>;
+  listWorkspaces(): Promise<WorkspaceList>;
+  /** name '' lets the backend pick "Workspace N". */
+  createWorkspace(name: string): Promise<Workspace>;
+  renameWorkspace(id: string, name: string): Promise<Workspace>;
+  /** The backend refuses deleting the last workspace. */
+  deleteWorkspace(id: string): Promise<void>;
+  activateWorkspace(id: string): Promise<void>;
+  setGrid(id: string, rows: number, cols: number): Promise<Workspace>;
+  setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace>;
+  swapPanes(id: string, paneA: string, paneB: string): Promise<Workspace>;
+  updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace>;
+  /** Web: downloads a .json file; desktop: native save dialog (cancelling is not an error). */
+  exportWorkspace(id: string): Promise<void>;
+  importWorkspace(json: string): Promise<Workspace>;
+  /** Returns the unsubscribe function. */
+  subscribe(handler: (e: BackendEvent) => void): () => void;
+  onConnectionChange?(handler: (s: ConnectionState) => void): () => void;
+}
+
+export type { PaneKind };
+
+/** Desktop when Wails has injected its bindings (it does so before our module script runs). */
+export function pickBackend(): Backend {
+  const app = wailsApp();
+  if (app) return new WailsBackend(app, window.runtime);
+  return new HttpBackend();
+}

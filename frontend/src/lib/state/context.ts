@@ -1,0 +1,39 @@
+import { getContext, setContext } from 'svelte';
+import type { Backend } from '../api';
+import { Dialogs } from './dialogs.svelte';
+import { Notices } from './notices.svelte';
+import { Session } from './session.svelte';
+import { UiState } from './ui.svelte';
+import { WorkspaceStore } from './workspaces.svelte';
+
+/** Everything the components share, made once per app and handed down through Svelte context. */
+export interface AppContext {
+  session: Session;
+  workspaces: WorkspaceStore;
+  notices: Notices;
+  dialogs: Dialogs;
+  ui: UiState;
+}
+
+const KEY = Symbol('clusterspace.app');
+
+export function createAppContext(backend: Backend): AppContext {
+  const notices = new Notices();
+  return {
+    session: new Session(backend),
+    workspaces: new WorkspaceStore(backend, notices.report),
+    notices,
+    dialogs: new Dialogs(),
+    ui: new UiState(),
+  };
+}
+
+export function setAppContext(ctx: AppContext): AppContext {
+  return setContext(KEY, ctx);
+}
+
+export function getAppContext(): AppContext {
+  const ctx = getContext<AppContext | undefined>(KEY);
+  if (!ctx) throw new Error('getAppContext called outside <App>: the app context is missing');
+  return ctx;
+}

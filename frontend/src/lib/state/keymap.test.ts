@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { COMMAND, commandForKey, KEYMAP, parseChord, shortcutFor, switchCommand, type KeyLike } from './keymap';
+
+function key(k: string, mods: Partial<KeyLike> = {}, code = ''): KeyLike {
+  return { key: k, code, ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...mods };
+}
+
+describe('keymap', () => {
+  it('tells Ctrl+Shift+P from Ctrl+P and plain P', () => {
+    expect(commandForKey(key('P', { ctrlKey: true, shiftKey: true }, 'KeyP'))).toBe(COMMAND.togglePalette);
+    expect(commandForKey(key('p', { ctrlKey: true }, 'KeyP'))).toBeUndefined();
+    expect(commandForKey(key('P', { shiftKey: true }, 'KeyP'))).toBeUndefined();
+    expect(commandForKey(key('P', { ctrlKey: true, shiftKey: true, altKey: true }, 'KeyP'))).toBeUndefined();
+  });
+
+  it('maps Ctrl+1…9 to the Nth workspace and nothing else to digits', () => {
+    for (let n = 1; n <= 9; n++) {
+      expect(commandForKey(key(String(n), { ctrlKey: true }, `Digit${n}`))).toBe(switchCommand(n));
+    }
+    expect(commandForKey(key('0', { ctrlKey: true }, 'Digit0'))).toBeUndefined();
+    expect(commandForKey(key('1', {}, 'Digit1'))).toBeUndefined();
+    expect(commandForKey(key('1', { ctrlKey: true, shiftKey: true }, 'Digit1'))).toBeUndefined();
+  });
+
+  it('uses the physical digit key on layouts where the digit row types symbols', () => {
+    // AZERTY: the key left of "2" types "&" without Shift.
+    expect(commandForKey(key('&', { ctrlKey: true }, 'Digit1'))).toBe(switchCommand(1));
+  });
+
+  it('tells Ctrl+Tab from Ctrl+Shift+Tab', () => {
+    expect(commandForKey(key('Tab', { ctrlKey: true }, 'Tab'))).toBe(COMMAND.nextWorkspace);
+    expect(commandForKey(key('Tab', { ctrlKey: true, shiftKey: true }, 'Tab'))).toBe(COMMAND.previousWorkspace);
+  });
+
+  it('matches Ctrl+T and Ctrl+W', () => {
+    expect(commandForKey(key('t', { ctrlKey: true }, 'KeyT'))).toBe(COMMAND.newWorkspace);
+    expect(commandForKey(key('w', { ctrlKey: true }, 'KeyW'))).toBe(COMMAND.closeWorkspace);
+    expect(commandForKey(key('w', { metaKey: true }, 'KeyW'))).toBeUndefined();
+  });
+
+  it('shows the same shortcut the listener uses', () => {
+    expect(shortcutFor(COMMAND.togglePalette)).toBe('Ctrl+Shift+P');
+    expect(shortcutFor(switchCommand(3))).toBe('Ctrl+3');
+    expect(shortcutFor(switchCommand(10))).toBeUndefined();
+    expect(shortcutFor(COMMAND.renameWorkspace)).toBeUndefined();
+  });
+
+  it('has no two bindings on the same keys', () => {
+    const keys = KEYMAP.map((b) => JSON.stringify(parseChord(b.keys)));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('refuses a binding with no key', () => {
+    expect(() => parseChord('Ctrl+Shift')).toThrow(/names no key/);
+  });
+});

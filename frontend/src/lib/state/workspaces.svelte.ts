@@ -1,0 +1,214 @@
+import type {
+  Backend,
+  BackendEvent,
+  PanePatch,
+  Workspace,
+  WorkspaceList,
+} from '../api';
+
+/** The event topic whose data is a full WorkspaceList snapshot. */
+export const WORKSPACES_TOPIC = 'workspaces';
+
+/**
+ * The workspaces as the backend last told us, from two sources: pushed event snapshots and the
+ * results of our own calls. Both can arrive in either order, so neither may roll a workspace
+ * back: a workspace is only replaced by a version whose updatedAt is not older.
+ */
+export class WorkspaceStore {
+  /** Ordered by position. Replaced wholesale, never mutated, so $state.raw is enough. */
+  workspaces = $state.raw<Workspace[]>([]);
+  activeId = $state('');
+  /** True once the first list has arrived; the shell renders only then. */
+  loaded = $state(false);
+
+  active: Workspace | undefined = $derived(
+    this.workspaces.find((w) => w.id === this.activeId) ?? this.workspaces[0],
+  );
+
+  /** Counts event snapshots, so a list fetched before the newest event is not applied over it. */
+  private eventsSeen = 0;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly report: (err: unknown) => void,
+  ) {}
+
+  /**
+   * Follows backend events, and re-reads the list whenever the live connection (re)opens, since
+   * events sent while it was down are gone. Returns the stop function.
+   */
+  sync(): () => void {
+    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
+    const stopConn = this.backend.onConnectionChange?.((s) => {
+      if (s === 'connected') void this.load();
+    });
+    return () => {
+      stopEvents();
+      stopConn?.();
+    };
+  }
+
+  handleEvent(e: BackendEvent): void {
+    if (e.topic !== WORKSPACES_TOPIC) return;
+    if (!isWorkspaceList(e.data)) {
+      console.warn('clusterspace: workspaces event without a WorkspaceList', e);
+      return;
+    }
+    this.eventsSeen++;
+    this.applySnapshot(e.data);
+  }
+
+  /** Reads the whole list from the backend. */
+  async load(): Promise<void> {
+    const seenBefore = this.eventsSeen;
+    try {
+      const list = await this.backend.listWorkspaces();
+      // An event that arrived meanwhile is a full snapshot at least as new as this answer.
+      if (this.eventsSeen === seenBefore) this.applySnapshot(list);
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  /** Membership, order and the active workspace come from the snapshot; no workspace goes back in time. */
+  applySnapshot(list: WorkspaceList): void {
+    const current = new Map(this.workspaces.map((w) => [w.id, w]));
+    this.workspaces = list.workspaces.map((w) => newer(current.get(w.id), w));
+    this.activeId = list.activeId;
+    this.loaded = true;
+  }
+
+  /**
+   * Applies one workspace returned by a call. `insert` is for calls that create one; for the rest
+   * a workspace that is gone (deleted meanwhile) stays gone.
+   */
+  applyWorkspace(ws: Workspace, insert = false): void {
+    const i = this.workspaces.findIndex((w) => w.id === ws.id);
+    if (i === -1) {
+      if (!insert) return;
+      this.workspaces = [...this.workspaces, ws].sort((a, b) => a.position - b.position);
+      return;
+    }
+    const kept = newer(this.workspaces[i], ws);
+    if (kept === this.workspaces[i]) return;
+    const next = this.workspaces.slice();
+    next[i] = kept;
+    this.workspaces = next;
+  }
+
+  byId(id: string): Workspace | undefined {
+    return this.workspaces.find((w) => w.id === id);
+  }
+
+  // ---- actions: each reports its own failure and resolves to undefined then ---------------
+
+  async create(name = ''): Promise<Workspace | undefined> {
+    const ws = await this.attempt(() => this.backend.createWorkspace(name));
+    if (!ws) return undefined;
+    this.applyWorkspace(ws, true);
+    await this.activate(ws.id);
+    return ws;
+  }
+
+  async rename(id: string, name: string): Promise<Workspace | undefined> {
+    return this.applied(() => this.backend.renameWorkspace(id, name));
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const ok = await this.attempt(async () => {
+      await this.backend.deleteWorkspace(id);
+      return true;
+    });
+    if (!ok) return false;
+    this.workspaces = this.workspaces.filter((w) => w.id !== id);
+    // The backend picks the next active workspace; read its choice rather than guess it.
+    await this.load();
+    return true;
+  }
+
+  async activate(id: string): Promise<void> {
+    const ok = await this.attempt(async () => {
+      await this.backend.activateWorkspace(id);
+      return true;
+    });
+    if (ok && this.byId(id)) this.activeId = id;
+  }
+
+  /** Moves to the workspace `step` places away from the active one, wrapping around. */
+  async cycle(step: number): Promise<void> {
+    const n = this.workspaces.length;
+    if (n < 2 || !this.active) return;
+    const i = this.workspaces.indexOf(this.active);
+    await this.activate(this.workspaces[(((i + step) % n) + n) % n].id);
+  }
+
+  /** Activates the Nth workspace (1-based), if there is one. */
+  async activateNth(n: number): Promise<void> {
+    const ws = this.workspaces[n - 1];
+    if (ws) await this.activate(ws.id);
+  }
+
+  setGrid(id: string, rows: number, cols: number): Promise<Workspace | undefined> {
+    return this.applied(() => this.backend.setGrid(id, rows, cols));
+  }
+
+  setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace | undefined> {
+    return this.applied(() => this.backend.setWeights(id, rowWeights, colWeights));
+  }
+
+  swapPanes(id: string, paneA: string, paneB: string): Promise<Workspace | undefined> {
+    return this.applied(() => this.backend.swapPanes(id, paneA, paneB));
+  }
+
+  updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace | undefined> {
+    return this.applied(() => this.backend.updatePane(id, paneId, patch));
+  }
+
+  async exportWorkspace(id: string): Promise<void> {
+    await this.attempt(async () => {
+      await this.backend.exportWorkspace(id);
+      return true;
+    });
+  }
+
+  async importWorkspace(json: string): Promise<Workspace | undefined> {
+    const ws = await this.attempt(() => this.backend.importWorkspace(json));
+    if (!ws) return undefined;
+    this.applyWorkspace(ws, true);
+    await this.activate(ws.id);
+    return ws;
+  }
+
+  private async applied(call: () => Promise<Workspace>): Promise<Workspace | undefined> {
+    const ws = await this.attempt(call);
+    if (ws) this.applyWorkspace(ws);
+    return ws;
+  }
+
+  private async attempt<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (err) {
+      this.report(err);
+      return undefined;
+    }
+  }
+}
+
+/** The incoming version unless the one we hold is strictly newer. */
+function newer(held: Workspace | undefined, incoming: Workspace): Workspace {
+  if (!held) return incoming;
+  const a = Date.parse(held.updatedAt);
+  const b = Date.parse(incoming.updatedAt);
+  return a > b ? held : incoming; // NaN compares false: an unparseable time never blocks an update
+}
+
+function isWorkspaceList(v: unknown): v is WorkspaceList {
+  const l = v as WorkspaceList | null;
+  return (
+    typeof l === 'object' &&
+    l !== null &&
+    Array.isArray(l.workspaces) &&
+    typeof l.activeId === 'string'
+  );
+}

@@ -1,0 +1,222 @@
+// Command clusterspace is a desktop workspace of terminal and browser panes with an AI agent.
+// One engine has three doors: the desktop window (default), a headless HTTP + WebSocket server
+// (`serve`), and the CLI.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/clusterspace/clusterspace/backend/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// Exit statuses: 64 is EX_USAGE from sysexits.h, what scripts expect for a bad invocation.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 64
+)
+
+//go:embed all:frontend/dist
+var embedded embed.FS
+
+const usage = `ClusterSpace — terminal and browser panes with an AI agent.
+
+Usage:
+  clusterspace [--data-dir DIR]        open the desktop window
+  clusterspace serve [options]         serve the same UI over HTTP for any browser
+  clusterspace version | --version     print the version
+  clusterspace help | --help           print this help
+
+serve options:
+  --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
+  --data-dir DIR          data directory (default $CLUSTERSPACE_DATA_DIR, else
+                          $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace)
+  --password-file FILE    set the login password from the first line of FILE
+  --allow-remote          allow listening on a non-loopback address
+  --allowed-origin URL    another browser origin allowed to connect (repeatable)
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "":
+		if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+			printVersion(stdout)
+			return exitOK
+		}
+		if len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+		return desktopCommand(args, stderr)
+	case "serve":
+		return serveCommand(args, stdout, stderr)
+	case "version":
+		printVersion(stdout)
+		return exitOK
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "clusterspace: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+func printVersion(w io.Writer) {
+	doors := "desktop, serve, CLI"
+	if !desktopBuilt {
+		doors = "serve, CLI; built without the desktop window"
+	}
+	fmt.Fprintf(w, "clusterspace %s (%s)\n", version, doors)
+}
+
+// parseFlags parses args with fs, printing usage and returning false on a bad flag or a
+// stray argument.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "clusterspace: %v\n\n%s", err, usage)
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "clusterspace: unexpected argument %q\n\n%s", fs.Arg(0), usage)
+		return false
+	}
+	return true
+}
+
+func frontendFS() (fs.FS, error) { return fs.Sub(embedded, "frontend/dist") }
+
+func desktopCommand(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("clusterspace", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "", "")
+	if !parseFlags(fs, args, stderr) {
+		return exitUsage
+	}
+	if !desktopBuilt {
+		fmt.Fprintf(stderr, "clusterspace: %v\n", runDesktop(nil, nil))
+		return exitError
+	}
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
+		return exitError
+	}
+	eng, err := openEngine(context.Background(), *dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
+		return exitError
+	}
+	defer eng.Close()
+	front, err := frontendFS()
+	if err == nil {
+		err = runDesktop(eng, front)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func serveCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", server.DefaultAddr, "")
+	dataDir := fs.String("data-dir", "", "")
+	passwordFile := fs.String("password-file", "", "")
+	allowRemote := fs.Bool("allow-remote", false, "")
+	var origins stringList
+	fs.Var(&origins, "allowed-origin", "")
+	if !parseFlags(fs, args, stderr) {
+		return exitUsage
+	}
+	remote, err := server.CheckAddr(*addr, *allowRemote)
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
+		return exitUsage
+	}
+	if err := serve(serveOptions{addr: *addr, dataDir: *dataDir, passwordFile: *passwordFile,
+		allowRemote: *allowRemote, remote: remote, origins: origins}, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+type serveOptions struct {
+	addr, dataDir, passwordFile string
+	allowRemote, remote         bool
+	origins                     []string
+}
+
+func serve(o serveOptions, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := openEngine(ctx, o.dataDir)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	auth, generated, err := server.SetupAuth(ctx, eng.dataDir, eng.store, o.passwordFile)
+	if err != nil {
+		return err
+	}
+	front, err := frontendFS()
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.workspaces})
+	if err != nil {
+		return err
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		return err
+	}
+	if o.remote {
+		fmt.Fprintf(stderr, "WARNING: listening on %s, reachable from other machines. Traffic is plain HTTP: put it behind TLS (a reverse proxy or an SSH tunnel).\n", ln.Addr())
+	}
+	fmt.Fprintf(stdout, "ClusterSpace %s serving on http://%s\n", version, ln.Addr())
+	fmt.Fprintf(stdout, "Data dir: %s\n", eng.dataDir)
+	switch {
+	case generated != "":
+		fmt.Fprintf(stdout, "First start: the login password is  %s\n", generated)
+		fmt.Fprintln(stdout, "It is shown only this once and stored only as a hash; set your own with --password-file FILE.")
+	case o.passwordFile != "":
+		fmt.Fprintln(stdout, "Log in with the password from --password-file.")
+	default:
+		fmt.Fprintln(stdout, "Log in with the password set earlier (replace it with --password-file FILE).")
+	}
+	err = srv.Serve(ctx, ln)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}

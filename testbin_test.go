@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// These tests drive the real binary that `make build` produced, as a user would run it.
+// CLUSTERSPACE_BIN names it (make test sets it); by default build/bin/clusterspace.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("CLUSTERSPACE_BIN")
+	if bin == "" {
+		bin, _ = filepath.Abs(filepath.Join("build", "bin", "clusterspace"))
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("no clusterspace binary at %s (%v): run `make build` first, or `make test`", bin, err)
+	}
+	return bin
+}
+
+// artifactDir is where tests keep screenshots for people to look at.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CLUSTERSPACE_ARTIFACTS")
+	if dir == "" {
+		dir, _ = filepath.Abs("test-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// lockedBuffer collects a process's output while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var servingLine = regexp.MustCompile(`serving on (http://\S+)`)
+
+// serveProcess is `clusterspace serve` running on a free port.
+type serveProcess struct {
+	URL    string
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	done   chan error
+}
+
+// startServe runs `clusterspace serve` on a free loopback port with the given data dir and
+// password, and waits for it to print its URL.
+func startServe(t *testing.T, dataDir, password string) *serveProcess {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pw, []byte(password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(testBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--password-file", pw)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProcess{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	go func() { p.done <- cmd.Wait() }()
+	select {
+	case p.URL = <-urlc:
+	case err := <-p.done:
+		t.Fatalf("serve exited before listening: %v\n%s", err, p.stderr.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("serve printed no URL in 30 s\n%s", p.stderr.String())
+	}
+	t.Cleanup(func() { p.Stop(t) })
+	return p
+}
+
+// Stop sends SIGTERM and waits for a clean exit.
+func (p *serveProcess) Stop(t *testing.T) {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("serve did not exit cleanly: %v\n%s", err, p.stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		t.Errorf("serve ignored SIGTERM for 10 s")
+	}
+}
+
+func withTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
