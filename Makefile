@@ -56,8 +56,11 @@ test-go:
 		go test -count=1 -v -timeout 15m $$(go list ./... | grep -v -E '/backend/(pubsub|store|workspace|server)$$') 2>&1 \
 		| tee $(ARTIFACTS)/go-test.log | scripts/test-summary.sh
 
-bench: build
-	go test -run '^$$' -bench . -benchmem ./... | tee $(ARTIFACTS)/bench.log
+# Each benchmark runs BENCH_COUNT times; the summary prints medians.
+BENCH_COUNT ?= 5
+bench: setup
+	@mkdir -p $(ARTIFACTS)
+	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./backend/... | tee $(ARTIFACTS)/bench.log | scripts/bench-summary.sh
 
 clean:
 	rm -rf build/bin frontend/dist $(ARTIFACTS)

@@ -8,7 +8,7 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
-import { BackendError } from './errors';
+import { BackendError, errorMessage } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
 export const WS_RETRY_MIN_MS = 500;
@@ -175,7 +175,7 @@ export class HttpBackend implements Backend {
   // ---- auth --------------------------------------------------------------------------------
 
   private async login(password: string): Promise<void> {
-    const res = await this.fetchFn(this.url('/api/login'), {
+    const res = await this.request(this.url('/api/login'), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ password }),
@@ -199,7 +199,7 @@ export class HttpBackend implements Backend {
   private async doRefresh(): Promise<Tokens | null> {
     const current = this.tokens;
     if (!current) return null;
-    const res = await this.fetchFn(this.url('/api/refresh'), {
+    const res = await this.request(this.url('/api/refresh'), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ refreshToken: current.refreshToken }),
@@ -306,7 +306,18 @@ export class HttpBackend implements Backend {
   ): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${accessToken}` };
     if (init.contentType) headers['Content-Type'] = init.contentType;
-    return this.fetchFn(this.url(path), { method, headers, body: init.body });
+    return this.request(this.url(path), { method, headers, body: init.body });
+  }
+
+  /** fetch, with a failure to reach the server (fetch's bare TypeError) explained to the user. */
+  private async request(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchFn(url, init);
+    } catch (err) {
+      throw new BackendError(
+        `Could not reach the ClusterSpace server (${errorMessage(err)}): check that it is running and the network is up`,
+      );
+    }
   }
 
   private url(path: string): string {
