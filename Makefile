@@ -41,10 +41,11 @@ test: build
 	@mkdir -p $(ARTIFACTS)
 	$(MAKE) --no-print-directory test-frontend
 	$(MAKE) --no-print-directory test-go
-	@echo "make test: all tests passed"
+	@scripts/count-tests.sh $(ARTIFACTS)
 
 test-frontend:
-	cd frontend && npm run check && npm test
+	@mkdir -p $(ARTIFACTS)
+	cd frontend && npm run check && npm test 2>&1 | tee ../$(ARTIFACTS)/frontend-test.log
 
 # Every Go test, verbose into a log; a skipped test fails the run (a missing dependency must be
 # installed by scripts/setup.sh, not skipped).

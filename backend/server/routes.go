@@ -59,12 +59,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.deps.Auth.CheckPassword(body.Password) {
 		lock := s.lockout.Fail(addr)
-		msg := "wrong password"
+		body := errorBody{Error: "wrong password", Field: "password"}
 		if lock > 0 {
-			msg += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
+			body.Error += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
+			body.RetryAfter = int(math.Ceil(lock.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 		}
 		s.log.Warn("failed login", "addr", addr, "locked_for", lock)
-		writeError(w, http.StatusUnauthorized, msg, "password")
+		writeJSON(w, http.StatusUnauthorized, body)
 		return
 	}
 	s.lockout.Succeed(addr)

@@ -215,7 +215,12 @@ func TestLoginLockoutGrows(t *testing.T) {
 		}
 	}
 
-	fail(3)
+	fail(2)
+	// The failure that starts a lock says so, with how long, so the UI can count down.
+	resp, body := h.do(t, "POST", "/api/login", "", wrong)
+	if resp.StatusCode != 401 || resp.Header.Get("Retry-After") != "30" || !strings.Contains(body, `"retryAfter":30`) {
+		t.Fatalf("third failure: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
 	expectLocked(30) // 3 failures -> 30 s, even with the right password
 	clock = clock.Add(29 * time.Second)
 	expectLocked(1)

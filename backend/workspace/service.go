@@ -54,7 +54,9 @@ type Service struct {
 
 // NewService returns the service, creating "Workspace 1" on first run.
 func NewService(ctx context.Context, repo Repo, events *pubsub.Broker[List]) (*Service, error) {
-	s := &Service{repo: repo, events: events, now: func() time.Time { return time.Now().UTC() }}
+	// Milliseconds, as the store keeps them: a method's result and the event snapshot of the
+	// same change then carry the same updatedAt, which clients use to order updates.
+	s := &Service{repo: repo, events: events, now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
 	all, err := repo.ListWorkspaces(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load workspaces: %w", err)

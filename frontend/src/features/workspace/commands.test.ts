@@ -1,12 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, Workspace } from '../../lib/api';
 import { withShortcuts } from '../../lib/state/commands';
-import type { AppContext } from '../../lib/state/context';
-import { Dialogs } from '../../lib/state/dialogs.svelte';
-import { Notices } from '../../lib/state/notices.svelte';
-import { Session } from '../../lib/state/session.svelte';
-import { UiState } from '../../lib/state/ui.svelte';
-import { WorkspaceStore } from '../../lib/state/workspaces.svelte';
+import { createAppContext } from '../../lib/state/context';
 import { COMMAND, commandForKey } from '../../lib/state/keymap';
 import { workspaceCommands } from './commands';
 
@@ -33,14 +28,7 @@ function context(names: string[]) {
     listWorkspaces: vi.fn(async () => ({ workspaces: [], activeId: '' })),
     setGrid: vi.fn(async () => ws('w0', names[0], 0)),
   } as unknown as Backend;
-  const notices = new Notices();
-  const ctx: AppContext = {
-    session: new Session(backend),
-    workspaces: new WorkspaceStore(backend, notices.report),
-    notices,
-    dialogs: new Dialogs(),
-    ui: new UiState(),
-  };
+  const ctx = createAppContext(backend);
   ctx.workspaces.applySnapshot({ workspaces: names.map((n, i) => ws(`w${i}`, n, i)), activeId: 'w0' });
   return { ctx, backend };
 }

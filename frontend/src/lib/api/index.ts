@@ -1,14 +1,7 @@
 // The only door to the backend. Components and state import from here and never learn which
 // transport they run on: Wails bindings in the desktop app, fetch + WebSocket under
 // `clusterspace serve`.
-import type {
-  BackendEvent,
-  ConnectionState,
-  PaneKind,
-  PanePatch,
-  Workspace,
-  WorkspaceList,
-} from './types';
+import type { BackendEvent, ConnectionState, PanePatch, Workspace, WorkspaceList } from './types';
 import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
@@ -51,8 +44,6 @@ export interface Backend {
   subscribe(handler: (e: BackendEvent) => void): () => void;
   onConnectionChange?(handler: (s: ConnectionState) => void): () => void;
 }
-
-export type { PaneKind };
 
 /** Desktop when Wails has injected its bindings (it does so before our module script runs). */
 export function pickBackend(): Backend {

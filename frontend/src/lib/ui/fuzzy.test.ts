@@ -69,4 +69,9 @@ describe('fuzzyFilter', () => {
     expect(rank('g32')[0]).toBe('Set Grid 3×2');
     expect(rank('g23')[0]).toBe('Set Grid 2×3');
   });
+
+  it('lets an x stand for the × in grid sizes', () => {
+    expect(rank('3x2')[0]).toBe('Set Grid 3×2');
+    expect(fuzzyMatch('2x3', 'Set Grid 2×3')?.indices).toEqual([9, 10, 11]);
+  });
 });

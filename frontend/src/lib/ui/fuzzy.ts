@@ -32,7 +32,8 @@ function isWordStart(text: string, i: number): boolean {
 export function fuzzyMatch(query: string, text: string): FuzzyMatch | null {
   const q = query.toLowerCase().replace(/\s+/g, '');
   if (!q) return { score: 0, indices: [] };
-  const t = text.toLowerCase();
+  // People type "2x3" for "2×3"; the fold keeps one character per character, so indices hold.
+  const t = text.toLowerCase().replace(/×/g, 'x');
   const n = t.length;
   const m = q.length;
   if (m > n) return null;
