@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+BASE_VERSION := 0.1.0
+VERSION ?= $(BASE_VERSION)+$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
 BIN     := build/bin/clusterspace
 # Wails builds the desktop window only with these tags; webkit2_41 links WebKitGTK 4.1 (Debian 12+).
 TAGS    := desktop,production,webkit2_41

@@ -3,12 +3,17 @@
 package main
 
 import (
+	_ "embed"
 	"io/fs"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 )
+
+//go:embed build/appicon.png
+var appIcon []byte
 
 // desktopBuilt says this binary was built with the Wails tags and can open a window.
 const desktopBuilt = true
@@ -34,5 +39,6 @@ func runDesktop(eng *engine, frontend fs.FS) error {
 		OnStartup:        app.startup,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
+		Linux:            &linux.Options{Icon: appIcon, ProgramName: "clusterspace"},
 	})
 }
