@@ -175,6 +175,26 @@ func dragMouse(from, to string) chromedp.Action {
 	})
 }
 
+// dragBy drags the element's centre by (dx, dy) pixels with the left button held.
+func dragBy(sel string, dx, dy float64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		x, y, err := center(ctx, sel)
+		if err != nil {
+			return err
+		}
+		if err := input.DispatchMouseEvent(input.MousePressed, x, y).WithButton(input.Left).WithButtons(1).WithClickCount(1).Do(ctx); err != nil {
+			return err
+		}
+		const steps = 8
+		for i := 1; i <= steps; i++ {
+			if err := input.DispatchMouseEvent(input.MouseMoved, x+dx*float64(i)/steps, y+dy*float64(i)/steps).WithButton(input.Left).WithButtons(1).Do(ctx); err != nil {
+				return err
+			}
+		}
+		return input.DispatchMouseEvent(input.MouseReleased, x+dx, y+dy).WithButton(input.Left).WithClickCount(1).Do(ctx)
+	})
+}
+
 func paneSel(id string) string { return fmt.Sprintf(`[data-testid=pane][data-pane-id=%q]`, id) }
 
 // TestBrowserEndToEnd drives the real UI in headless Chromium against `clusterspace serve`.
@@ -232,6 +252,14 @@ func TestBrowserEndToEnd(t *testing.T) {
 	step(t, ctx, "drag a pane onto another",
 		dragMouse(paneSel(a.ID)+` [data-testid=pane-header]`, paneSel(b.ID)),
 		waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.row === '2'`, paneSel(a.ID))))
+	// Drag the divider between rows 1 and 2 down: the first row grows, and it is saved.
+	var heightBefore, heightAfter float64
+	rowHeight := fmt.Sprintf(`document.querySelector(%q).getBoundingClientRect().height`, paneSel(b.ID))
+	step(t, ctx, "drag a row divider",
+		chromedp.Evaluate(rowHeight, &heightBefore),
+		dragBy(`[data-testid=row-divider][data-index="0"]`, 0, 80),
+		waitJS(fmt.Sprintf(`%s > %f`, rowHeight, heightBefore+40)),
+		chromedp.Evaluate(rowHeight, &heightAfter))
 	swapped := readState(t, ctx)
 	shot(t, ctx, "swapped")
 
@@ -249,6 +277,25 @@ func TestBrowserEndToEnd(t *testing.T) {
 	}
 	if len(after.Tabs) != 2 || after.Active != swapped.Active || after.Rows != "3" || after.Cols != "2" {
 		t.Fatalf("after reload: %+v", after)
+	}
+	var heightReloaded float64
+	step(t, ctx, "measure the resized row", chromedp.Evaluate(rowHeight, &heightReloaded))
+	if heightReloaded < heightAfter-2 || heightReloaded > heightAfter+2 {
+		t.Fatalf("row height %.0f px after reload, %.0f px before: the divider drag was not saved", heightReloaded, heightAfter)
+	}
+
+	// The command palette, by keyboard only: Ctrl+Shift+P, filter, Enter.
+	step(t, ctx, "set the grid from the command palette",
+		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=palette-input]`),
+		chromedp.SendKeys(`[data-testid=palette-input]`, "grid 3x3"),
+		waitJS(`document.querySelector('[data-testid=palette-item][data-selected=true]')?.textContent.includes('3×3')`),
+		chromedp.KeyEvent(kb.Enter),
+		waitJS(`document.querySelector('[data-testid=pane-grid]').dataset.cols === '3'`),
+		waitJS(`!document.querySelector('[data-testid=palette]')`))
+	after = readState(t, ctx)
+	if after.Rows != "3" || len(after.Panes) != 9 {
+		t.Fatalf("after the palette command: %+v", after)
 	}
 
 	// Import a broken file: the error is shown and nothing changes.
