@@ -10,7 +10,7 @@ TAGS    := desktop,production,webkit2_41
 LDFLAGS := -w -s -X main.version=$(VERSION)
 ARTIFACTS := test-artifacts
 # Packages whose goroutines and locks are the core of the app run under the race detector.
-RACE_PKGS := ./backend/pubsub/ ./backend/store/ ./backend/workspace/ ./backend/server/
+RACE_PKGS := ./backend/pubsub/ ./backend/store/ ./backend/workspace/ ./backend/server/ ./backend/tools/
 SERVE_ARGS ?=
 
 .PHONY: setup frontend build run serve test test-go test-frontend test-e2e bench clean
@@ -55,7 +55,7 @@ test-go:
 	go vet ./...
 	go test -race -count=1 -v $(RACE_PKGS) 2>&1 | tee $(ARTIFACTS)/go-test-race.log | scripts/test-summary.sh
 	CLUSTERSPACE_BIN=$(CURDIR)/$(BIN) CLUSTERSPACE_ARTIFACTS=$(CURDIR)/$(ARTIFACTS) \
-		go test -count=1 -v -timeout 15m $$(go list ./... | grep -v -E '/backend/(pubsub|store|workspace|server)$$') 2>&1 \
+		go test -count=1 -v -timeout 15m $$(go list ./... | grep -v -E '/backend/(pubsub|store|workspace|server|tools)$$') 2>&1 \
 		| tee $(ARTIFACTS)/go-test.log | scripts/test-summary.sh
 
 # Each benchmark runs BENCH_COUNT times; the summary prints medians.

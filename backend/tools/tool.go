@@ -1,0 +1,198 @@
+// Package tools holds the tools the agent can call: a registry, the risk each tool declares
+// next to its definition, and typed params from which each tool's JSON schema is derived.
+// A tool family (terminal, browser, goal, …) is one file that registers its tools.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Call is one tool call as the model made it.
+type Call struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+	// GoalID is set when the call comes from a running goal ("" in chat).
+	GoalID string `json:"goalId,omitempty"`
+}
+
+// Image is a picture a tool hands back to the model (a screenshot).
+type Image struct {
+	MediaType string `json:"mediaType"` // image/png or image/jpeg
+	Data      []byte `json:"data"`
+	Path      string `json:"path,omitempty"` // where it was saved, if it was
+}
+
+// Result is what the model sees of a call. IsError marks a mistake the model can act on (bad
+// arguments, element not found); a failure of the machine itself is a Go error instead.
+type Result struct {
+	Text    string  `json:"text"`
+	IsError bool    `json:"isError,omitempty"`
+	Images  []Image `json:"images,omitempty"`
+}
+
+// Errorf returns a Result telling the model what went wrong and what to do.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Name() string
+	// Description is what the model reads to decide when and how to call the tool.
+	Description() string
+	// Schema is the JSON Schema of the arguments.
+	Schema() json.RawMessage
+	// Risk is declared in code next to the tool's definition.
+	Risk() Risk
+	// Run executes a call whose arguments have not been decoded yet.
+	Run(ctx context.Context, call Call) (Result, error)
+}
+
+// PathUser is implemented by tools whose calls touch files, so the policy can check every
+// path against a goal's sandbox before the call runs.
+type PathUser interface {
+	Paths(args json.RawMessage) ([]string, error)
+}
+
+// Func is a tool defined by a typed params struct P and a function over it.
+type Func[P any] struct {
+	name, desc string
+	risk       Risk
+	schema     json.RawMessage
+	run        func(ctx context.Context, call Call, p P) (Result, error)
+}
+
+// New defines a tool. P must be a struct; its fields and tags give the schema, and Run
+// decodes the model's arguments into it strictly (see Decode) before calling run.
+func New[P any](name, desc string, risk Risk, run func(ctx context.Context, call Call, p P) (Result, error)) *Func[P] {
+	var zero P
+	if reflect.TypeOf(zero).Kind() != reflect.Struct {
+		panic("tools.New: params must be a struct, got " + reflect.TypeOf(zero).String())
+	}
+	return &Func[P]{name: name, desc: desc, risk: risk, schema: Schema(zero), run: run}
+}
+
+func (f *Func[P]) Name() string            { return f.name }
+func (f *Func[P]) Description() string     { return f.desc }
+func (f *Func[P]) Schema() json.RawMessage { return f.schema }
+func (f *Func[P]) Risk() Risk              { return f.risk }
+
+// Run decodes the arguments and runs the tool; arguments that do not fit go back to the model
+// as an error result naming the problem, and the tool does not run.
+func (f *Func[P]) Run(ctx context.Context, call Call) (Result, error) {
+	var p P
+	if err := Decode(call.Args, f.schema, &p); err != nil {
+		return Errorf("%s: %v. Call it again with arguments that match its schema.", f.name, err), nil
+	}
+	return f.run(ctx, call, p)
+}
+
+// Decode unmarshals args into v strictly: unknown fields, missing required fields and wrong
+// types are errors, so a tool never runs with guessed arguments. An empty args means {}.
+func Decode(args json.RawMessage, schema json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(args, &present); err != nil {
+		return fmt.Errorf("the arguments are not a JSON object (%v)", err)
+	}
+	var s struct {
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(schema, &s) // Best effort: schemas come from Schema and always parse.
+	var missing []string
+	for _, r := range s.Required {
+		if _, ok := present[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing required argument(s): %s", strings.Join(missing, ", "))
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return fmt.Errorf("argument %q should be %s, got %s", typ.Field, typ.Type, typ.Value)
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("unknown argument %s", name)
+		}
+		return err
+	}
+	return nil
+}
+
+// Definition is what a model is told about a tool.
+type Definition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Risk        Risk            `json:"risk"`
+}
+
+// Registry holds the tools by name.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{tools: map[string]Tool{}} }
+
+// Register adds tools; a duplicate name is a programming error and panics.
+func (r *Registry) Register(ts ...Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range ts {
+		if _, dup := r.tools[t.Name()]; dup {
+			panic("tools: " + t.Name() + " registered twice")
+		}
+		r.tools[t.Name()] = t
+	}
+}
+
+// Get returns the tool with that name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the registered tool names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Definitions describes the named tools (all when names is empty), sorted by name.
+func (r *Registry) Definitions(names ...string) []Definition {
+	if len(names) == 0 {
+		names = r.Names()
+	}
+	var defs []Definition
+	for _, n := range names {
+		if t, ok := r.Get(n); ok {
+			defs = append(defs, Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk()})
+		}
+	}
+	return defs
+}

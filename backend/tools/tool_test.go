@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type echoParams struct {
+	Text   string   `json:"text" desc:"what to echo"`
+	Times  int      `json:"times,omitempty" default:"1"`
+	Mode   string   `json:"mode,omitempty" enum:"plain|loud"`
+	Tags   []string `json:"tags,omitempty"`
+	Pretty *bool    `json:"pretty"`
+}
+
+func echoTool(ran *int) Tool {
+	return New("echo", "Echo text back.", ReadOnly, func(ctx context.Context, c Call, p echoParams) (Result, error) {
+		*ran++
+		return Result{Text: strings.Repeat(p.Text, max(p.Times, 1))}, nil
+	})
+}
+
+func TestSchemaFollowsTheParamsType(t *testing.T) {
+	var s map[string]any
+	json.Unmarshal(echoTool(new(int)).Schema(), &s)
+	props := s["properties"].(map[string]any)
+	if props["text"].(map[string]any)["description"] != "what to echo" || props["times"].(map[string]any)["type"] != "integer" {
+		t.Fatalf("schema %v", s)
+	}
+	if props["times"].(map[string]any)["default"] != float64(1) || len(props["mode"].(map[string]any)["enum"].([]any)) != 2 {
+		t.Fatalf("default/enum: %v", props)
+	}
+	if props["tags"].(map[string]any)["items"].(map[string]any)["type"] != "string" {
+		t.Fatalf("array items: %v", props["tags"])
+	}
+	req := s["required"].([]any)
+	if len(req) != 1 || req[0] != "text" || s["additionalProperties"] != false {
+		t.Fatalf("required %v", req)
+	}
+}
+
+func TestBadArgumentsNeverRunTheTool(t *testing.T) {
+	ran := 0
+	tool := echoTool(&ran)
+	for args, want := range map[string]string{
+		`{}`:                          "missing required argument(s): text",
+		`{"text": 5}`:                 `argument "text" should be string`,
+		`{"text": "a", "txet": "b"}`:  `unknown argument "txet"`,
+		`not json`:                    "not a JSON object",
+		`{"text": "a", "times": 1.5}`: `argument "times" should be int`,
+	} {
+		res, err := tool.Run(context.Background(), Call{Name: "echo", Args: json.RawMessage(args)})
+		if err != nil || !res.IsError || !strings.Contains(res.Text, want) {
+			t.Errorf("%s: got %+v, %v; want an error result containing %q", args, res, err, want)
+		}
+	}
+	if ran != 0 {
+		t.Fatalf("the tool ran %d times with bad arguments", ran)
+	}
+	res, _ := tool.Run(context.Background(), Call{Args: json.RawMessage(`{"text":"ab","times":2}`)})
+	if res.IsError || res.Text != "abab" || ran != 1 {
+		t.Fatalf("good call: %+v", res)
+	}
+}
+
+func TestRegistryAndRisk(t *testing.T) {
+	r := NewRegistry()
+	r.Register(echoTool(new(int)))
+	if _, ok := r.Get("echo"); !ok || len(r.Definitions()) != 1 || r.Definitions()[0].Risk != ReadOnly {
+		t.Fatal("registry lost the tool")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a duplicate name was accepted")
+		}
+	}()
+	b, _ := json.Marshal(Definition{Risk: NetworkGet})
+	if !strings.Contains(string(b), `"network_get"`) {
+		t.Fatalf("risk JSON %s", b)
+	}
+	if _, err := ParseRisk("spends-money"); err == nil {
+		t.Fatal("a misspelt risk parsed")
+	}
+	if r, _ := ParseRisk("spends_money"); r != SpendsMoney || !(ReadOnly < WriteLocal && WriteLocal < NetworkGet && NetworkGet < NetworkWrite && NetworkWrite < SpendsMoney) {
+		t.Fatal("ladder order")
+	}
+	r.Register(echoTool(new(int)))
+}
