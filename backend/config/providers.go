@@ -1,0 +1,408 @@
+package config
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+)
+
+// Provider kinds: the two wire protocols.
+const (
+	KindOpenAI    = "openai"    // OpenAI Chat Completions and every server that speaks it
+	KindAnthropic = "anthropic" // Anthropic Messages
+)
+
+// Base URLs used when a provider leaves its own empty.
+var defaultBaseURL = map[string]string{
+	KindOpenAI:    "https://api.openai.com/v1",
+	KindAnthropic: "https://api.anthropic.com",
+}
+
+// Limits that catch typos (a max-tokens of 4e9) without getting in the way of real models.
+const (
+	maxTemperature   = 2.0
+	maxTokensLimit   = 1_000_000
+	maxContextWindow = 10_000_000
+)
+
+// Settings keys.
+const (
+	defaultProviderKey = "llm.default_provider"
+	criticProviderKey  = "llm.critic_provider"
+	pricesKey          = "llm.prices"
+)
+
+// Provider is a configured model endpoint as the UI sees it: the API key itself never
+// leaves the backend, only whether one is set and a masked hint.
+type Provider struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Kind          string    `json:"kind"`
+	BaseURL       string    `json:"baseUrl"`
+	Model         string    `json:"model"`
+	VisionModel   string    `json:"visionModel"`
+	Temperature   *float64  `json:"temperature"`
+	MaxTokens     int       `json:"maxTokens"`
+	Thinking      bool      `json:"thinking"`
+	ContextWindow int       `json:"contextWindow"`
+	APIKeySet     bool      `json:"apiKeySet"`
+	APIKeyHint    string    `json:"apiKeyHint"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// ProviderInput is an add or an edit. APIKey nil keeps the stored key, "" removes it.
+type ProviderInput struct {
+	Name          string   `json:"name"`
+	Kind          string   `json:"kind"`
+	BaseURL       string   `json:"baseUrl"`
+	Model         string   `json:"model"`
+	VisionModel   string   `json:"visionModel"`
+	Temperature   *float64 `json:"temperature"`
+	MaxTokens     int      `json:"maxTokens"`
+	Thinking      bool     `json:"thinking"`
+	ContextWindow int      `json:"contextWindow"`
+	APIKey        *string  `json:"apiKey,omitempty"`
+}
+
+// ProviderList is every provider plus the defaults for agents and for critics.
+type ProviderList struct {
+	Providers       []Provider `json:"providers"`
+	DefaultID       string     `json:"defaultId"`
+	CriticDefaultID string     `json:"criticDefaultId"`
+	// SecretsBackend says where API keys are kept: "keyring" or "file".
+	SecretsBackend string `json:"secretsBackend"`
+}
+
+// Price is USD per million tokens.
+type Price struct {
+	InputPerMTok  float64 `json:"inputPerMTok"`
+	OutputPerMTok float64 `json:"outputPerMTok"`
+}
+
+// Resolved is a provider with its API key: what a runner needs to call it. It stays in the
+// backend; never serialise it to a client.
+type Resolved struct {
+	Provider
+	APIKey string `json:"-"`
+}
+
+// FieldError is bad input, named by the field.
+type FieldError struct{ Field, Msg string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// ErrNotFound means no provider has that id.
+var ErrNotFound = errors.New("not found")
+
+// ProviderRepo is the persistence the service needs; the store implements it.
+type ProviderRepo interface {
+	ListProviders(ctx context.Context) ([]Provider, error)
+	SaveProvider(ctx context.Context, p Provider) error
+	DeleteProvider(ctx context.Context, id string) error
+	Setting(ctx context.Context, key string) (string, bool, error)
+	SetSetting(ctx context.Context, key, value string) error
+}
+
+// Vault keeps API keys; secrets.Vault implements it.
+type Vault interface {
+	Set(ctx context.Context, name, value string) error
+	Get(ctx context.Context, name string) (string, bool, error)
+	Delete(ctx context.Context, name string) error
+	Backend() string
+}
+
+// TestResult is what "Test connection" reports.
+type TestResult struct {
+	OK        bool     `json:"ok"`
+	Message   string   `json:"message"`
+	Models    []string `json:"models,omitempty"`
+	LatencyMS int64    `json:"latencyMs"`
+}
+
+// Tester checks that a provider answers; the llm layer implements it.
+type Tester interface {
+	Test(ctx context.Context, p Resolved) TestResult
+}
+
+// Providers manages provider settings, their keys, the defaults and the price table.
+type Providers struct {
+	repo   ProviderRepo
+	vault  Vault
+	events *pubsub.Broker[ProviderList]
+	tester Tester
+	mu     sync.Mutex
+	now    func() time.Time
+}
+
+// NewProviders returns the service. tester may be nil until a model layer is wired.
+func NewProviders(repo ProviderRepo, vault Vault, events *pubsub.Broker[ProviderList], tester Tester) *Providers {
+	return &Providers{repo: repo, vault: vault, events: events, tester: tester,
+		now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
+}
+
+// Events is the broker the service publishes ProviderList snapshots to.
+func (s *Providers) Events() *pubsub.Broker[ProviderList] { return s.events }
+
+func secretName(id string) string { return "provider/" + id + "/api_key" }
+
+// List returns every provider (keys masked) and the defaults.
+func (s *Providers) List(ctx context.Context) (ProviderList, error) {
+	ps, err := s.repo.ListProviders(ctx)
+	if err != nil {
+		return ProviderList{}, err
+	}
+	for i := range ps {
+		key, ok, err := s.vault.Get(ctx, secretName(ps[i].ID))
+		if err != nil {
+			// The key exists but cannot be read now (a locked keyring): say so instead of failing the list.
+			ps[i].APIKeySet, ps[i].APIKeyHint = true, "(unreadable: enter it again)"
+			continue
+		}
+		ps[i].APIKeySet, ps[i].APIKeyHint = ok, maskKey(key)
+	}
+	if ps == nil {
+		ps = []Provider{}
+	}
+	def, _, err := s.repo.Setting(ctx, defaultProviderKey)
+	if err != nil {
+		return ProviderList{}, err
+	}
+	critic, _, err := s.repo.Setting(ctx, criticProviderKey)
+	if err != nil {
+		return ProviderList{}, err
+	}
+	return ProviderList{Providers: ps, DefaultID: def, CriticDefaultID: critic, SecretsBackend: s.vault.Backend()}, nil
+}
+
+func (s *Providers) publish(ctx context.Context) {
+	if list, err := s.List(ctx); err == nil {
+		s.events.Publish("updated", list)
+	}
+}
+
+func validate(in ProviderInput, others []Provider, selfID string) (ProviderInput, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	in.BaseURL = strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
+	in.Model = strings.TrimSpace(in.Model)
+	in.VisionModel = strings.TrimSpace(in.VisionModel)
+	switch {
+	case in.Name == "":
+		return in, &FieldError{"name", "must not be empty"}
+	case slices.ContainsFunc(others, func(p Provider) bool { return p.ID != selfID && strings.EqualFold(p.Name, in.Name) }):
+		return in, &FieldError{"name", fmt.Sprintf("%q is already used by another provider; pick another name", in.Name)}
+	case in.Kind != KindOpenAI && in.Kind != KindAnthropic:
+		return in, &FieldError{"kind", fmt.Sprintf("is %q; must be %q (OpenAI and compatible servers) or %q", in.Kind, KindOpenAI, KindAnthropic)}
+	case in.Model == "":
+		return in, &FieldError{"model", "must not be empty: name the model to use, e.g. the one \"Test connection\" lists"}
+	case in.Temperature != nil && (math.IsNaN(*in.Temperature) || *in.Temperature < 0 || *in.Temperature > maxTemperature):
+		return in, &FieldError{"temperature", fmt.Sprintf("must be between 0 and %v, or empty for the server's default", maxTemperature)}
+	case in.MaxTokens < 0 || in.MaxTokens > maxTokensLimit:
+		return in, &FieldError{"maxTokens", fmt.Sprintf("must be between 0 (the default) and %d", maxTokensLimit)}
+	case in.ContextWindow < 0 || in.ContextWindow > maxContextWindow:
+		return in, &FieldError{"contextWindow", fmt.Sprintf("must be between 0 (unknown) and %d tokens", maxContextWindow)}
+	}
+	if in.BaseURL == "" {
+		in.BaseURL = defaultBaseURL[in.Kind]
+	}
+	u, err := url.Parse(in.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return in, &FieldError{"baseUrl", fmt.Sprintf("%q is not an http(s) URL such as http://127.0.0.1:11434/v1", in.BaseURL)}
+	}
+	return in, nil
+}
+
+// Save adds a provider (id "") or replaces one, storing its key in the vault.
+func (s *Providers) Save(ctx context.Context, id string, in ProviderInput) (Provider, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListProviders(ctx)
+	if err != nil {
+		return Provider{}, err
+	}
+	var p Provider
+	if id != "" {
+		i := slices.IndexFunc(all, func(p Provider) bool { return p.ID == id })
+		if i < 0 {
+			return Provider{}, fmt.Errorf("provider %q: %w", id, ErrNotFound)
+		}
+		p = all[i]
+	} else {
+		p = Provider{ID: newProviderID(), CreatedAt: s.now()}
+	}
+	in, err = validate(in, all, p.ID)
+	if err != nil {
+		return Provider{}, err
+	}
+	p.Name, p.Kind, p.BaseURL, p.Model, p.VisionModel = in.Name, in.Kind, in.BaseURL, in.Model, in.VisionModel
+	p.Temperature, p.MaxTokens, p.Thinking, p.ContextWindow = in.Temperature, in.MaxTokens, in.Thinking, in.ContextWindow
+	p.UpdatedAt = s.now()
+	// The key first: a provider row never points at a key that failed to save.
+	if in.APIKey != nil {
+		if key := strings.TrimSpace(*in.APIKey); key != "" {
+			if err := s.vault.Set(ctx, secretName(p.ID), key); err != nil {
+				return Provider{}, fmt.Errorf("could not store the API key: %w", err)
+			}
+		} else if err := s.vault.Delete(ctx, secretName(p.ID)); err != nil {
+			return Provider{}, err
+		}
+	}
+	if err := s.repo.SaveProvider(ctx, p); err != nil {
+		return Provider{}, err
+	}
+	// The first provider becomes the default for agents and critics: one less step to start.
+	if len(all) == 0 && id == "" {
+		s.repo.SetSetting(ctx, defaultProviderKey, p.ID)
+		s.repo.SetSetting(ctx, criticProviderKey, p.ID)
+	}
+	key, ok, _ := s.vault.Get(ctx, secretName(p.ID))
+	p.APIKeySet, p.APIKeyHint = ok, maskKey(key)
+	s.publish(ctx)
+	return p, nil
+}
+
+// Delete removes a provider and its key; defaults that pointed at it are cleared.
+func (s *Providers) Delete(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.repo.DeleteProvider(ctx, id); err != nil {
+		return err
+	}
+	if err := s.vault.Delete(ctx, secretName(id)); err != nil {
+		return err
+	}
+	for _, k := range []string{defaultProviderKey, criticProviderKey} {
+		if v, _, _ := s.repo.Setting(ctx, k); v == id {
+			s.repo.SetSetting(ctx, k, "")
+		}
+	}
+	s.publish(ctx)
+	return nil
+}
+
+// SetDefaults chooses the default provider for agents and the one for critics ("" = none).
+func (s *Providers) SetDefaults(ctx context.Context, defaultID, criticID string) (ProviderList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListProviders(ctx)
+	if err != nil {
+		return ProviderList{}, err
+	}
+	for field, id := range map[string]string{"defaultId": defaultID, "criticDefaultId": criticID} {
+		if id != "" && !slices.ContainsFunc(all, func(p Provider) bool { return p.ID == id }) {
+			return ProviderList{}, &FieldError{field, fmt.Sprintf("no provider has id %q", id)}
+		}
+	}
+	if err := s.repo.SetSetting(ctx, defaultProviderKey, defaultID); err != nil {
+		return ProviderList{}, err
+	}
+	if err := s.repo.SetSetting(ctx, criticProviderKey, criticID); err != nil {
+		return ProviderList{}, err
+	}
+	s.publish(ctx)
+	return s.List(ctx)
+}
+
+// Resolve returns a provider with its key, by id or by name; "" means the default and
+// "critic" the critic default (falling back to the default).
+func (s *Providers) Resolve(ctx context.Context, ref string) (Resolved, error) {
+	list, err := s.List(ctx)
+	if err != nil {
+		return Resolved{}, err
+	}
+	switch ref {
+	case "critic":
+		ref = list.CriticDefaultID
+		if ref == "" {
+			ref = list.DefaultID
+		}
+	case "":
+		ref = list.DefaultID
+	}
+	if ref == "" {
+		return Resolved{}, errors.New("no default provider is set: add one in Settings → Providers")
+	}
+	i := slices.IndexFunc(list.Providers, func(p Provider) bool { return p.ID == ref || strings.EqualFold(p.Name, ref) })
+	if i < 0 {
+		return Resolved{}, fmt.Errorf("provider %q: %w: see Settings → Providers for the configured ones", ref, ErrNotFound)
+	}
+	key, _, err := s.vault.Get(ctx, secretName(list.Providers[i].ID))
+	if err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Provider: list.Providers[i], APIKey: key}, nil
+}
+
+// Test checks that a saved provider answers.
+func (s *Providers) Test(ctx context.Context, id string) (TestResult, error) {
+	p, err := s.Resolve(ctx, id)
+	if err != nil {
+		return TestResult{}, err
+	}
+	if s.tester == nil {
+		return TestResult{Message: "this build has no model layer to test with"}, nil
+	}
+	return s.tester.Test(ctx, p), nil
+}
+
+// Prices returns the per-model price table.
+func (s *Providers) Prices(ctx context.Context) (map[string]Price, error) {
+	v, ok, err := s.repo.Setting(ctx, pricesKey)
+	if err != nil || !ok {
+		return map[string]Price{}, err
+	}
+	prices := map[string]Price{}
+	if err := json.Unmarshal([]byte(v), &prices); err != nil {
+		return nil, fmt.Errorf("the stored price table is damaged (%v): set it again in Settings", err)
+	}
+	return prices, nil
+}
+
+// SetPrices replaces the price table.
+func (s *Providers) SetPrices(ctx context.Context, prices map[string]Price) error {
+	for model, p := range prices {
+		if strings.TrimSpace(model) == "" {
+			return &FieldError{"prices", "a model name is empty"}
+		}
+		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || math.IsNaN(p.InputPerMTok) || math.IsNaN(p.OutputPerMTok) {
+			return &FieldError{"prices", fmt.Sprintf("%s: prices must be zero or more USD per million tokens", model)}
+		}
+	}
+	b, err := json.Marshal(prices)
+	if err != nil {
+		return err
+	}
+	return s.repo.SetSetting(ctx, pricesKey, string(b))
+}
+
+func newProviderID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "prov-" + hex.EncodeToString(b[:])
+}
+
+// maskKey shows enough of a key to recognise it: "sk-…abcd".
+func maskKey(key string) string {
+	if key == "" {
+		return ""
+	}
+	if len(key) <= 8 {
+		return "…••••"
+	}
+	prefix := ""
+	if i := strings.IndexAny(key, "-_"); i > 0 && i <= 4 {
+		prefix = key[:i+1]
+	}
+	return prefix + "…" + key[len(key)-4:]
+}

@@ -1,0 +1,223 @@
+// Package secrets keeps API keys and passwords out of plain text: in the OS keyring when one
+// answers, else sealed with AES-GCM under a key file (0600) in the data dir. The database
+// records only where each secret is and, for the file backend, its ciphertext.
+package secrets
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/clusterspace/clusterspace/backend/store"
+)
+
+// Backends a secret can live in.
+const (
+	BackendKeyring = "keyring"
+	BackendFile    = "file"
+)
+
+// keyringService names ClusterSpace's entries in the OS keyring.
+const keyringService = "clusterspace"
+
+// keyFileName holds the AES-256 key for the file backend.
+const keyFileName = "secrets.key"
+
+// keyringProbeTimeout bounds the keyring check at start-up: without a session bus the D-Bus
+// client can wait a long time before failing, and start-up must not.
+const keyringProbeTimeout = 2 * time.Second
+
+// Rows is the persistence the vault needs; the store implements it.
+type Rows interface {
+	SecretRow(ctx context.Context, name string) (store.SecretRow, bool, error)
+	PutSecretRow(ctx context.Context, r store.SecretRow) error
+	DeleteSecretRow(ctx context.Context, name string) error
+}
+
+// Keyring is the OS keyring's interface (go-keyring's functions), replaceable in tests.
+type Keyring interface {
+	Set(service, user, password string) error
+	Get(service, user string) (string, error)
+	Delete(service, user string) error
+}
+
+type osKeyring struct{}
+
+func (osKeyring) Set(s, u, p string) error        { return keyring.Set(s, u, p) }
+func (osKeyring) Get(s, u string) (string, error) { return keyring.Get(s, u) }
+func (osKeyring) Delete(s, u string) error        { return keyring.Delete(s, u) }
+
+// Vault stores and reads secrets.
+type Vault struct {
+	rows    Rows
+	keyring Keyring // nil when no keyring answered
+	aead    cipher.AEAD
+	// scope keeps two installs (two data dirs) from sharing keyring entries.
+	scope string
+}
+
+// Options adjust Open; the zero value uses the OS keyring.
+type Options struct {
+	// Keyring replaces the OS keyring; NoKeyring forces the file backend.
+	Keyring   Keyring
+	NoKeyring bool
+}
+
+// Open returns a vault for the data dir. It probes the keyring once; if it does not answer in
+// time, every new secret goes to the file backend.
+func Open(ctx context.Context, dataDir string, rows Rows, opts Options) (*Vault, error) {
+	key, err := loadOrCreateKey(filepath.Join(dataDir, keyFileName))
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	scopeSum := key[:4] // stable per install, reveals nothing useful about the key
+	v := &Vault{rows: rows, aead: aead, scope: hex.EncodeToString(scopeSum)}
+	if !opts.NoKeyring {
+		kr := opts.Keyring
+		if kr == nil {
+			kr = osKeyring{}
+		}
+		if probe(kr, v.user("probe")) == nil {
+			v.keyring = kr
+		}
+	}
+	return v, nil
+}
+
+// probe writes, reads and deletes a test entry, giving up after keyringProbeTimeout.
+func probe(kr Keyring, user string) error {
+	done := make(chan error, 1)
+	go func() {
+		err := kr.Set(keyringService, user, "ok")
+		if err == nil {
+			var got string
+			got, err = kr.Get(keyringService, user)
+			if err == nil && got != "ok" {
+				err = errors.New("keyring returned a different value")
+			}
+			kr.Delete(keyringService, user) // Best effort: a leftover probe entry is harmless.
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(keyringProbeTimeout):
+		return errors.New("keyring did not answer")
+	}
+}
+
+func (v *Vault) user(name string) string { return v.scope + "/" + name }
+
+// Backend says where new secrets go: "keyring" or "file".
+func (v *Vault) Backend() string {
+	if v.keyring != nil {
+		return BackendKeyring
+	}
+	return BackendFile
+}
+
+// Set stores a secret under name.
+func (v *Vault) Set(ctx context.Context, name, value string) error {
+	if v.keyring != nil {
+		if err := v.keyring.Set(keyringService, v.user(name), value); err == nil {
+			return v.rows.PutSecretRow(ctx, store.SecretRow{Name: name, Backend: BackendKeyring})
+		}
+		// The keyring stopped answering since start-up: the file backend still keeps it sealed.
+	}
+	nonce := make([]byte, v.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return err
+	}
+	sealed := v.aead.Seal(nonce, nonce, []byte(value), []byte(name))
+	return v.rows.PutSecretRow(ctx, store.SecretRow{Name: name, Backend: BackendFile, Ciphertext: sealed})
+}
+
+// Get returns the secret stored under name, and whether there is one.
+func (v *Vault) Get(ctx context.Context, name string) (string, bool, error) {
+	row, ok, err := v.rows.SecretRow(ctx, name)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	switch row.Backend {
+	case BackendKeyring:
+		kr := v.keyring
+		if kr == nil {
+			kr = osKeyring{}
+		}
+		val, err := kr.Get(keyringService, v.user(name))
+		if err != nil {
+			return "", false, fmt.Errorf("secret %q is in the OS keyring, which did not answer (%v): unlock the keyring, or enter the secret again", name, err)
+		}
+		return val, true, nil
+	case BackendFile:
+		n := v.aead.NonceSize()
+		if len(row.Ciphertext) < n {
+			return "", false, fmt.Errorf("secret %q is damaged: enter it again", name)
+		}
+		plain, err := v.aead.Open(nil, row.Ciphertext[:n], row.Ciphertext[n:], []byte(name))
+		if err != nil {
+			return "", false, fmt.Errorf("secret %q cannot be decrypted with %s (was the key file replaced?): enter it again", name, keyFileName)
+		}
+		return string(plain), true, nil
+	default:
+		return "", false, fmt.Errorf("secret %q has unknown backend %q", name, row.Backend)
+	}
+}
+
+// Delete forgets a secret.
+func (v *Vault) Delete(ctx context.Context, name string) error {
+	row, ok, err := v.rows.SecretRow(ctx, name)
+	if err != nil || !ok {
+		return err
+	}
+	if row.Backend == BackendKeyring && v.keyring != nil {
+		v.keyring.Delete(keyringService, v.user(name)) // Best effort: the row goes either way.
+	}
+	return v.rows.DeleteSecretRow(ctx, name)
+}
+
+func loadOrCreateKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+		if derr != nil || len(key) != 32 {
+			return nil, fmt.Errorf("secrets key %q is damaged: restore it from a backup; deleting it makes every stored secret unreadable", path)
+		}
+		return key, os.Chmod(path, 0o600)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read secrets key: %w", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create secrets key: %w", err)
+	}
+	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return key, f.Close()
+}
