@@ -8,6 +8,7 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -33,13 +34,13 @@ func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	relayCtx, cancel := context.WithCancel(ctx)
 	a.cancel = cancel
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		pubsub.Relay(relayCtx, a.eng.workspaces.Events(), "workspaces", func(e pubsub.Envelope) {
-			runtime.EventsEmit(ctx, backendEvent, e)
-		})
-	}()
+	for _, src := range a.eng.sources() {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			src(relayCtx, func(e pubsub.Envelope) { runtime.EventsEmit(ctx, backendEvent, e) })
+		}()
+	}
 }
 
 // shutdown is called by Wails when the window closes.
@@ -123,4 +124,36 @@ func (a *App) ExportWorkspace(id string) (string, error) {
 // ImportWorkspace adds a workspace from an export file's text and makes it active.
 func (a *App) ImportWorkspace(data string) (workspace.Workspace, error) {
 	return a.eng.workspaces.Import(a.ctx, []byte(data))
+}
+
+// ListProviders returns the model providers (API keys masked) and the defaults.
+func (a *App) ListProviders() (config.ProviderList, error) { return a.eng.providers.List(a.ctx) }
+
+// SaveProvider adds (id "") or edits a provider. apiKey nil keeps the stored key, "" removes it.
+func (a *App) SaveProvider(id string, in config.ProviderInput) (config.Provider, error) {
+	return a.eng.providers.Save(a.ctx, id, in)
+}
+
+// DeleteProvider removes a provider and its key.
+func (a *App) DeleteProvider(id string) error { return a.eng.providers.Delete(a.ctx, id) }
+
+// SetDefaultProviders picks the default provider for agents and for critics.
+func (a *App) SetDefaultProviders(defaultID, criticID string) (config.ProviderList, error) {
+	return a.eng.providers.SetDefaults(a.ctx, defaultID, criticID)
+}
+
+// TestProvider checks that a saved provider answers.
+func (a *App) TestProvider(id string) (config.TestResult, error) { return a.eng.providers.Test(a.ctx, id) }
+
+// DiscoverProviders looks for local model servers on host ("" = this machine).
+func (a *App) DiscoverProviders(host string) ([]config.Discovered, error) {
+	return config.Discover(a.ctx, host, nil)
+}
+
+// Prices returns the per-model price table (USD per million tokens).
+func (a *App) Prices() (map[string]config.Price, error) { return a.eng.providers.Prices(a.ctx) }
+
+// SetPrices replaces the price table.
+func (a *App) SetPrices(prices map[string]config.Price) error {
+	return a.eng.providers.SetPrices(a.ctx, prices)
 }

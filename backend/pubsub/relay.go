@@ -18,3 +18,12 @@ func Relay[T any](ctx context.Context, b *Broker[T], topic string, send func(Env
 		send(Envelope{Topic: topic, Type: ev.Type, Data: ev.Payload})
 	}
 }
+
+// Source is one broker's events, ready to forward under a topic. The doors take a list of
+// sources, so a new service's events reach every UI by adding one line where they are wired.
+type Source func(ctx context.Context, send func(Envelope))
+
+// From makes a Source of a broker's events under topic.
+func From[T any](b *Broker[T], topic string) Source {
+	return func(ctx context.Context, send func(Envelope)) { Relay(ctx, b, topic, send) }
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -35,12 +36,15 @@ func writeError(w http.ResponseWriter, status int, msg, field string) {
 func writeServiceError(w http.ResponseWriter, err error) {
 	var fe *workspace.FieldError
 	var ie *workspace.ImportError
+	var ce *config.FieldError
 	switch {
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
+	case errors.As(err, &ce):
+		writeError(w, http.StatusBadRequest, err.Error(), ce.Field)
 	case errors.As(err, &ie):
 		writeError(w, http.StatusBadRequest, err.Error(), "")
-	case errors.Is(err, workspace.ErrNotFound):
+	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error(), "")
 	case errors.Is(err, workspace.ErrLastWorkspace):
 		writeError(w, http.StatusConflict, err.Error(), "")

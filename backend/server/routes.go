@@ -37,6 +37,15 @@ func (s *Server) routes() []route {
 		{"POST", "/api/workspaces/{id}/swap", false, s.swapPanes},
 		{"PATCH", "/api/workspaces/{id}/panes/{paneId}", false, s.updatePane},
 		{"GET", "/api/workspaces/{id}/export", false, s.exportWorkspace},
+		{"GET", "/api/providers", false, s.listProviders},
+		{"POST", "/api/providers", false, s.createProvider},
+		{"PUT", "/api/providers/defaults", false, s.setProviderDefaults},
+		{"POST", "/api/providers/discover", false, s.discoverProviders},
+		{"PUT", "/api/providers/{id}", false, s.updateProvider},
+		{"DELETE", "/api/providers/{id}", false, s.deleteProvider},
+		{"POST", "/api/providers/{id}/test", false, s.testProvider},
+		{"GET", "/api/prices", false, s.getPrices},
+		{"PUT", "/api/prices", false, s.setPrices},
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -41,6 +43,9 @@ type Config struct {
 type Deps struct {
 	Auth       *Auth
 	Workspaces *workspace.Service
+	Providers  *config.Providers
+	// Events are the streams forwarded to every WebSocket client.
+	Events []pubsub.Source
 }
 
 // Server is the HTTP + WebSocket door.
@@ -59,8 +64,8 @@ type Server struct {
 
 // New builds the server and its route table.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Auth == nil || deps.Workspaces == nil {
-		return nil, errors.New("server: Auth and Workspaces are required")
+	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil {
+		return nil, errors.New("server: Auth, Workspaces and Providers are required")
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

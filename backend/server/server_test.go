@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -21,7 +22,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -29,10 +32,30 @@ import (
 const testPassword = "correct horse battery staple"
 
 type harness struct {
-	srv  *Server
-	http *httptest.Server
-	auth *Auth
-	ws   *workspace.Service
+	srv       *Server
+	http      *httptest.Server
+	auth      *Auth
+	ws        *workspace.Service
+	providers *config.Providers
+	logs      *lockedLog
+}
+
+// lockedLog collects the server's log output for assertions.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestMain(m *testing.M) {
@@ -63,17 +86,27 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	vault, err := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	provBroker := pubsub.NewBroker[config.ProviderList]()
+	t.Cleanup(provBroker.Shutdown)
+	providers := config.NewProviders(st, vault, provBroker, nil)
 	frontend := fstest.MapFS{
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
-	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.DiscardHandler)}, Deps{Auth: auth, Workspaces: wsvc})
+	logs := &lockedLog{}
+	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers,
+			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Close(); hs.Close() })
-	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc}
+	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc, providers: providers, logs: logs}
 }
 
 func (h *harness) do(t *testing.T, method, path, token, body string) (*http.Response, string) {
@@ -419,5 +452,60 @@ func TestPasswordSetupAndChange(t *testing.T) {
 	os.WriteFile(pw, []byte("\n"), 0o600)
 	if _, _, err := SetupAuth(ctx, dir, st, pw); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("empty password file: %v", err)
+	}
+}
+
+// TestProviderKeysNeverLeaveTheBackend adds a provider with a key through the API, then reads
+// every GET route, the WebSocket events and the server log, and greps them all for the key.
+func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	const key = "sk-proj-LEAKCANARY-1234567890abcdef"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	for h.providers.Events().Subscribers() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	resp, body := h.do(t, "POST", "/api/providers", tok, `{"name":"Canary","kind":"openai","model":"gpt-x","apiKey":"`+key+`"}`)
+	if resp.StatusCode != 201 || !strings.Contains(body, `"apiKeySet":true`) || !strings.Contains(body, "sk-…cdef") {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	var p config.Provider
+	json.Unmarshal([]byte(body), &p)
+	seen := []string{body}
+	// Bad input that carries the key: the error must not echo it.
+	_, body = h.do(t, "PUT", "/api/providers/"+p.ID, tok, `{"name":"Canary","kind":"nope","model":"m","apiKey":"`+key+`"}`)
+	seen = append(seen, body)
+	_, body = h.do(t, "PUT", "/api/providers/"+p.ID, tok, `{"name":"Canary","kind":"openai","model":"m","apiKey":"`+key+`","extra":1}`)
+	seen = append(seen, body)
+	for _, r := range h.srv.routes() {
+		if r.method == "GET" && !strings.Contains(r.pattern, "{") && r.pattern != "/api/ws" {
+			_, body := h.do(t, "GET", r.pattern, tok, "")
+			seen = append(seen, body)
+		}
+	}
+	_, msg, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen = append(seen, string(msg), h.logs.String())
+	for i, s := range seen {
+		if strings.Contains(s, "LEAKCANARY") {
+			t.Errorf("output %d contains the API key: %s", i, s)
+		}
+	}
+	if !strings.Contains(string(msg), `"topic":"providers"`) {
+		t.Fatalf("no providers event: %s", msg)
+	}
+	// The backend still has it, for the runners.
+	r, err := h.providers.Resolve(context.Background(), p.ID)
+	if err != nil || r.APIKey != key {
+		t.Fatalf("resolve: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -103,17 +104,20 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 	defer cancel()
 
 	out := make(chan pubsub.Envelope, pubsub.DefaultBuffer)
-	relayDone := make(chan struct{})
-	go func() {
-		defer close(relayDone)
-		pubsub.Relay(ctx, s.deps.Workspaces.Events(), "workspaces", func(e pubsub.Envelope) {
-			select {
-			case out <- e:
-			case <-ctx.Done():
-			}
-		})
-	}()
-	defer func() { cancel(); <-relayDone }()
+	var relays sync.WaitGroup
+	for _, src := range s.deps.Events {
+		relays.Add(1)
+		go func() {
+			defer relays.Done()
+			src(ctx, func(e pubsub.Envelope) {
+				select {
+				case out <- e:
+				case <-ctx.Done():
+				}
+			})
+		}()
+	}
+	defer func() { cancel(); relays.Wait() }()
 
 	ping := time.NewTicker(wsPingInterval)
 	defer ping.Stop()
