@@ -143,7 +143,9 @@ func (a *App) SetDefaultProviders(defaultID, criticID string) (config.ProviderLi
 }
 
 // TestProvider checks that a saved provider answers.
-func (a *App) TestProvider(id string) (config.TestResult, error) { return a.eng.providers.Test(a.ctx, id) }
+func (a *App) TestProvider(id string) (config.TestResult, error) {
+	return a.eng.providers.Test(a.ctx, id)
+}
 
 // DiscoverProviders looks for local model servers on host ("" = this machine).
 func (a *App) DiscoverProviders(host string) ([]config.Discovered, error) {
