@@ -36,6 +36,15 @@ export function errorMessage(err: unknown): string {
   }
 }
 
+/**
+ * The field a Go error's text names in its "field: message" prefix, if it is one of `fields`.
+ * Wails passes only the text, so this is how a desktop error finds its form field.
+ */
+export function fieldFromMessage(message: string, fields: readonly string[]): string | undefined {
+  const m = /^([A-Za-z]+): /.exec(message);
+  return m && fields.includes(m[1]) ? m[1] : undefined;
+}
+
 export function isAuthRequired(err: unknown): boolean {
   return err instanceof BackendError && err.authRequired;
 }

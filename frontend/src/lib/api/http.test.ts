@@ -273,6 +273,108 @@ describe('HttpBackend requests', () => {
   });
 });
 
+describe('HttpBackend providers', () => {
+  const input = {
+    name: 'Local',
+    kind: 'openai' as const,
+    baseUrl: 'http://127.0.0.1:11434/v1',
+    model: 'llama3',
+    visionModel: '',
+    temperature: null,
+    maxTokens: 0,
+    thinking: false,
+    contextWindow: 0,
+  };
+
+  it('creates with POST and edits with PUT, omitting apiKey unless it is set', async () => {
+    const f = fakeFetch((c) => json(c.method === 'POST' ? 201 : 200, { id: 'prov-1' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await api.saveProvider('', input);
+    await api.saveProvider('prov-1', { ...input, apiKey: undefined });
+    await api.saveProvider('prov-1', { ...input, apiKey: '' });
+    await api.saveProvider('prov/1', { ...input, apiKey: 'sk-new' });
+    expect(f.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'POST /api/providers',
+      'PUT /api/providers/prov-1',
+      'PUT /api/providers/prov-1',
+      'PUT /api/providers/prov%2F1',
+    ]);
+    const bodies = f.calls.map((c) => JSON.parse(c.body!));
+    expect(bodies[0]).toEqual(input);
+    expect('apiKey' in bodies[0]).toBe(false);
+    expect('apiKey' in bodies[1]).toBe(false);
+    expect(bodies[2].apiKey).toBe('');
+    expect(bodies[3].apiKey).toBe('sk-new');
+    // temperature null means "the server's default" and must be sent as null, not dropped.
+    expect(f.calls[0].body).toContain('"temperature":null');
+  });
+
+  it('sends only the input fields, since the server refuses unknown ones', async () => {
+    const f = fakeFetch(() => json(200, { id: 'prov-1' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const withExtras = { ...input, id: 'prov-1', apiKeySet: true, apiKeyHint: 'sk-…abcd' };
+    await api.saveProvider('prov-1', withExtras);
+    expect(Object.keys(JSON.parse(f.calls[0].body!)).sort()).toEqual(Object.keys(input).sort());
+  });
+
+  it('hands the field of a 400 to the caller', async () => {
+    const f = fakeFetch(() => json(400, { error: 'name: must not be empty', field: 'name' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.saveProvider('', { ...input, name: '' }).catch((e) => e);
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.message).toBe('name: must not be empty');
+    expect(err.field).toBe('name');
+  });
+
+  it('lists, deletes, sets defaults and tests with the documented routes', async () => {
+    const list = { providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' };
+    const result = { ok: false, message: 'this build has no model layer to test with', latencyMs: 0 };
+    const f = fakeFetch((c) => {
+      if (c.method === 'DELETE') return new Response(null, { status: 204 });
+      if (c.url.endsWith('/test')) return json(200, result);
+      return json(200, list);
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.listProviders()).resolves.toEqual(list);
+    await expect(api.deleteProvider('p1')).resolves.toBeUndefined();
+    await expect(api.setDefaultProviders('p1', '')).resolves.toEqual(list);
+    await expect(api.testProvider('p1')).resolves.toEqual(result);
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'GET /api/providers',
+      'DELETE /api/providers/p1',
+      'PUT /api/providers/defaults {"defaultId":"p1","criticDefaultId":""}',
+      'POST /api/providers/p1/test',
+    ]);
+    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
+  });
+
+  it('unwraps discovered servers and the price table', async () => {
+    const server = { name: 'Ollama', kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', models: ['llama3'] };
+    const prices = { 'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 } };
+    const f = fakeFetch((c) => {
+      if (c.url === '/api/providers/discover') return json(200, { servers: [server] });
+      if (c.method === 'PUT') return new Response(null, { status: 204 });
+      return json(200, { prices });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.discoverProviders('')).resolves.toEqual([server]);
+    await expect(api.prices()).resolves.toEqual(prices);
+    await expect(api.setPrices(prices)).resolves.toBeUndefined();
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'POST /api/providers/discover {"host":""}',
+      'GET /api/prices',
+      `PUT /api/prices ${JSON.stringify({ prices })}`,
+    ]);
+  });
+
+  it('names the host field when discovery refuses it', async () => {
+    const f = fakeFetch(() => json(400, { error: 'host: "http://x" is not a host name', field: 'host' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.discoverProviders('http://x').catch((e) => e);
+    expect(err.field).toBe('host');
+  });
+});
+
 describe('HttpBackend login', () => {
   it('stores the tokens, so a reload stays signed in', async () => {
     const storage = memoryStorage();

@@ -4,10 +4,17 @@ import type { Auth, Backend } from './index';
 import type {
   BackendEvent,
   ConnectionState,
+  Discovered,
   PanePatch,
+  PriceTable,
+  Provider,
+  ProviderInput,
+  ProviderList,
+  TestResult,
   Workspace,
   WorkspaceList,
 } from './types';
+import { wireProviderInput } from './types';
 import { BackendError, errorMessage } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
@@ -153,6 +160,36 @@ export class HttpBackend implements Backend {
       contentType: 'application/json',
     });
     return (await res.json()) as Workspace;
+  }
+
+  listProviders(): Promise<ProviderList> {
+    return this.json('GET', '/api/providers');
+  }
+  saveProvider(id: string, input: ProviderInput): Promise<Provider> {
+    const body = wireProviderInput(input);
+    return id
+      ? this.json('PUT', `/api/providers/${enc(id)}`, body)
+      : this.json('POST', '/api/providers', body);
+  }
+  async deleteProvider(id: string): Promise<void> {
+    await this.json('DELETE', `/api/providers/${enc(id)}`);
+  }
+  setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList> {
+    return this.json('PUT', '/api/providers/defaults', { defaultId, criticDefaultId });
+  }
+  testProvider(id: string): Promise<TestResult> {
+    return this.json('POST', `/api/providers/${enc(id)}/test`);
+  }
+  async discoverProviders(host: string): Promise<Discovered[]> {
+    const body = await this.json<{ servers: Discovered[] | null }>('POST', '/api/providers/discover', { host });
+    return body.servers ?? [];
+  }
+  async prices(): Promise<PriceTable> {
+    const body = await this.json<{ prices: PriceTable | null }>('GET', '/api/prices');
+    return body.prices ?? {};
+  }
+  async setPrices(prices: PriceTable): Promise<void> {
+    await this.json('PUT', '/api/prices', { prices });
   }
 
   // ---- events ------------------------------------------------------------------------------

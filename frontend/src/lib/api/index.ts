@@ -1,12 +1,24 @@
 // The only door to the backend. Components and state import from here and never learn which
 // transport they run on: Wails bindings in the desktop app, fetch + WebSocket under
 // `clusterspace serve`.
-import type { BackendEvent, ConnectionState, PanePatch, Workspace, WorkspaceList } from './types';
+import type {
+  BackendEvent,
+  ConnectionState,
+  Discovered,
+  PanePatch,
+  PriceTable,
+  Provider,
+  ProviderInput,
+  ProviderList,
+  TestResult,
+  Workspace,
+  WorkspaceList,
+} from './types';
 import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
 export * from './types';
-export { BackendError, errorMessage, isAuthRequired } from './errors';
+export { BackendError, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -40,6 +52,25 @@ export interface Backend {
   /** Web: downloads a .json file; desktop: native save dialog (cancelling is not an error). */
   exportWorkspace(id: string): Promise<void>;
   importWorkspace(json: string): Promise<Workspace>;
+
+  /** Every provider (keys masked), the defaults, and where keys are kept. */
+  listProviders(): Promise<ProviderList>;
+  /**
+   * id '' creates. input.apiKey absent keeps the stored key, '' removes it, a value replaces it.
+   * Bad input rejects with a BackendError whose `field` names the input field.
+   */
+  saveProvider(id: string, input: ProviderInput): Promise<Provider>;
+  deleteProvider(id: string): Promise<void>;
+  /** '' = none. */
+  setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList>;
+  /** May take several seconds: it calls the model server. */
+  testProvider(id: string): Promise<TestResult>;
+  /** host '' = this machine. */
+  discoverProviders(host: string): Promise<Discovered[]>;
+  prices(): Promise<PriceTable>;
+  /** Replaces the whole table. */
+  setPrices(prices: PriceTable): Promise<void>;
+
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;
   onConnectionChange?(handler: (s: ConnectionState) => void): () => void;

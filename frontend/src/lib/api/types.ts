@@ -55,3 +55,133 @@ export interface PanePatch {
 /** Grid bounds enforced by the backend; the UI offers exactly this range. */
 export const MIN_GRID = 1;
 export const MAX_GRID = 6;
+
+// ---- model providers ------------------------------------------------------------------------
+
+/** The two wire protocols: OpenAI Chat Completions (and every compatible server), Anthropic Messages. */
+export type ProviderKind = 'openai' | 'anthropic';
+
+/**
+ * The base URL the backend uses when a provider leaves its own empty. Mirrors defaultBaseURL in
+ * backend/config/providers.go; the UI only shows it as a placeholder.
+ */
+export const DEFAULT_BASE_URL: Readonly<Record<ProviderKind, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+
+/** A configured model endpoint. The API key never reaches the UI: only whether one is set and a hint. */
+export interface Provider {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  baseUrl: string;
+  model: string;
+  visionModel: string;
+  /** null = the server's default. */
+  temperature: number | null;
+  /** 0 = the default. */
+  maxTokens: number;
+  thinking: boolean;
+  /** 0 = unknown. */
+  contextWindow: number;
+  apiKeySet: boolean;
+  /** Masked, e.g. "sk-…abcd". */
+  apiKeyHint: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An add or an edit. */
+export interface ProviderInput {
+  name: string;
+  kind: ProviderKind;
+  /** '' = the kind's default. */
+  baseUrl: string;
+  model: string;
+  visionModel: string;
+  temperature: number | null;
+  maxTokens: number;
+  thinking: boolean;
+  contextWindow: number;
+  /** Absent keeps the stored key; '' removes it; a value replaces it. */
+  apiKey?: string;
+}
+
+/** Where the backend keeps API keys. */
+export type SecretsBackend = 'keyring' | 'file';
+
+/**
+ * Every provider plus the defaults for agents and critics ('' = none). Also the data of every
+ * event on the 'providers' topic.
+ */
+export interface ProviderList {
+  providers: Provider[];
+  defaultId: string;
+  criticDefaultId: string;
+  secretsBackend: SecretsBackend;
+}
+
+/** What "Test connection" reports. */
+export interface TestResult {
+  ok: boolean;
+  message: string;
+  models?: string[];
+  latencyMs: number;
+}
+
+/** A model server found by "Discover" (Ollama, LM Studio, vLLM, local). */
+export interface Discovered {
+  name: string;
+  kind: 'openai';
+  baseUrl: string;
+  models: string[];
+}
+
+/** USD per million tokens. */
+export interface Price {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** Model name → price. */
+export type PriceTable = Record<string, Price>;
+
+/**
+ * Request fields the provider API names in its errors. The web transport gets the field from the
+ * JSON error; the desktop one reads it from the "field: message" prefix of the Go error text.
+ */
+export const PROVIDER_ERROR_FIELDS = [
+  'name',
+  'kind',
+  'baseUrl',
+  'model',
+  'temperature',
+  'maxTokens',
+  'contextWindow',
+  'defaultId',
+  'criticDefaultId',
+  'host',
+  'prices',
+] as const;
+
+/**
+ * The exact ProviderInput to send: only the known fields (the server refuses unknown ones), and
+ * apiKey only when the caller set it, because an absent key and an empty one mean different
+ * things (keep it, remove it).
+ */
+export function wireProviderInput(input: ProviderInput): ProviderInput {
+  const wire: ProviderInput = {
+    name: input.name,
+    kind: input.kind,
+    baseUrl: input.baseUrl,
+    model: input.model,
+    visionModel: input.visionModel,
+    temperature: input.temperature,
+    maxTokens: input.maxTokens,
+    thinking: input.thinking,
+    contextWindow: input.contextWindow,
+  };
+  if (input.apiKey !== undefined) wire.apiKey = input.apiKey;
+  return wire;
+}

@@ -1,8 +1,20 @@
 // Desktop transport: the Go App methods Wails binds on window.go.main.App, and backend events
 // forwarded with runtime.EventsEmit('backend', …).
 import type { Backend } from './index';
-import type { BackendEvent, PanePatch, Workspace, WorkspaceList } from './types';
-import { BackendError, errorMessage } from './errors';
+import type {
+  BackendEvent,
+  Discovered,
+  PanePatch,
+  PriceTable,
+  Provider,
+  ProviderInput,
+  ProviderList,
+  TestResult,
+  Workspace,
+  WorkspaceList,
+} from './types';
+import { PROVIDER_ERROR_FIELDS, wireProviderInput } from './types';
+import { BackendError, errorMessage, fieldFromMessage } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp {
@@ -20,6 +32,16 @@ export interface WailsApp {
   /** Resolves to the saved path, or '' when the user cancelled the dialog. */
   ExportWorkspace(id: string): Promise<string>;
   ImportWorkspace(json: string): Promise<Workspace>;
+  ListProviders(): Promise<ProviderList>;
+  /** id '' creates; an absent apiKey keeps the stored key (Go sees nil). */
+  SaveProvider(id: string, input: ProviderInput): Promise<Provider>;
+  DeleteProvider(id: string): Promise<void>;
+  SetDefaultProviders(defaultId: string, criticId: string): Promise<ProviderList>;
+  TestProvider(id: string): Promise<TestResult>;
+  /** Go's nil slice arrives as null. */
+  DiscoverProviders(host: string): Promise<Discovered[] | null>;
+  Prices(): Promise<PriceTable | null>;
+  SetPrices(prices: PriceTable): Promise<void>;
 }
 
 export interface WailsRuntime {
@@ -86,6 +108,31 @@ export class WailsBackend implements Backend {
     return call(() => this.app.ImportWorkspace(json));
   }
 
+  listProviders() {
+    return call(() => this.app.ListProviders());
+  }
+  saveProvider(id: string, input: ProviderInput) {
+    return call(() => this.app.SaveProvider(id, wireProviderInput(input)), PROVIDER_ERROR_FIELDS);
+  }
+  deleteProvider(id: string) {
+    return call(() => this.app.DeleteProvider(id));
+  }
+  setDefaultProviders(defaultId: string, criticDefaultId: string) {
+    return call(() => this.app.SetDefaultProviders(defaultId, criticDefaultId), PROVIDER_ERROR_FIELDS);
+  }
+  testProvider(id: string) {
+    return call(() => this.app.TestProvider(id));
+  }
+  async discoverProviders(host: string) {
+    return (await call(() => this.app.DiscoverProviders(host), PROVIDER_ERROR_FIELDS)) ?? [];
+  }
+  async prices() {
+    return (await call(() => this.app.Prices())) ?? {};
+  }
+  setPrices(prices: PriceTable) {
+    return call(() => this.app.SetPrices(prices), PROVIDER_ERROR_FIELDS);
+  }
+
   subscribe(handler: (e: BackendEvent) => void): () => void {
     if (!this.runtime) {
       throw new BackendError('Wails runtime is missing: backend events cannot be received');
@@ -94,11 +141,16 @@ export class WailsBackend implements Backend {
   }
 }
 
-/** Wails rejects with the Go error's text as a plain string; give callers a real Error. */
-async function call<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Wails rejects with the Go error's text as a plain string; give callers a real Error, with the
+ * field the text names when it is one of `fields`.
+ */
+async function call<T>(fn: () => Promise<T>, fields: readonly string[] = []): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw err instanceof BackendError ? err : new BackendError(errorMessage(err));
+    if (err instanceof BackendError) throw err;
+    const message = errorMessage(err);
+    throw new BackendError(message, { field: fieldFromMessage(message, fields) });
   }
 }

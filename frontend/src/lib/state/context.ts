@@ -2,6 +2,7 @@ import { getContext, setContext } from 'svelte';
 import type { Backend } from '../api';
 import { Dialogs } from './dialogs.svelte';
 import { Notices } from './notices.svelte';
+import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
 import { UiState } from './ui.svelte';
 import { WorkspaceStore } from './workspaces.svelte';
@@ -10,6 +11,7 @@ import { WorkspaceStore } from './workspaces.svelte';
 export interface AppContext {
   session: Session;
   workspaces: WorkspaceStore;
+  providers: ProviderStore;
   notices: Notices;
   dialogs: Dialogs;
   ui: UiState;
@@ -22,6 +24,7 @@ export function createAppContext(backend: Backend): AppContext {
   return {
     session: new Session(backend),
     workspaces: new WorkspaceStore(backend, notices.report),
+    providers: new ProviderStore(backend),
     notices,
     dialogs: new Dialogs(),
     ui: new UiState(),

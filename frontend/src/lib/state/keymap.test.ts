@@ -38,6 +38,12 @@ describe('keymap', () => {
     expect(commandForKey(key('w', { metaKey: true }, 'KeyW'))).toBeUndefined();
   });
 
+  it('opens Settings on Ctrl+, (the comma key has no letter or digit code)', () => {
+    expect(commandForKey(key(',', { ctrlKey: true }, 'Comma'))).toBe(COMMAND.openSettings);
+    expect(commandForKey(key(',', {}, 'Comma'))).toBeUndefined();
+    expect(shortcutFor(COMMAND.openSettings)).toBe('Ctrl+,');
+  });
+
   it('shows the same shortcut the listener uses', () => {
     expect(shortcutFor(COMMAND.togglePalette)).toBe('Ctrl+Shift+P');
     expect(shortcutFor(switchCommand(3))).toBe('Ctrl+3');

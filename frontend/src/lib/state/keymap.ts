@@ -19,6 +19,7 @@ export const COMMAND = {
   exportWorkspace: 'workspace.export',
   importWorkspace: 'workspace.import',
   togglePalette: 'palette.toggle',
+  openSettings: 'settings.open',
 } as const;
 
 /** Command id for switching to the Nth workspace (1-based). */
@@ -32,6 +33,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { keys: 'Ctrl+Tab', command: COMMAND.nextWorkspace },
   { keys: 'Ctrl+Shift+Tab', command: COMMAND.previousWorkspace },
   { keys: 'Ctrl+Shift+P', command: COMMAND.togglePalette },
+  { keys: 'Ctrl+,', command: COMMAND.openSettings },
   ...Array.from({ length: NUMBERED_WORKSPACES }, (_, i) => ({
     keys: `Ctrl+${i + 1}`,
     command: switchCommand(i + 1),

@@ -40,6 +40,14 @@ function fakeBackend(over: Partial<Backend> = {}) {
     updatePane: vi.fn(),
     exportWorkspace: vi.fn(async () => {}),
     importWorkspace: vi.fn(),
+    listProviders: vi.fn(),
+    saveProvider: vi.fn(),
+    deleteProvider: vi.fn(),
+    setDefaultProviders: vi.fn(),
+    testProvider: vi.fn(),
+    discoverProviders: vi.fn(),
+    prices: vi.fn(),
+    setPrices: vi.fn(),
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});

@@ -1,0 +1,199 @@
+import type {
+  Backend,
+  BackendEvent,
+  Discovered,
+  PriceTable,
+  Provider,
+  ProviderInput,
+  ProviderList,
+  SecretsBackend,
+  TestResult,
+} from '../api';
+import { errorMessage } from '../api';
+
+/** The event topic whose data is a full ProviderList snapshot. */
+export const PROVIDERS_TOPIC = 'providers';
+
+/** The latest "Test connection" of one provider. */
+export interface ProviderTest {
+  running: boolean;
+  result?: TestResult;
+}
+
+/**
+ * Model providers and their defaults as the backend last told us, from pushed snapshots and from
+ * our own calls, which (as in WorkspaceStore) may arrive in either order: a provider is only
+ * replaced by a version whose updatedAt is not older.
+ *
+ * Unlike WorkspaceStore, the actions reject instead of reporting to the banner: they are called
+ * from the Settings panel, which shows each error next to the field or control it concerns.
+ *
+ * API keys pass through `save` on their way to the backend and are never kept here.
+ */
+export class ProviderStore {
+  providers = $state.raw<Provider[]>([]);
+  defaultId = $state('');
+  criticDefaultId = $state('');
+  secretsBackend = $state<SecretsBackend | ''>('');
+  /** True once a list has arrived. */
+  loaded = $state(false);
+  /** Why the last load failed; '' after a success. */
+  loadError = $state('');
+  /** Provider id → its latest connection test. */
+  tests = $state.raw<Record<string, ProviderTest>>({});
+
+  /** Counts event snapshots, so a list fetched before the newest event is not applied over it. */
+  private eventsSeen = 0;
+
+  constructor(private readonly backend: Backend) {}
+
+  /**
+   * Follows backend events, and re-reads the list when the live connection reopens (events sent
+   * while it was down are gone), once something has been loaded. Returns the stop function.
+   */
+  sync(): () => void {
+    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
+    const stopConn = this.backend.onConnectionChange?.((s) => {
+      if (s === 'connected' && this.loaded) void this.load();
+    });
+    return () => {
+      stopEvents();
+      stopConn?.();
+    };
+  }
+
+  handleEvent(e: BackendEvent): void {
+    if (e.topic !== PROVIDERS_TOPIC) return;
+    if (!isProviderList(e.data)) {
+      console.warn('clusterspace: providers event without a ProviderList', e.type);
+      return;
+    }
+    this.eventsSeen++;
+    this.applyList(e.data);
+  }
+
+  /** Reads the whole list; a failure lands in loadError for the Settings panel to show. */
+  async load(): Promise<void> {
+    const seenBefore = this.eventsSeen;
+    try {
+      const list = await this.backend.listProviders();
+      this.loadError = '';
+      // An event that arrived meanwhile is a full snapshot at least as new as this answer.
+      if (this.eventsSeen === seenBefore) this.applyList(list);
+    } catch (err) {
+      this.loadError = errorMessage(err);
+    }
+  }
+
+  /** Membership, order and defaults come from the list; no provider goes back in time. */
+  applyList(list: ProviderList): void {
+    const current = new Map(this.providers.map((p) => [p.id, p]));
+    this.providers = list.providers.map((p) => newer(current.get(p.id), p));
+    this.defaultId = list.defaultId;
+    this.criticDefaultId = list.criticDefaultId;
+    this.secretsBackend = list.secretsBackend;
+    this.loaded = true;
+    const ids = new Set(this.providers.map((p) => p.id));
+    if (Object.keys(this.tests).some((id) => !ids.has(id))) {
+      this.tests = Object.fromEntries(Object.entries(this.tests).filter(([id]) => ids.has(id)));
+    }
+  }
+
+  /** Applies one provider returned by a call; `insert` for a new one. */
+  applyProvider(p: Provider, insert = false): void {
+    const i = this.providers.findIndex((q) => q.id === p.id);
+    if (i === -1) {
+      if (insert) this.providers = [...this.providers, p];
+      return;
+    }
+    const kept = newer(this.providers[i], p);
+    if (kept === this.providers[i]) return;
+    const next = this.providers.slice();
+    next[i] = kept;
+    this.providers = next;
+  }
+
+  byId(id: string): Provider | undefined {
+    return this.providers.find((p) => p.id === id);
+  }
+
+  // ---- actions: each rejects with the backend's error ----------------------------------------
+
+  /** Adds (id '') or edits a provider. */
+  async save(id: string, input: ProviderInput): Promise<Provider> {
+    const saved = await this.backend.saveProvider(id, input);
+    this.applyProvider(saved, id === '');
+    this.forgetTest(saved.id); // its settings changed, so an earlier result says nothing now
+    // A first provider becomes both defaults on the backend; read its choice rather than guess it.
+    if (id === '') await this.load();
+    return saved;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.backend.deleteProvider(id);
+    this.providers = this.providers.filter((p) => p.id !== id);
+    this.forgetTest(id);
+    // Defaults that pointed at it are cleared on the backend.
+    await this.load();
+  }
+
+  async setDefaults(defaultId: string, criticDefaultId: string): Promise<void> {
+    this.applyList(await this.backend.setDefaultProviders(defaultId, criticDefaultId));
+  }
+
+  /** Runs "Test connection"; never rejects: a failed call is recorded as a failed test. */
+  async test(id: string): Promise<void> {
+    this.setTest(id, { running: true });
+    let result: TestResult;
+    try {
+      result = await this.backend.testProvider(id);
+    } catch (err) {
+      result = { ok: false, message: errorMessage(err), latencyMs: 0 };
+    }
+    // The provider may have been deleted while the test ran.
+    if (this.byId(id)) this.setTest(id, { running: false, result });
+    else this.forgetTest(id);
+  }
+
+  discover(host: string): Promise<Discovered[]> {
+    return this.backend.discoverProviders(host);
+  }
+
+  prices(): Promise<PriceTable> {
+    return this.backend.prices();
+  }
+
+  setPrices(prices: PriceTable): Promise<void> {
+    return this.backend.setPrices(prices);
+  }
+
+  private setTest(id: string, t: ProviderTest): void {
+    this.tests = { ...this.tests, [id]: t };
+  }
+
+  private forgetTest(id: string): void {
+    if (!(id in this.tests)) return;
+    const next = { ...this.tests };
+    delete next[id];
+    this.tests = next;
+  }
+}
+
+/** The incoming version unless the one we hold is strictly newer. */
+function newer(held: Provider | undefined, incoming: Provider): Provider {
+  if (!held) return incoming;
+  const a = Date.parse(held.updatedAt);
+  const b = Date.parse(incoming.updatedAt);
+  return a > b ? held : incoming; // NaN compares false: an unparseable time never blocks an update
+}
+
+function isProviderList(v: unknown): v is ProviderList {
+  const l = v as ProviderList | null;
+  return (
+    typeof l === 'object' &&
+    l !== null &&
+    Array.isArray(l.providers) &&
+    typeof l.defaultId === 'string' &&
+    typeof l.criticDefaultId === 'string'
+  );
+}
