@@ -11,11 +11,12 @@ LDFLAGS := -w -s -X main.version=$(VERSION)
 ARTIFACTS := test-artifacts
 # Packages (under backend/) whose goroutines and locks are the core of the app: they run under
 # the race detector; every other package runs without it. Name each one here only.
-RACE_PKGS := pubsub store workspace server tools config
+# "llm/..." takes a package with everything below it.
+RACE_PKGS := pubsub store workspace server tools config llm/...
 empty :=
 space := $(empty) $(empty)
-RACE_PATHS := $(addprefix ./backend/,$(addsuffix /,$(RACE_PKGS)))
-RACE_REGEX := /backend/($(subst $(space),|,$(RACE_PKGS)))$$
+RACE_PATHS := $(addprefix ./backend/,$(RACE_PKGS))
+RACE_REGEX := /backend/($(subst /...,(/.*)?,$(subst $(space),|,$(RACE_PKGS))))$$
 SERVE_ARGS ?=
 
 .PHONY: setup frontend build run serve test test-go test-frontend test-e2e bench clean

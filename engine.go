@@ -48,7 +48,7 @@ func openEngine(ctx context.Context, dataDirFlag string) (*engine, error) {
 		return nil, fmt.Errorf("open the secrets vault: %w", err)
 	}
 	provEvents := pubsub.NewBroker[config.ProviderList]()
-	providers := config.NewProviders(st, vault, provEvents, nil)
+	providers := config.NewProviders(st, vault, provEvents, config.LLMTester{})
 	return &engine{dataDir: dir, store: st, workspaces: ws, providers: providers, wsEvents: events, provEvents: provEvents}, nil
 }
 

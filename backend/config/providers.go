@@ -29,9 +29,17 @@ var defaultBaseURL = map[string]string{
 	KindAnthropic: "https://api.anthropic.com",
 }
 
+// maxTemperatureFor is the highest temperature each protocol accepts: Anthropic refuses more
+// than 1, OpenAI-style servers take up to 2.
+func maxTemperatureFor(kind string) float64 {
+	if kind == KindAnthropic {
+		return 1
+	}
+	return 2
+}
+
 // Limits that catch typos (a max-tokens of 4e9) without getting in the way of real models.
 const (
-	maxTemperature   = 2.0
 	maxTokensLimit   = 1_000_000
 	maxContextWindow = 10_000_000
 )
@@ -206,8 +214,8 @@ func validate(in ProviderInput, others []Provider, selfID string) (ProviderInput
 		return in, &FieldError{"kind", fmt.Sprintf("is %q; must be %q (OpenAI and compatible servers) or %q", in.Kind, KindOpenAI, KindAnthropic)}
 	case in.Model == "":
 		return in, &FieldError{"model", "must not be empty: name the model to use, e.g. the one \"Test connection\" lists"}
-	case in.Temperature != nil && (math.IsNaN(*in.Temperature) || *in.Temperature < 0 || *in.Temperature > maxTemperature):
-		return in, &FieldError{"temperature", fmt.Sprintf("must be between 0 and %v, or empty for the server's default", maxTemperature)}
+	case in.Temperature != nil && (math.IsNaN(*in.Temperature) || *in.Temperature < 0 || *in.Temperature > maxTemperatureFor(in.Kind)):
+		return in, &FieldError{"temperature", fmt.Sprintf("must be between 0 and %v for this protocol, or empty for the server's default", maxTemperatureFor(in.Kind))}
 	case in.MaxTokens < 0 || in.MaxTokens > maxTokensLimit:
 		return in, &FieldError{"maxTokens", fmt.Sprintf("must be between 0 (the default) and %d", maxTokensLimit)}
 	case in.ContextWindow < 0 || in.ContextWindow > maxContextWindow:

@@ -128,12 +128,13 @@ func TestProviderValidationNamesTheField(t *testing.T) {
 		"model":         {Name: "x", Kind: "openai"},
 		"baseUrl":       {Name: "x", Kind: "openai", Model: "m", BaseURL: "ftp://host"},
 		"temperature":   {Name: "x", Kind: "openai", Model: "m", Temperature: ptr(3.5)},
+		"temperature ":  {Name: "x", Kind: "anthropic", Model: "m", Temperature: ptr(1.5)},
 		"maxTokens":     {Name: "x", Kind: "openai", Model: "m", MaxTokens: -1},
 		"contextWindow": {Name: "x", Kind: "openai", Model: "m", ContextWindow: -5},
 	} {
 		_, err := svc.Save(ctx, "", in)
 		var fe *config.FieldError
-		if !errors.As(err, &fe) || fe.Field != field {
+		if !errors.As(err, &fe) || fe.Field != strings.TrimSpace(field) {
 			t.Errorf("%s: got %v", field, err)
 		}
 	}

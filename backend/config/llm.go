@@ -1,0 +1,34 @@
+package config
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/providers"
+)
+
+// LLMConfig is the model layer's view of a resolved provider, key included.
+func (r Resolved) LLMConfig() llm.Config {
+	return llm.Config{Name: r.Name, Kind: r.Kind, BaseURL: r.BaseURL, Model: r.Model, VisionModel: r.VisionModel,
+		APIKey: r.APIKey, Temperature: r.Temperature, MaxTokens: r.MaxTokens, Thinking: r.Thinking, ContextWindow: r.ContextWindow}
+}
+
+// LLMTester tests providers by calling them through the model layer.
+type LLMTester struct {
+	Logger *slog.Logger
+}
+
+// Test lists the provider's models (or sends a one-token chat) and reports what happened.
+func (t LLMTester) Test(ctx context.Context, p Resolved) TestResult {
+	opts := []llm.Option{}
+	if t.Logger != nil {
+		opts = append(opts, llm.WithLogger(t.Logger))
+	}
+	prov, err := providers.New(p.LLMConfig(), opts...)
+	if err != nil {
+		return TestResult{Message: err.Error()}
+	}
+	c := providers.Test(ctx, prov, p.Model)
+	return TestResult{OK: c.OK, Message: c.Message, Models: c.Models, LatencyMS: c.Latency.Milliseconds()}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// logIn opens the app and logs in with the given password.
+func logIn(t *testing.T, ctx context.Context, url, password string) {
+	t.Helper()
+	step(t, ctx, "log in",
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`[data-testid=login-password]`),
+		chromedp.SendKeys(`[data-testid=login-password]`, password),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=app-ready]`))
+}
+
+func rowSel(name string) string { return fmt.Sprintf(`[data-testid=provider-row][data-name=%q]`, name) }
+
+// fillProvider fills the open provider form field by field, as a person types.
+func fillProvider(t *testing.T, ctx context.Context, kindKey, name, baseURL, model, key string) {
+	t.Helper()
+	step(t, ctx, "fill the provider form "+name,
+		chromedp.WaitVisible(`[data-testid=provider-form]`),
+		chromedp.SendKeys(`[data-testid=provider-name]`, name),
+		chromedp.SendKeys(`[data-testid=provider-kind]`, kindKey),
+		chromedp.SendKeys(`[data-testid=provider-base-url]`, strings.Repeat(kb.Backspace, 60)+baseURL),
+		chromedp.SendKeys(`[data-testid=provider-model]`, model),
+		chromedp.SendKeys(`[data-testid=provider-api-key]`, key),
+		chromedp.Click(`[data-testid=provider-save]`),
+		waitJS(`!document.querySelector('[data-testid=provider-form]')`),
+		chromedp.WaitVisible(rowSel(name)))
+}
+
+// TestSettingsProvidersEndToEnd adds two providers through Settings → Providers, tests each
+// against the scripted model server (real HTTP, both protocols), sets the critic default, and
+// checks that the API key reaches the model server and nowhere in the page.
+func TestSettingsProvidersEndToEnd(t *testing.T) {
+	const key = "sk-e2e-KEYCANARY-0123456789"
+	model := llmtest.New(t, llmtest.Script{Models: []string{"scripted-small", "scripted-vision"}, APIKey: key})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+
+	step(t, ctx, "open settings",
+		chromedp.Click(`[data-testid=settings-open]`),
+		chromedp.WaitVisible(`[data-testid=settings]`),
+		chromedp.Click(`[data-testid=provider-add]`))
+	// A wrong field first: the backend's message appears next to the field, nothing is saved.
+	step(t, ctx, "save without a model",
+		chromedp.SendKeys(`[data-testid=provider-name]`, "Broken"),
+		chromedp.Click(`[data-testid=provider-save]`),
+		waitJS(`(document.querySelector('[data-testid=field-error][data-field=model]')?.textContent ?? '').includes('must not be empty')`),
+		chromedp.Click(`[data-testid=provider-cancel]`),
+		waitJS(`document.querySelectorAll('[data-testid=provider-row]').length === 0`),
+		chromedp.Click(`[data-testid=provider-add]`))
+
+	fillProvider(t, ctx, "O", "Scripted OpenAI", model.OpenAIURL(), "scripted-small", key)
+	step(t, ctx, "the first provider is both defaults, key masked",
+		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.default === 'true' && document.querySelector(%q).dataset.critic === 'true'`, rowSel("Scripted OpenAI"), rowSel("Scripted OpenAI"))),
+		waitJS(fmt.Sprintf(`document.querySelector('%s [data-testid=provider-key-hint]').textContent.includes('…6789')`, rowSel("Scripted OpenAI"))))
+	step(t, ctx, "test the OpenAI-protocol provider",
+		chromedp.Click(rowSel("Scripted OpenAI")+` [data-testid=provider-test]`),
+		waitJS(fmt.Sprintf(`document.querySelector('%s [data-testid=provider-test-result]')?.dataset.ok === 'true'`, rowSel("Scripted OpenAI"))))
+
+	step(t, ctx, "add an Anthropic-protocol provider", chromedp.Click(`[data-testid=provider-add]`))
+	fillProvider(t, ctx, "A", "Scripted Anthropic", model.URL, "scripted-small", key)
+	step(t, ctx, "test the Anthropic-protocol provider",
+		chromedp.Click(rowSel("Scripted Anthropic")+` [data-testid=provider-test]`),
+		waitJS(fmt.Sprintf(`document.querySelector('%s [data-testid=provider-test-result]')?.dataset.ok === 'true'`, rowSel("Scripted Anthropic"))))
+
+	// Both protocols reached the model server with the key, each in its own header.
+	var sawOpenAI, sawAnthropic bool
+	for _, r := range model.Requests() {
+		sawOpenAI = sawOpenAI || (strings.HasSuffix(r.Path, "/models") && r.Header.Get("Authorization") == "Bearer "+key)
+		sawAnthropic = sawAnthropic || (strings.HasSuffix(r.Path, "/models") && r.Header.Get("X-Api-Key") == key)
+	}
+	if !sawOpenAI || !sawAnthropic {
+		t.Fatalf("the model server did not get both protocols' model lists with the key (openai %v, anthropic %v)", sawOpenAI, sawAnthropic)
+	}
+
+	// The Anthropic one becomes the critic default.
+	step(t, ctx, "choose the critic provider",
+		chromedp.SendKeys(`[data-testid=critic-provider]`, "Scripted A"),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.critic === 'true' && document.querySelector(%q).dataset.critic === 'false'`, rowSel("Scripted Anthropic"), rowSel("Scripted OpenAI"))))
+
+	// After a reload everything is still there, and the key is nowhere in the page.
+	step(t, ctx, "reload and reopen settings",
+		chromedp.Reload(), chromedp.WaitVisible(`[data-testid=app-ready]`),
+		chromedp.Click(`[data-testid=settings-open]`),
+		chromedp.WaitVisible(rowSel("Scripted Anthropic")),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.critic === 'true' && document.querySelector(%q).dataset.default === 'true'`, rowSel("Scripted Anthropic"), rowSel("Scripted OpenAI"))))
+	shot(t, ctx, "settings-providers")
+	var page string
+	step(t, ctx, "read the page and its storage", chromedp.Evaluate(
+		`document.documentElement.outerHTML + JSON.stringify(sessionStorage) + JSON.stringify(localStorage)`, &page))
+	if strings.Contains(page, "KEYCANARY") {
+		t.Fatal("the API key is in the page or its storage")
+	}
+	if !strings.Contains(page, "Scripted Anthropic") {
+		t.Fatal("read the wrong page")
+	}
+}
