@@ -92,6 +92,12 @@ func TestSettingsProvidersEndToEnd(t *testing.T) {
 		chromedp.SendKeys(`[data-testid=critic-provider]`, "Scripted A"),
 		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.critic === 'true' && document.querySelector(%q).dataset.critic === 'false'`, rowSel("Scripted Anthropic"), rowSel("Scripted OpenAI"))))
 
+	step(t, ctx, "choose the default provider",
+		chromedp.SendKeys(`[data-testid=default-provider]`, "Scripted A"),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.default === 'true' && document.querySelector(%q).dataset.default === 'false'`, rowSel("Scripted Anthropic"), rowSel("Scripted OpenAI"))),
+		chromedp.SendKeys(`[data-testid=default-provider]`, "Scripted O"),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).dataset.default === 'true'`, rowSel("Scripted OpenAI"))))
+
 	// After a reload everything is still there, and the key is nowhere in the page.
 	step(t, ctx, "reload and reopen settings",
 		chromedp.Reload(), chromedp.WaitVisible(`[data-testid=app-ready]`),
