@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/clusterspace/clusterspace/backend/server"
+	"github.com/clusterspace/clusterspace/backend/terminal"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -73,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version":
 		printVersion(stdout)
 		return exitOK
+	case "sandbox-exec":
+		return terminal.SandboxExecMain(args)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,482 @@
+// Package terminal runs the terminal panes: one PTY per tab, several tabs per pane, a
+// bounded scrollback replayed to every viewer that attaches, output batched to viewers, SSH
+// sessions kept alive in remote tmux, shells confined with Landlock, and the text views the
+// model reads (escape sequences stripped, paged by a byte cursor, completion detection).
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+)
+
+// Default size of a new terminal, the classic 80×24.
+const (
+	DefaultCols = 80
+	DefaultRows = 24
+)
+
+// maxDimension bounds cols and rows: far beyond any screen, small enough that a typo cannot
+// make programs allocate gigantic screen buffers.
+const maxDimension = 4096
+
+// Errors the callers tell apart (with errors.Is).
+var (
+	ErrNoPane     = errors.New("no terminal in this pane")
+	ErrNoTab      = errors.New("no such terminal tab")
+	ErrExited     = errors.New("the shell has exited")
+	ErrClosed     = errors.New("the terminal manager has shut down")
+	ErrInputFull  = errors.New("terminal input is backed up: the program is not reading its input")
+	ErrBadSize    = errors.New("terminal size out of range")
+	ErrNoLandlock = errors.New("landlock is not available")
+)
+
+// Options configure a Manager; the zero value is usable.
+type Options struct {
+	ScrollbackLines int // default DefaultScrollbackLines
+	ScrollbackBytes int // default DefaultScrollbackBytes
+	Logger          *slog.Logger
+	// SandboxHelper is the binary that implements `sandbox-exec` (default: this executable).
+	SandboxHelper string
+	// SandboxHelperEnv is added to the helper's environment (tests use it to reach TestMain).
+	SandboxHelperEnv []string
+	// SSH is the ssh client to run (default "ssh", found on PATH).
+	SSH string
+}
+
+// Spec describes the terminal a tab runs.
+type Spec struct {
+	PaneID  string
+	Shell   string   // default $SHELL, else /bin/bash
+	Dir     string   // working directory; default the home directory
+	Env     []string // added to the inherited environment, overriding it
+	Cols    int      // default DefaultCols
+	Rows    int      // default DefaultRows
+	SSH     *SSHTarget
+	Sandbox *Sandbox
+}
+
+// TabInfo is the state of one tab, as the UI shows it.
+type TabInfo struct {
+	PaneID   string `json:"paneId"`
+	TabID    string `json:"tabId"`
+	Title    string `json:"title"`
+	Running  bool   `json:"running"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Cols     int    `json:"cols"`
+	Rows     int    `json:"rows"`
+	Confined bool   `json:"confined"`
+	Active   bool   `json:"active"`
+	Remote   string `json:"remote,omitempty"` // user@host:port of an SSH tab
+	PID      int    `json:"pid,omitempty"`
+}
+
+// Event kinds published on Events().
+const (
+	EventOpened    = "opened"
+	EventClosed    = "closed"
+	EventExited    = "exited"
+	EventRestarted = "restarted"
+	EventTitle     = "title"
+	EventActivated = "activated"
+)
+
+// Event is a change to a tab.
+type Event struct {
+	Kind string  `json:"kind"`
+	Tab  TabInfo `json:"tab"`
+}
+
+// Manager owns every terminal tab and every goroutine serving them.
+type Manager struct {
+	opts   Options
+	log    *slog.Logger
+	events *pubsub.Broker[Event]
+	ctx    context.Context // ends at Shutdown, releasing viewers
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine and every operation in flight
+	ensure sync.Mutex     // serialises Ensure so two callers do not both open a first tab
+
+	mu        sync.Mutex
+	closed    bool
+	panes     map[string]*pane
+	broadcast map[string]bool
+	nextTab   uint64
+}
+
+type pane struct {
+	tabs   []*tab
+	active *tab
+}
+
+// NewManager returns a Manager with no terminals.
+func NewManager(opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.SSH == "" {
+		opts.SSH = "ssh"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
+		panes: map[string]*pane{}, broadcast: map[string]bool{}}
+}
+
+// Events is the stream of tab changes.
+func (m *Manager) Events() *pubsub.Broker[Event] { return m.events }
+
+// enter registers an operation in flight so Shutdown waits for it; false after Shutdown.
+func (m *Manager) enter() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.wg.Add(1)
+	return true
+}
+
+func (m *Manager) publish(kind string, t *tab) {
+	m.events.Publish(kind, Event{Kind: kind, Tab: t.info()})
+}
+
+// Open starts a new tab in the pane and makes it the pane's active tab.
+func (m *Manager) Open(ctx context.Context, spec Spec) (TabInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return TabInfo{}, err
+	}
+	spec, argv, err := m.prepare(spec)
+	if err != nil {
+		return TabInfo{}, err
+	}
+	if !m.enter() {
+		return TabInfo{}, ErrClosed
+	}
+	defer m.wg.Done()
+	m.mu.Lock()
+	m.nextTab++
+	t := newTab(m, spec, argv, "tab-"+strconv.FormatUint(m.nextTab, 10))
+	m.mu.Unlock()
+	if err := t.start(); err != nil {
+		return TabInfo{}, err
+	}
+	m.mu.Lock()
+	if m.closed { // Shutdown ran while the process started: it is ours to stop
+		m.mu.Unlock()
+		t.close()
+		return TabInfo{}, ErrClosed
+	}
+	p := m.panes[spec.PaneID]
+	if p == nil {
+		p = &pane{}
+		m.panes[spec.PaneID] = p
+	}
+	p.tabs = append(p.tabs, t)
+	p.active = t
+	m.mu.Unlock()
+	m.publish(EventOpened, t)
+	return t.info(), nil
+}
+
+// Ensure returns the pane's active tab, opening a first one from spec if it has none.
+func (m *Manager) Ensure(ctx context.Context, spec Spec) (TabInfo, error) {
+	m.ensure.Lock()
+	defer m.ensure.Unlock()
+	if t, err := m.tab(spec.PaneID, ""); err == nil {
+		return t.info(), nil
+	}
+	return m.Open(ctx, spec)
+}
+
+// Tabs lists the pane's tabs in the order they were opened.
+func (m *Manager) Tabs(paneID string) []TabInfo {
+	m.mu.Lock()
+	p := m.panes[paneID]
+	var tabs []*tab
+	if p != nil {
+		tabs = slices.Clone(p.tabs)
+	}
+	m.mu.Unlock()
+	infos := make([]TabInfo, 0, len(tabs))
+	for _, t := range tabs {
+		infos = append(infos, t.info())
+	}
+	return infos
+}
+
+// SetActive makes tabID the pane's active tab (the one tabID "" means elsewhere).
+func (m *Manager) SetActive(paneID, tabID string) error {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if p := m.panes[paneID]; p != nil {
+		p.active = t
+	}
+	m.mu.Unlock()
+	m.publish(EventActivated, t)
+	return nil
+}
+
+// tab finds a tab; tabID "" is the pane's active tab.
+func (m *Manager) tab(paneID, tabID string) (*tab, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	p := m.panes[paneID]
+	if p == nil || len(p.tabs) == 0 {
+		return nil, fmt.Errorf("pane %q: %w", paneID, ErrNoPane)
+	}
+	if tabID == "" {
+		return p.active, nil
+	}
+	for _, t := range p.tabs {
+		if t.id == tabID {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("pane %q, tab %q: %w", paneID, tabID, ErrNoTab)
+}
+
+// Write sends input to a tab as typed; tabID "" is the pane's active tab.
+func (m *Manager) Write(paneID, tabID string, data []byte) error {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return err
+	}
+	return t.write(data)
+}
+
+// Resize sets the terminal size of a tab, or of every tab in the pane when tabID is "" (the
+// tabs of a pane share its size).
+func (m *Manager) Resize(paneID, tabID string, cols, rows int) error {
+	if cols < 1 || rows < 1 || cols > maxDimension || rows > maxDimension {
+		return fmt.Errorf("%w: %d×%d (cols and rows must be 1–%d)", ErrBadSize, cols, rows, maxDimension)
+	}
+	var tabs []*tab
+	if tabID == "" {
+		if _, err := m.tab(paneID, ""); err != nil {
+			return err
+		}
+		m.mu.Lock()
+		tabs = slices.Clone(m.panes[paneID].tabs)
+		m.mu.Unlock()
+	} else {
+		t, err := m.tab(paneID, tabID)
+		if err != nil {
+			return err
+		}
+		tabs = []*tab{t}
+	}
+	var errs []error
+	for _, t := range tabs {
+		errs = append(errs, t.resize(cols, rows))
+	}
+	return errors.Join(errs...)
+}
+
+// Restart ends the tab's process if it still runs and starts its command again in the same
+// tab; the scrollback is kept, so the user sees what happened before.
+func (m *Manager) Restart(ctx context.Context, paneID, tabID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return err
+	}
+	if !m.enter() {
+		return ErrClosed
+	}
+	defer m.wg.Done()
+	if err := t.restart(); err != nil {
+		return err
+	}
+	m.publish(EventRestarted, t)
+	return nil
+}
+
+// CloseTab ends the tab's process and removes the tab; the next tab becomes active.
+func (m *Manager) CloseTab(paneID, tabID string) error {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if p := m.panes[paneID]; p != nil {
+		i := slices.Index(p.tabs, t)
+		if i >= 0 {
+			p.tabs = slices.Delete(p.tabs, i, i+1)
+		}
+		if len(p.tabs) == 0 {
+			delete(m.panes, paneID)
+		} else if p.active == t {
+			p.active = p.tabs[min(max(i, 0), len(p.tabs)-1)]
+		}
+	}
+	m.mu.Unlock()
+	t.close()
+	m.publish(EventClosed, t)
+	return nil
+}
+
+// ClosePane ends every tab of the pane (when a grid shrinks or the pane is removed). A pane
+// without terminals is not an error, so callers need not know which panes had one.
+func (m *Manager) ClosePane(paneID string) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	p := m.panes[paneID]
+	delete(m.panes, paneID)
+	delete(m.broadcast, paneID)
+	m.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	closeAll(p.tabs)
+	for _, t := range p.tabs {
+		m.publish(EventClosed, t)
+	}
+	return nil
+}
+
+// closeAll closes tabs in parallel, since each may wait for its process to end.
+func closeAll(tabs []*tab) {
+	var wg sync.WaitGroup
+	for _, t := range tabs {
+		wg.Go(t.close)
+	}
+	wg.Wait()
+}
+
+// SetBroadcast includes or excludes a pane from broadcast input.
+func (m *Manager) SetBroadcast(paneID string, include bool) {
+	m.mu.Lock()
+	if include {
+		m.broadcast[paneID] = true
+	} else {
+		delete(m.broadcast, paneID)
+	}
+	m.mu.Unlock()
+}
+
+// Broadcasting reports whether the pane is included in broadcast input.
+func (m *Manager) Broadcasting(paneID string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.broadcast[paneID]
+}
+
+// WriteBroadcast sends input typed in fromPaneID. When that pane is in broadcast, the input
+// also goes to the active tab of every other broadcasting pane of panesInWorkspace. Only a
+// failure to write to fromPaneID is returned.
+func (m *Manager) WriteBroadcast(fromPaneID string, panesInWorkspace []string, data []byte) error {
+	err := m.Write(fromPaneID, "", data)
+	if !m.Broadcasting(fromPaneID) {
+		return err
+	}
+	for _, id := range panesInWorkspace {
+		if id != fromPaneID && m.Broadcasting(id) {
+			_ = m.Write(id, "", data) // Best effort: a pane whose shell has exited misses the keys.
+		}
+	}
+	return err
+}
+
+// Shutdown kills every PTY and waits for every goroutine the manager started.
+func (m *Manager) Shutdown() {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		m.wg.Wait()
+		return
+	}
+	m.closed = true
+	var tabs []*tab
+	for _, p := range m.panes {
+		tabs = append(tabs, p.tabs...)
+	}
+	m.panes = map[string]*pane{}
+	m.mu.Unlock()
+	m.cancel()
+	closeAll(tabs)
+	m.wg.Wait()
+	m.events.Shutdown()
+}
+
+// prepare fills in the spec's defaults, checks it, and builds the command line.
+func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
+	if spec.PaneID == "" {
+		return spec, nil, errors.New("terminal spec has no pane id: pass the id of the pane the terminal belongs to")
+	}
+	if spec.Cols == 0 {
+		spec.Cols = DefaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = DefaultRows
+	}
+	if spec.Cols < 1 || spec.Rows < 1 || spec.Cols > maxDimension || spec.Rows > maxDimension {
+		return spec, nil, fmt.Errorf("%w: %d×%d (cols and rows must be 1–%d)", ErrBadSize, spec.Cols, spec.Rows, maxDimension)
+	}
+	if spec.Shell == "" {
+		spec.Shell = os.Getenv("SHELL")
+	}
+	if spec.Shell == "" {
+		spec.Shell = "/bin/bash"
+	}
+	if spec.Dir == "" {
+		spec.Dir, _ = os.UserHomeDir() // Best effort: "/" below when there is no home.
+		if spec.Dir == "" {
+			spec.Dir = "/"
+		}
+	}
+	if st, err := os.Stat(spec.Dir); err != nil || !st.IsDir() {
+		return spec, nil, fmt.Errorf("working directory %q does not exist: create it or pick another", spec.Dir)
+	}
+	var argv []string
+	if spec.SSH != nil {
+		a, err := SSHCommand(*spec.SSH, spec.PaneID)
+		if err != nil {
+			return spec, nil, err
+		}
+		argv = append([]string{m.opts.SSH}, a[1:]...)
+	} else {
+		argv = []string{spec.Shell}
+	}
+	if spec.Sandbox != nil {
+		sb, err := spec.Sandbox.check()
+		if err != nil {
+			return spec, nil, err
+		}
+		spec.Sandbox = &sb
+		helper := m.opts.SandboxHelper
+		if helper == "" {
+			if helper, err = os.Executable(); err != nil {
+				return spec, nil, fmt.Errorf("cannot find this program to run the sandbox helper: %w", err)
+			}
+		}
+		argv = append(sb.helperArgs(helper), argv...)
+	}
+	return spec, argv, nil
+}
+
+// defaultTitle names a tab before its shell sets a title.
+func defaultTitle(spec Spec) string {
+	if spec.SSH != nil {
+		return "ssh " + spec.SSH.String()
+	}
+	return filepath.Base(spec.Shell)
+}

@@ -1,0 +1,177 @@
+package terminal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+)
+
+// Batching of output to viewers: a viewer gets a chunk when output has gone quiet, when a
+// frame's worth of time has passed since the chunk began, or when the chunk is big, whichever
+// comes first. The first output after a quiet frame is sent at once, so a keystroke's echo is
+// not held back.
+const (
+	flushInterval = 16 * time.Millisecond // about one frame at 60 Hz
+	flushBytes    = 64 << 10              // one WebSocket message's worth
+	flushQuiet    = time.Millisecond      // a burst with a 1 ms gap has ended
+)
+
+// viewerLagLimit is how far a viewer may fall behind before it is dropped and resynchronised
+// from the scrollback: 1 MiB is 16 full batches, over 10 ms of the fastest output a PTY
+// produces here (~80 MB/s), so a viewer that keeps up never hits it, and one that cannot
+// never makes the tab hold more than this for it.
+const viewerLagLimit = 1 << 20
+
+// viewerQueue is how many chunks may wait in a viewer's channel.
+const viewerQueue = 4
+
+// ResyncMarker precedes the replay in a Resync chunk, so a person sees why the screen was
+// redrawn.
+const ResyncMarker = "\x1b[0m\r\n\x1b[7m[clusterspace: this view fell behind and was resynchronised from the scrollback]\x1b[0m\r\n"
+
+// Chunk is a piece of output for a viewer; Data is the receiver's to keep. When Resync is set
+// the viewer fell behind and was dropped: Data is ResyncMarker and then the whole scrollback,
+// and the client must reset its screen before writing it.
+type Chunk struct {
+	Data   []byte
+	Resync bool
+}
+
+// viewer is one attached client. Its fields other than the channels are guarded by the tab's
+// mutex; the reader appends, the viewer's goroutine takes.
+type viewer struct {
+	out    chan Chunk
+	notify chan struct{} // capacity 1: "something to look at"
+
+	pending         []byte
+	firstAt, lastAt time.Time // when the pending bytes started and last grew
+	resync          bool
+}
+
+// push queues output for the viewer; called with the tab's mutex held. It never blocks.
+func (v *viewer) push(data []byte, now time.Time) {
+	if v.resync {
+		return
+	}
+	wake := false
+	switch n := len(v.pending); {
+	case n+len(data) > viewerLagLimit:
+		v.resync, v.pending, wake = true, nil, true
+	case n == 0: // a batch begins: the viewer's goroutine starts timing it
+		v.firstAt, wake = now, true
+	case n < flushBytes && n+len(data) >= flushBytes: // full: send it now
+		wake = true
+	}
+	if !v.resync {
+		v.pending = append(v.pending, data...)
+		v.lastAt = now
+	}
+	// Waking the goroutine only when the batch begins, fills or is dropped keeps a fast
+	// stream from costing a wakeup per read; its timer notices quiet and age by itself.
+	if wake {
+		select {
+		case v.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Attach returns the tab's scrollback, to write into a fresh terminal view, and a channel of
+// the output that follows it, without gap or overlap. The channel is closed when ctx ends, the
+// tab closes or the manager shuts down. tabID "" is the pane's active tab.
+func (m *Manager) Attach(ctx context.Context, paneID, tabID string) (replay []byte, out <-chan Chunk, err error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !m.enter() {
+		return nil, nil, ErrClosed
+	}
+	v := &viewer{out: make(chan Chunk, viewerQueue), notify: make(chan struct{}, 1)}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		m.wg.Done()
+		return nil, nil, fmt.Errorf("pane %q, tab %q: %w", paneID, t.id, ErrNoTab)
+	}
+	replay = t.sb.snapshot()
+	t.viewers[v] = struct{}{}
+	t.mu.Unlock()
+	go t.serve(ctx, v) // takes over the operation enter() counted
+	return replay, v.out, nil
+}
+
+// serve batches the viewer's output into chunks and hands them over; only this goroutine
+// blocks on a slow viewer, never the PTY reader.
+func (t *tab) serve(ctx context.Context, v *viewer) {
+	defer t.m.wg.Done()
+	defer close(v.out)
+	defer func() {
+		t.mu.Lock()
+		delete(t.viewers, v)
+		t.mu.Unlock()
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			t.m.log.Error("terminal viewer panicked", "pane", t.paneID, "tab", t.id, "panic", r)
+		}
+	}()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var lastFlush time.Time
+	for {
+		t.mu.Lock()
+		n, resync, first, last := len(v.pending), v.resync, v.firstAt, v.lastAt
+		t.mu.Unlock()
+		now := time.Now()
+		due := resync || n >= flushBytes || n > 0 && (first.Sub(lastFlush) >= flushInterval ||
+			now.Sub(first) >= flushInterval || now.Sub(last) >= flushQuiet)
+		if due {
+			select {
+			case v.out <- t.take(v):
+				lastFlush = time.Now()
+			case <-ctx.Done():
+				return
+			case <-t.closedCh:
+				return
+			case <-t.m.ctx.Done():
+				return
+			}
+			continue
+		}
+		if n > 0 {
+			timer.Reset(min(first.Add(flushInterval).Sub(now), last.Add(flushQuiet).Sub(now)))
+		}
+		select {
+		case <-v.notify:
+		case <-timer.C:
+		case <-ctx.Done():
+			return
+		case <-t.closedCh:
+			return
+		case <-t.m.ctx.Done():
+			return
+		}
+		timer.Stop()
+	}
+}
+
+// take hands the viewer's pending output over as a chunk, or a resync if it was dropped.
+func (t *tab) take(v *viewer) Chunk {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v.resync {
+		v.resync, v.pending = false, nil
+		data := append([]byte(ResyncMarker), t.sb.snapshot()...)
+		return Chunk{Data: data, Resync: true}
+	}
+	// The chunk is a copy of exactly the pending bytes, so the receiver may keep it and the
+	// batch buffer is reused: a busy terminal allocates only what it hands over.
+	data := bytes.Clone(v.pending)
+	v.pending = v.pending[:0]
+	if cap(v.pending) > flushBytes+readBufferSize {
+		v.pending = nil // a resync or a long stall grew it; do not keep that much per viewer
+	}
+	return Chunk{Data: data}
+}

@@ -1,0 +1,248 @@
+package terminal
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// StableAfter is how long output must stay unchanged for a command to count as settled
+// ("stable") when no prompt shows: long enough to outlast the gaps in a program's output,
+// short enough that the model is not kept waiting.
+const StableAfter = 300 * time.Millisecond
+
+// Bounds on how much raw output one text view strips, so a huge line cannot make a tool call
+// slow or flood the model.
+const (
+	maxTailBytes    = 128 << 10
+	maxPageBytes    = 128 << 10
+	maxPromptBytes  = 4 << 10
+	maxPatternBytes = 64 << 10
+)
+
+// patternCheckEvery rate-limits pattern searches while output streams in.
+const patternCheckEvery = 20 * time.Millisecond
+
+// Completion reasons.
+const (
+	CompletedPrompt  = "prompt"  // a prompt is at the end of the output
+	CompletedStable  = "stable"  // the output stopped changing
+	CompletedTimeout = "timeout" // neither happened in time
+	CompletedPattern = "pattern" // the awaited pattern appeared
+	CompletedExited  = "exited"  // the process exited
+)
+
+// inputPrompts are the endings of lines that ask a person for input.
+var inputPrompts = regexp.MustCompile(`(?i)(password[^:\n]*:|passphrase[^:]*:|\[y/n\]|\(y/n\)|\(yes/no[^)]*\)\??|\[yes/no\])\s*$`)
+
+// LooksLikePrompt reports whether line, the line the cursor is on at the end of the output,
+// looks like a shell or REPL waiting for input: it ends with "$ ", "# ", "> " or "% " (as
+// PS1 shapes such as "user@host:~/dir$ ", "[user@host dir]# ", "zsh% ", ">>> " and "mysql> "
+// do), with a prompt glyph such as ❯ or ➜, or with a question such as "password:" or "[y/N]".
+func LooksLikePrompt(line string) bool {
+	if inputPrompts.MatchString(line) {
+		return true
+	}
+	trimmed := strings.TrimRightFunc(line, unicode.IsSpace)
+	if trimmed == "" {
+		return false
+	}
+	last, size := utf8.DecodeLastRuneInString(trimmed)
+	spaced := len(trimmed) < len(line)
+	switch last {
+	case '❯', '➜', '»', 'λ', '→', '▶':
+		return true
+	case '$', '#', '>':
+		return spaced
+	case '%':
+		before, _ := utf8.DecodeLastRuneInString(trimmed[:len(trimmed)-size])
+		return spaced && !unicode.IsDigit(before) // "50% " is progress, "host% " a prompt
+	}
+	return false
+}
+
+// Status is what a tool reports about a tab.
+type Status struct {
+	Tab        TabInfo
+	Cursor     int64     // output offset of the end of the output so far
+	InputMark  int64     // output offset when input was last written
+	LastOutput time.Time // zero before any output
+	AtPrompt   bool      // the output ends with a prompt line
+	// Foreground names the program running in the foreground when it is not the tab's own
+	// shell (a command is running); empty when the shell itself waits.
+	Foreground string
+}
+
+// Status reports a tab's state; tabID "" is the pane's active tab.
+func (m *Manager) Status(paneID, tabID string) (Status, error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return Status{}, err
+	}
+	info := t.info()
+	t.mu.Lock()
+	st := Status{Tab: info, Cursor: t.sb.end, InputMark: t.inputMark, LastOutput: t.lastOutput,
+		AtPrompt: t.promptAtEnd(-1)}
+	p := t.proc
+	t.mu.Unlock()
+	if info.Running && p != nil {
+		if fg := foreground(p.ptmx); fg > 0 && fg != p.pid {
+			st.Foreground = processName(fg)
+		}
+	}
+	return st, nil
+}
+
+func processName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return "pid " + strconv.Itoa(pid)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// promptAtEnd reports whether the output ends with a prompt line that began at or after
+// since (-1: anywhere). Called with t.mu held.
+func (t *tab) promptAtEnd(since int64) bool {
+	nl := t.sb.lastNewline()
+	if since >= 0 && nl < since {
+		return false // no new line since the input: any prompt showing is the old one
+	}
+	from := max(nl+1, t.sb.start, t.sb.end-maxPromptBytes)
+	return LooksLikePrompt(Strip(t.sb.read(from, t.sb.end)))
+}
+
+// Tail returns the last n lines of the tab's output as text (escape sequences stripped,
+// trailing blank lines dropped).
+func (m *Manager) Tail(paneID, tabID string, n int) (string, error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return "", err
+	}
+	t.mu.Lock()
+	from := max(t.sb.tailStart(n+8), t.sb.end-maxTailBytes)
+	raw := t.sb.read(from, t.sb.end)
+	t.mu.Unlock()
+	return lastLines(Strip(raw), n), nil
+}
+
+func lastLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+// Page is a stretch of output read with a cursor.
+type Page struct {
+	Text    string // stripped text
+	From    int64  // offset of the first byte read
+	Next    int64  // the cursor for the next page
+	End     int64  // offset of the end of the output
+	Dropped int64  // bytes between the cursor and From that the scrollback no longer holds
+	More    bool   // output continues after Next
+}
+
+// ReadPage reads up to lines lines starting at byte offset cursor. A cursor the scrollback
+// has dropped reads from the oldest output kept (Dropped says how much was lost).
+func (m *Manager) ReadPage(paneID, tabID string, cursor int64, lines int) (Page, error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return Page{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	from := min(max(cursor, t.sb.start), t.sb.end)
+	to := min(t.sb.linesFrom(from, lines), from+maxPageBytes)
+	raw := t.sb.read(from, to)
+	return Page{Text: strings.TrimSuffix(Strip(raw), "\n"), From: from, Next: to, End: t.sb.end,
+		Dropped: max(from-max(cursor, 0), 0), More: to < t.sb.end}, nil
+}
+
+// WaitOptions say what ends WaitForCompletion.
+type WaitOptions struct {
+	Since   int64          // only output from this offset on counts (Status.Cursor before writing)
+	Timeout time.Duration  // give up after this long
+	Prompt  bool           // a prompt line at the end of the output, begun after Since
+	Stable  time.Duration  // no output for this long (0: not a reason)
+	Pattern *regexp.Regexp // the stripped output since Since matches
+}
+
+// Completion is why WaitForCompletion returned.
+type Completion struct {
+	Reason string // CompletedPrompt, CompletedStable, CompletedTimeout, CompletedPattern or CompletedExited
+	Match  string // what Pattern matched
+	Cursor int64  // the end of the output when it returned
+}
+
+// WaitForCompletion waits until the tab's output shows what w asks for, the process exits,
+// or w.Timeout passes. Only ctx ending is an error.
+func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w WaitOptions) (Completion, error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return Completion{}, err
+	}
+	start := time.Now()
+	deadline := start.Add(w.Timeout)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var lastPatternCheck time.Time
+	var lastPatternEnd int64 = -1
+	for {
+		t.mu.Lock()
+		if t.changed == nil {
+			t.changed = make(chan struct{})
+		}
+		changed := t.changed
+		end, last, exited := t.sb.end, t.lastOutput, t.exitCode != nil || t.closed
+		atPrompt := w.Prompt && t.promptAtEnd(w.Since)
+		var window []byte
+		now := time.Now()
+		if w.Pattern != nil && end != lastPatternEnd && now.Sub(lastPatternCheck) >= patternCheckEvery {
+			window = t.sb.read(max(w.Since, end-maxPatternBytes), end)
+			lastPatternCheck, lastPatternEnd = now, end
+		}
+		t.mu.Unlock()
+		if window != nil {
+			if match := w.Pattern.FindString(Strip(window)); match != "" {
+				return Completion{Reason: CompletedPattern, Match: match, Cursor: end}, nil
+			}
+		}
+		switch {
+		case atPrompt:
+			return Completion{Reason: CompletedPrompt, Cursor: end}, nil
+		case exited:
+			return Completion{Reason: CompletedExited, Cursor: end}, nil
+		}
+		quietSince := last
+		if quietSince.Before(start) {
+			quietSince = start
+		}
+		if w.Stable > 0 && now.Sub(quietSince) >= w.Stable {
+			return Completion{Reason: CompletedStable, Cursor: end}, nil
+		}
+		if !now.Before(deadline) {
+			return Completion{Reason: CompletedTimeout, Cursor: end}, nil
+		}
+		wait := deadline.Sub(now)
+		if w.Stable > 0 {
+			wait = min(wait, quietSince.Add(w.Stable).Sub(now))
+		}
+		if w.Pattern != nil && end != lastPatternEnd {
+			wait = min(wait, lastPatternCheck.Add(patternCheckEvery).Sub(now))
+		}
+		timer.Reset(wait)
+		select {
+		case <-changed:
+		case <-timer.C:
+		case <-ctx.Done():
+			return Completion{Cursor: end}, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// terminalTools is a registry with the terminal tools over a real manager and one real bash
+// pane, ready at its prompt.
+func terminalTools(t *testing.T) (*tools.Registry, *terminal.Manager, string) {
+	t.Helper()
+	m := terminal.NewManager(terminal.Options{})
+	t.Cleanup(m.Shutdown)
+	r := tools.NewRegistry()
+	tools.RegisterTerminal(r, m)
+	dir := t.TempDir()
+	pane := "pane-" + strconv.FormatInt(time.Now().UnixNano()%1e12, 16)
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Shell: "/bin/bash", Dir: dir, Env: []string{"HOME=" + dir}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := m.WaitForCompletion(context.Background(), pane, "", terminal.WaitOptions{Since: -1, Prompt: true, Timeout: 10 * time.Second}); err != nil || c.Reason != terminal.CompletedPrompt {
+		t.Fatalf("no first prompt: %+v %v", c, err)
+	}
+	return r, m, pane
+}
+
+func call(t *testing.T, r *tools.Registry, name string, args map[string]any) tools.Result {
+	t.Helper()
+	tool, ok := r.Get(name)
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	b, _ := json.Marshal(args)
+	res, err := tool.Run(context.Background(), tools.Call{Name: name, Args: b})
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, b, err)
+	}
+	return res
+}
+
+func mustContain(t *testing.T, res tools.Result, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(res.Text, w) {
+			t.Fatalf("result lacks %q:\n%s", w, res.Text)
+		}
+	}
+}
+
+func TestTerminalToolsDeclareRiskAndSchema(t *testing.T) {
+	t.Parallel()
+	r := tools.NewRegistry()
+	tools.RegisterTerminal(r, terminal.NewManager(terminal.Options{}))
+	want := map[string]tools.Risk{"write_to_terminal": tools.WriteLocal, "read_terminal_output": tools.ReadOnly,
+		"poll_terminal_status": tools.ReadOnly, "wait_for_output": tools.ReadOnly}
+	for _, d := range r.Definitions() {
+		if risk, ok := want[d.Name]; !ok || risk != d.Risk {
+			t.Errorf("%s: risk %v", d.Name, d.Risk)
+		}
+		delete(want, d.Name)
+	}
+	if len(want) != 0 {
+		t.Fatalf("missing tools %v", want)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Default any      `json:"default"`
+			Enum    []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	tool, _ := r.Get("write_to_terminal")
+	json.Unmarshal(tool.Schema(), &s)
+	if fmt.Sprint(s.Required) != "[pane_id text]" || s.Properties["press_enter"].Default != true ||
+		s.Properties["wait_timeout_ms"].Default != float64(3000) || fmt.Sprint(s.Properties["terminal_type"].Enum) != "[shell interactive]" {
+		t.Fatalf("write_to_terminal schema: %s", tool.Schema())
+	}
+}
+
+// Not parallel: the timeout case relies on a shell printing every 50 ms, which other tests'
+// shells competing for two cores could delay past the 300 ms stability window.
+func TestTerminalToolsEndToEnd(t *testing.T) {
+	r, _, pane := terminalTools(t)
+
+	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": `printf '\033[1;31mred-%s\033[0m\n' $((6*7))`})
+	mustContain(t, res, "Completion: prompt", "red-42")
+	if res.IsError || strings.Contains(res.Text, "\x1b") {
+		t.Fatalf("the model must see plain text:\n%q", res.Text)
+	}
+
+	// A command that keeps running: the wait ends on stability, the status says busy, a key stops it.
+	res = call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "sleep 30", "wait_timeout_ms": 2000})
+	mustContain(t, res, "Completion: stable")
+	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}), "State: busy: sleep is running")
+	res = call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "ctrl+c"})
+	mustContain(t, res, "Sent key ctrl+c", "Completion: prompt")
+	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}), "State: idle")
+
+	// Output that never settles runs into the timeout.
+	res = call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "while :; do echo tick; read -t 0.05 -u 9; done 9< <(sleep 60)", "wait_timeout_ms": 800})
+	mustContain(t, res, "Completion: timeout", "tick")
+	call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "ctrl+c"})
+
+	// wait_for_output: by pattern, then by prompt.
+	call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "sleep 0.5; echo ready-$((2+3)); sleep 0.5", "wait_timeout_ms": 0})
+	res = call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": `ready-\d`, "timeout_ms": 5000})
+	mustContain(t, res, `Completion: pattern (matched "ready-5")`)
+	res = call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "timeout_ms": 5000})
+	mustContain(t, res, "Completion: prompt")
+
+	// Paged reads with a cursor cover the output exactly once, in order.
+	st := call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane})
+	cursor := regexp.MustCompile(`Cursor: (\d+)`).FindStringSubmatch(st.Text)[1]
+	call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "seq 1 120"})
+	var seen []string
+	next, _ := strconv.Atoi(cursor)
+	for page := 0; ; page++ {
+		res = call(t, r, "read_terminal_output", map[string]any{"pane_id": pane, "cursor": next, "lines": 50})
+		for _, line := range strings.Split(res.Text, "\n")[1:] {
+			if _, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+				seen = append(seen, strings.TrimSpace(line))
+			}
+		}
+		m := regexp.MustCompile(`call again with cursor (\d+)`).FindStringSubmatch(res.Text)
+		if m == nil {
+			break
+		}
+		next, _ = strconv.Atoi(m[1])
+		if page > 10 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != 120 || seen[0] != "1" || seen[119] != "120" {
+		t.Fatalf("paged reads saw %d numbers: %v", len(seen), seen)
+	}
+	res = call(t, r, "read_terminal_output", map[string]any{"pane_id": pane, "lines": 5})
+	mustContain(t, res, "Last 5 lines", "120")
+	if strings.Contains(res.Text, "\n115\n") {
+		t.Fatalf("5 lines showed too much:\n%s", res.Text)
+	}
+}
+
+func TestTerminalToolsTellTheModelWhatToDo(t *testing.T) {
+	t.Parallel()
+	r, _, pane := terminalTools(t)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"write_to_terminal", map[string]any{"pane_id": "pane-nope", "text": "ls"}, `Pane "pane-nope" has no terminal`},
+		{"read_terminal_output", map[string]any{"pane_id": pane, "tab_id": "tab-999"}, "leave tab_id out"},
+		{"write_to_terminal", map[string]any{"pane_id": pane, "text": "ls", "wait_timeout_ms": 200000}, "use 0-120000"},
+		{"write_to_terminal", map[string]any{"pane_id": pane, "text": "ls", "terminal_type": "gui"}, "not one of shell, interactive"},
+		{"read_terminal_output", map[string]any{"pane_id": pane, "lines": 501}, "use 1-500"},
+		{"wait_for_output", map[string]any{"pane_id": pane, "until_pattern": "(unclosed"}, "not a valid regular expression"},
+		{"poll_terminal_status", map[string]any{}, "missing required argument(s): pane_id"},
+	} {
+		res := call(t, r, tc.name, tc.args)
+		if !res.IsError || !strings.Contains(res.Text, tc.want) {
+			t.Errorf("%s %v: %+v, want an error containing %q", tc.name, tc.args, res, tc.want)
+		}
+	}
+
+	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "exit 7"})
+	mustContain(t, res, "Completion: exited", "code 7", "restart the pane")
+	for name, args := range map[string]map[string]any{
+		"write_to_terminal": {"pane_id": pane, "text": "ls"},
+		"wait_for_output":   {"pane_id": pane},
+	} {
+		res = call(t, r, name, args)
+		if !res.IsError || !strings.Contains(res.Text, "exited with code 7: restart the pane") {
+			t.Errorf("%s on an exited shell: %+v", name, res)
+		}
+	}
+	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}), "State: The shell in this pane has exited with code 7")
+	mustContain(t, call(t, r, "read_terminal_output", map[string]any{"pane_id": pane}), "[process exited with code 7]", "restart the pane")
+}
