@@ -35,6 +35,13 @@ func chromiumPath(t *testing.T) string {
 // newBrowser starts headless Chromium with the flags that work as root and offline.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	// Not t.TempDir: Chromium's helper processes can still be writing the profile for a
+	// moment after the browser exits, and TempDir's cleanup fails the test when it cannot
+	// remove a file. This dir is removed after the browser, with a short retry.
+	profile, err := os.MkdirTemp("", "clusterspace-e2e-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -42,12 +49,22 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 800),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelA() })
+	t.Cleanup(func() {
+		cancel()
+		cancelA()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s; it is left in the temp dir", profile)
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start Chromium: %v", err)
 	}
