@@ -1,0 +1,210 @@
+// Package goal is the Goal Runner: given a goal and a success criterion, it drives a model in a
+// server-side loop until the criterion verifies, the clock or the step cap trips, the user
+// aborts, or the model gives up with a report. The model cannot stop on its own.
+package goal
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
+)
+
+// Status is where a goal is in its life.
+type Status string
+
+const (
+	StatusPending          Status = "pending" // queued behind the concurrency limit or its dependencies
+	StatusRunning          Status = "running"
+	StatusPaused           Status = "paused"
+	StatusAwaitingApproval Status = "awaiting_approval"
+	StatusBudgetExceeded   Status = "budget_exceeded" // paused until the user raises the budget or stops it
+	StatusInterrupted      Status = "interrupted"     // the app died while it ran; resumable
+	StatusCompleted        Status = "completed"
+	StatusFailed           Status = "failed"
+	StatusAborted          Status = "aborted"
+)
+
+// Finished reports whether the goal has ended for good (it may still be re-opened).
+func (s Status) Finished() bool {
+	return s == StatusCompleted || s == StatusFailed || s == StatusAborted
+}
+
+// Defaults from the product description.
+const (
+	DefaultCriticInterval = 5
+	DefaultWallClock      = time.Hour
+	DefaultMaxSteps       = 300
+	DefaultBounceBudget   = 5
+)
+
+// Duration is a time.Duration that reads and writes JSON as "90s" / "1h0m0s" (and accepts a
+// number of seconds), so stored goals and API bodies are readable.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err == nil {
+		*d = Duration(time.Duration(secs * float64(time.Second)))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration must be a string such as \"90s\" or \"1h\", or a number of seconds")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: use a form such as \"90s\", \"15m\" or \"1h\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Settings are a goal's runtime knobs; zero values take the defaults.
+type Settings struct {
+	Provider       string   `json:"provider,omitempty"`       // provider id or name; "" = the default provider
+	CriticProvider string   `json:"criticProvider,omitempty"` // "" = the critic default, else the goal's provider
+	CriticInterval *int     `json:"criticIntervalSteps,omitempty"`
+	WallClock      Duration `json:"wallClock,omitempty"`
+	MaxSteps       int      `json:"maxSteps,omitempty"`
+	BounceBudget   int      `json:"bounceBudget,omitempty"`
+	BudgetUSD      float64  `json:"budgetUsd,omitempty"`    // 0 = no cap
+	BudgetTokens   int      `json:"budgetTokens,omitempty"` // 0 = no cap
+	FinalizeCritic bool     `json:"finalizeCritic,omitempty"`
+	// WorkDir is where shell criteria run when there is no sandbox (absolute).
+	WorkDir string `json:"workDir,omitempty"`
+}
+
+// criticInterval is the effective interval (0 = off).
+func (s Settings) criticInterval() int {
+	if s.CriticInterval == nil {
+		return DefaultCriticInterval
+	}
+	return *s.CriticInterval
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.WallClock <= 0 {
+		s.WallClock = Duration(DefaultWallClock)
+	}
+	if s.MaxSteps <= 0 {
+		s.MaxSteps = DefaultMaxSteps
+	}
+	if s.BounceBudget <= 0 {
+		s.BounceBudget = DefaultBounceBudget
+	}
+	return s
+}
+
+// Spec is everything a goal is started with.
+type Spec struct {
+	PaneID    string         `json:"paneId"`
+	Goal      string         `json:"goal"`
+	Criterion criterion.Spec `json:"criterion"`
+	Policy    policy.Policy  `json:"policy"`
+	Settings  Settings       `json:"settings"`
+	DependsOn []string       `json:"dependsOn,omitempty"`
+}
+
+// Todo is one item of the model's checklist.
+type Todo struct {
+	Text string `json:"text"`
+	Done bool   `json:"done"`
+	Note string `json:"note,omitempty"`
+}
+
+// DeclaredStep is the step the model said it is about to take (declare_step).
+type DeclaredStep struct {
+	Number          int    `json:"number"`
+	Title           string `json:"title"`
+	Action          string `json:"action"`
+	SuccessCriteria string `json:"successCriteria"`
+}
+
+// State is what the runner keeps between iterations, persisted so a resume loses nothing.
+type State struct {
+	Steps            int           `json:"steps"`
+	Bounces          int           `json:"bounces"`
+	ModelTurns       int           `json:"modelTurns"`
+	Usage            llm.Usage     `json:"usage"`
+	CostUSD          float64       `json:"costUsd"`
+	ElapsedMS        int64         `json:"elapsedMs"` // wall clock used by earlier runs of this goal
+	Todos            []Todo        `json:"todos,omitempty"`
+	ActiveTodo       int           `json:"activeTodo"`
+	Declared         *DeclaredStep `json:"declared,omitempty"`
+	StepsSinceCritic int           `json:"stepsSinceCritic"`
+	Granted          []string      `json:"granted,omitempty"` // tools the user allowed for this goal
+	GuardBlocks      int           `json:"guardBlocks"`
+	LastCritic       string        `json:"lastCritic,omitempty"`
+}
+
+// Goal is a goal as stored and shown.
+type Goal struct {
+	ID        string     `json:"id"`
+	Spec      Spec       `json:"spec"`
+	Status    Status     `json:"status"`
+	Report    string     `json:"report"`
+	State     State      `json:"state"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+}
+
+// Step is one tool call the runner made, with its result.
+type Step struct {
+	GoalID     string          `json:"goalId"`
+	Index      int             `json:"index"`
+	CallID     string          `json:"callId"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args"`
+	Result     string          `json:"result"`
+	IsError    bool            `json:"isError"`
+	StartedAt  time.Time       `json:"startedAt"`
+	DurationMS int64           `json:"durationMs"`
+}
+
+// Summary is the one-line form the critic and judges read: "[i] tool(args…) → ok|err: preview".
+func (s Step) Summary() string {
+	outcome := "ok"
+	if s.IsError {
+		outcome = "err"
+	}
+	return fmt.Sprintf("[%d] %s(%s) → %s: %s", s.Index, s.Tool, truncate(oneLine(string(s.Args)), 120), outcome, truncate(oneLine(s.Result), 160))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Event types, persisted and published live.
+const (
+	EventStarted            = "started"
+	EventStep               = "step"
+	EventCritic             = "critic"
+	EventGuard              = "guard"
+	EventVerificationFailed = "verification_failed"
+	EventVerificationPassed = "verification_passed"
+	EventApprovalRequested  = "approval_requested"
+	EventApprovalResolved   = "approval_resolved"
+	EventPaused             = "paused"
+	EventResumed            = "resumed"
+	EventSteered            = "steered"
+	EventEnded              = "ended"
+	EventStatus             = "status" // any other status change (queued, interrupted, budget)
+	EventNotice             = "notice" // something the user should know that is not an error (no OS confinement, …)
+	EventDelta              = "delta"  // streamed model text; live only, never stored
+)
+
+// Event is one entry of a goal's story.
+type Event struct {
+	GoalID string          `json:"goalId"`
+	Seq    int64           `json:"seq"`
+	Type   string          `json:"type"`
+	Data   json.RawMessage `json:"data"`
+	At     time.Time       `json:"at"`
+}

@@ -1,0 +1,276 @@
+package goal_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/llm/providers"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// The fingerprint: totals over every scenario, printed at the end so a change in behaviour
+// shows up as a changed line.
+var fpScenarios, fpTurns, fpSteps, fpTokens atomic.Int64
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fmt.Printf("goal-eval fingerprint: scenarios=%d model_turns=%d steps=%d tokens=%d\n",
+		fpScenarios.Load(), fpTurns.Load(), fpSteps.Load(), fpTokens.Load())
+	os.Exit(code)
+}
+
+// Critics and judges are recognised by their system prompts, as the real ones would be.
+func criticSays(reply string) llmtest.Role {
+	return llmtest.Role{Name: "critic", Match: llmtest.Match{System: "You are a critic"}, Reply: llmtest.Text(reply)}
+}
+
+// models hands every reference the same scripted model.
+type models struct{ m goal.Model }
+
+func (m models) Model(ctx context.Context, ref string) (goal.Model, error) { return m.m, nil }
+
+type rig struct {
+	t       *testing.T
+	svc     *goal.Service
+	st      *store.Store
+	srv     *llmtest.Server
+	sandbox string
+	dbPath  string
+	reg     *tools.Registry
+	mods    models
+	broker  *pubsub.Broker[goal.Event]
+}
+
+type rigOpt func(*goal.Options)
+
+// newRig starts a goal service on a real SQLite store, with the scripted model server as the
+// model and small real tools that act on a real sandbox directory.
+func newRig(t *testing.T, script llmtest.Script, opts ...rigOpt) *rig {
+	t.Helper()
+	srv := llmtest.New(t, script)
+	dir := t.TempDir()
+	sandbox := filepath.Join(dir, "sandbox")
+	os.Mkdir(sandbox, 0o755)
+	dbPath := filepath.Join(dir, store.FileName)
+	st, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	prov, err := providers.New(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", APIKey: "k", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, st: st, srv: srv, sandbox: sandbox, dbPath: dbPath, reg: testRegistry(sandbox),
+		mods: models{goal.Model{Provider: prov, Name: "scripted", ModelID: "scripted", Price: &llm.Price{InputPerMTok: 1, OutputPerMTok: 2}}}}
+	r.start(opts...)
+	return r
+}
+
+func (r *rig) start(opts ...rigOpt) {
+	o := goal.Options{}
+	for _, f := range opts {
+		f(&o)
+	}
+	r.broker = pubsub.NewBroker[goal.Event]()
+	svc, err := goal.NewService(context.Background(), r.st, r.mods, r.reg, r.broker, o)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.svc = svc
+	r.t.Cleanup(func() { svc.Shutdown(); r.broker.Shutdown() })
+}
+
+func autoApprove(status goal.ApprovalStatus, reason string) rigOpt {
+	return func(o *goal.Options) {
+		o.AutoApprove = func(goal.Approval) (goal.ApprovalStatus, string, bool) { return status, reason, true }
+	}
+}
+
+// spec is a goal with a shell criterion checking for done.txt in the sandbox.
+func (r *rig) spec(edit ...func(*goal.Spec)) goal.Spec {
+	zero := 0
+	s := goal.Spec{PaneID: "term-1", Goal: "Create done.txt in the sandbox",
+		Criterion: criterion.Spec{Kind: "shell", Command: "test -f done.txt"},
+		Settings:  goal.Settings{CriticInterval: &zero}}
+	s.Policy.Ceiling = tools.WriteLocal
+	s.Policy.SandboxDir = r.sandbox
+	for _, e := range edit {
+		e(&s)
+	}
+	return s
+}
+
+// run starts a goal and waits for it to end.
+func (r *rig) run(spec goal.Spec) (goal.Goal, []goal.Event) {
+	r.t.Helper()
+	g, err := r.svc.Start(context.Background(), spec)
+	if err != nil {
+		r.t.Fatalf("start: %v", err)
+	}
+	return r.wait(g.ID)
+}
+
+func (r *rig) wait(id string) (goal.Goal, []goal.Event) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, err := r.svc.Wait(ctx, id)
+	if err != nil {
+		r.t.Fatalf("wait: %v", err)
+	}
+	evs, err := r.svc.History(context.Background(), id, 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	fpScenarios.Add(1)
+	fpTurns.Add(int64(g.State.ModelTurns))
+	fpSteps.Add(int64(g.State.Steps))
+	fpTokens.Add(int64(g.State.Usage.Total()))
+	return g, evs
+}
+
+func eventTypes(evs []goal.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func findEvents(evs []goal.Event, typ string) []map[string]any {
+	var out []map[string]any
+	for _, e := range evs {
+		if e.Type == typ {
+			var m map[string]any
+			json.Unmarshal(e.Data, &m)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// sawInRequest reports whether any chat request after the first n contains text.
+func (r *rig) sawInRequest(text string) bool {
+	for _, req := range r.srv.ChatRequests() {
+		if strings.Contains(string(req.Body), text) {
+			return true
+		}
+	}
+	return false
+}
+
+func call(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
+
+func claim(why string) llmtest.Reply {
+	return call(tools.ToolClaimComplete, map[string]string{"rationale": why})
+}
+
+func writeDone() llmtest.Reply {
+	return call("write_file", map[string]string{"path": "done.txt", "content": "ok"})
+}
+
+// testRegistry: the goal tools plus small real tools for the scenarios.
+func testRegistry(sandbox string) *tools.Registry {
+	reg := tools.NewRegistry()
+	reg.Register(tools.GoalTools()...)
+	reg.Register(writeFileTool{sandbox},
+		tools.New("read_file", "Read a file.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+			Path string `json:"path"`
+		}) (tools.Result, error) {
+			b, err := os.ReadFile(filepath.Join(sandbox, p.Path))
+			if err != nil {
+				return tools.Errorf("%v", err), nil
+			}
+			return tools.Result{Text: string(b)}, nil
+		}),
+		tools.New("http_post", "Post to a URL.", tools.NetworkWrite, func(ctx context.Context, c tools.Call, p struct {
+			URL string `json:"url"`
+		}) (tools.Result, error) {
+			return tools.Result{Text: "posted to " + p.URL}, nil
+		}),
+		tools.New("run_check", "Run the health check.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
+			return tools.Errorf("dial tcp 127.0.0.1:9: connection refused"), nil
+		}),
+		tools.New("sleep", "Wait.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+			MS int `json:"ms"`
+		}) (tools.Result, error) {
+			select {
+			case <-time.After(time.Duration(p.MS) * time.Millisecond):
+				return tools.Result{Text: "slept"}, nil
+			case <-ctx.Done():
+				return tools.Result{}, ctx.Err()
+			}
+		}))
+	return reg
+}
+
+// writeFileTool writes real files under the sandbox; it reports its paths so the policy can
+// check them before it runs.
+type writeFileTool struct{ sandbox string }
+
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (w writeFileTool) inner() tools.Tool {
+	return tools.New("write_file", "Write a file (path relative to the sandbox).", tools.WriteLocal,
+		func(ctx context.Context, c tools.Call, p writeArgs) (tools.Result, error) {
+			path := p.Path
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(w.sandbox, path)
+			}
+			if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
+				return tools.Errorf("%v", err), nil
+			}
+			return tools.Result{Text: "wrote " + p.Path}, nil
+		})
+}
+func (w writeFileTool) Name() string            { return "write_file" }
+func (w writeFileTool) Description() string     { return w.inner().Description() }
+func (w writeFileTool) Schema() json.RawMessage { return w.inner().Schema() }
+func (w writeFileTool) Risk() tools.Risk        { return tools.WriteLocal }
+func (w writeFileTool) Run(ctx context.Context, c tools.Call) (tools.Result, error) {
+	return w.inner().Run(ctx, c)
+}
+func (w writeFileTool) Paths(args json.RawMessage) ([]string, error) {
+	var a writeArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, errors.New("arguments are not JSON")
+	}
+	return []string{a.Path}, nil
+}
+
+// waitEvent waits (bounded) for a live event of the given type.
+func waitEvent(t *testing.T, ch <-chan pubsub.Event[goal.Event], typ string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("the event stream closed before a %s event", typ)
+			}
+			if ev.Payload.Type == typ {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no %s event within 10 s", typ)
+		}
+	}
+}

@@ -1,0 +1,464 @@
+package goal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// Causes that end a run's context; the loop reads them to decide how the goal ends.
+var (
+	errAborted  = errors.New("aborted by the user")
+	errShutdown = errors.New("the app is shutting down")
+	errPaused   = errors.New("paused")
+)
+
+// finalTurnTimeout bounds the explanation turn after the clock or the step cap trips.
+const finalTurnTimeout = 2 * time.Minute
+
+// evidenceSteps is how many recent step summaries judges and the finalize critic see.
+const evidenceSteps = 10
+
+// Model is a resolved provider ready to call.
+type Model struct {
+	Provider  llm.Provider
+	Name      string // the provider's name, for messages
+	ModelID   string
+	Vision    bool
+	Window    int // context window in tokens, 0 if unknown
+	MaxTokens int
+	Price     *llm.Price
+}
+
+// run is one goal being driven. Its goroutine owns g, conv and the guard; other goroutines
+// reach it only through the mutex-guarded control fields.
+type run struct {
+	svc    *Service
+	g      Goal
+	conv   []llm.Message
+	model  Model
+	critic Model
+	crit   criterion.Criterion
+	policy policy.Policy
+	guard  *Guard
+	// lastUsage is the provider's count for the conversation as last sent (lastMessages long):
+	// the context budget starts from it.
+	lastUsage    *llm.Usage
+	lastMessages int
+	lastImage    *llm.Image
+	activeSince  time.Time
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+
+	mu         sync.Mutex
+	turnCancel context.CancelCauseFunc
+	paused     bool
+	steers     []string
+	raise      *budgetRaise // a raised budget, applied by the loop when it wakes
+	wake       chan struct{}
+
+	// pend is what the next commit writes (owned by the loop goroutine).
+	pend pending
+
+	// Set by the goal tools during a batch, read after it.
+	claim *string
+	abort *string
+	halt  *string
+}
+
+func (r *run) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pause stops the current model stream or tool call and holds the loop until resume.
+func (r *run) pause() {
+	r.mu.Lock()
+	r.paused = true
+	if r.turnCancel != nil {
+		r.turnCancel(errPaused)
+	}
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *run) resume() {
+	r.mu.Lock()
+	r.paused = false
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *run) steer(text string) {
+	r.mu.Lock()
+	r.steers = append(r.steers, text)
+	r.mu.Unlock()
+	r.signal()
+}
+
+// turnContext is the context of one model turn or tool call: pause cancels it, abort
+// cancels its parent.
+func (r *run) turnContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	r.mu.Lock()
+	r.turnCancel = cancel
+	r.mu.Unlock()
+	return ctx, func() {
+		r.mu.Lock()
+		r.turnCancel = nil
+		r.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// elapsed is the active wall-clock time the goal has used.
+func (r *run) elapsed() time.Duration {
+	d := time.Duration(r.g.State.ElapsedMS) * time.Millisecond
+	if !r.activeSince.IsZero() {
+		d += time.Since(r.activeSince)
+	}
+	return d
+}
+
+// stopClock banks the active time, for waits that should not use up the wall clock
+// (paused, awaiting approval, over budget).
+func (r *run) stopClock() {
+	if !r.activeSince.IsZero() {
+		r.g.State.ElapsedMS += time.Since(r.activeSince).Milliseconds()
+		r.activeSince = time.Time{}
+	}
+}
+
+func (r *run) startClock() {
+	if r.activeSince.IsZero() {
+		r.activeSince = time.Now()
+	}
+}
+
+// loop drives the goal until it ends. It never returns with the goal still running.
+func (r *run) loop() {
+	defer close(r.done)
+	r.startClock()
+	for {
+		if status, report, ok := r.endedByContext(); ok {
+			r.finish(status, report)
+			return
+		}
+		settings := r.g.Spec.Settings
+		if r.elapsed() >= time.Duration(settings.WallClock) {
+			r.finalTurn(fmt.Sprintf("the wall clock of %s ran out", time.Duration(settings.WallClock)))
+			return
+		}
+		if r.g.State.Steps >= settings.MaxSteps {
+			r.finalTurn(fmt.Sprintf("the step cap of %d steps was reached", settings.MaxSteps))
+			return
+		}
+		if !r.waitWhilePaused() {
+			continue // the context ended while paused; the next pass ends the goal
+		}
+		r.deliverSteers()
+		reply, err := r.modelTurn(true)
+		if err != nil {
+			if errors.Is(err, errPaused) || r.ctx.Err() != nil {
+				continue
+			}
+			r.finish(StatusFailed, "The model call failed: "+err.Error())
+			return
+		}
+		calls := reply.Message.ToolCalls()
+		if len(calls) == 0 {
+			r.append(r.userText(nudgeText))
+			if stall := reply.Stall(); stall != "" {
+				r.event(EventNotice, map[string]string{"message": stall})
+			}
+			r.commit()
+			continue
+		}
+		if r.overBudget() {
+			r.waitForBudget()
+		}
+		r.runCalls(calls)
+		switch {
+		case r.halt != nil:
+			r.finish(StatusAborted, *r.halt)
+			return
+		case r.abort != nil:
+			r.finish(StatusAborted, *r.abort)
+			return
+		case r.claim != nil:
+			rationale := *r.claim
+			r.claim = nil
+			if r.verify(rationale) {
+				return
+			}
+		}
+		if r.criticDue() && r.runCritic() {
+			return
+		}
+	}
+}
+
+// endedByContext reports how the goal ends if its context is done.
+func (r *run) endedByContext() (Status, string, bool) {
+	if r.ctx.Err() == nil {
+		return "", "", false
+	}
+	switch cause := context.Cause(r.ctx); {
+	case errors.Is(cause, errShutdown):
+		return StatusInterrupted, "", true
+	default:
+		return StatusAborted, "Aborted by the user.", true
+	}
+}
+
+// waitWhilePaused holds the loop while the user has paused the goal. It returns false if
+// the context ended meanwhile.
+func (r *run) waitWhilePaused() bool {
+	r.mu.Lock()
+	paused := r.paused
+	r.mu.Unlock()
+	if !paused {
+		return true
+	}
+	return r.hold(StatusPaused, EventPaused, nil)
+}
+
+// hold shows status (announced with an event of type evType) and waits until the goal is
+// let go (resume, or a raised budget) or its context ends, in which case it returns false.
+// Time held does not count against the wall clock.
+func (r *run) hold(status Status, evType string, data any) bool {
+	r.stopClock()
+	r.setStatus(status)
+	r.event(evType, data)
+	r.commit()
+	for {
+		select {
+		case <-r.wake:
+		case <-r.ctx.Done():
+			return false
+		}
+		r.mu.Lock()
+		paused := r.paused
+		raise := r.raise
+		r.raise = nil
+		r.mu.Unlock()
+		if raise != nil {
+			if raise.usd > 0 {
+				r.g.Spec.Settings.BudgetUSD = raise.usd
+			}
+			if raise.tokens > 0 {
+				r.g.Spec.Settings.BudgetTokens = raise.tokens
+			}
+		}
+		if !paused {
+			r.startClock()
+			r.setStatus(StatusRunning)
+			r.event(EventResumed, nil)
+			r.commit()
+			return true
+		}
+	}
+}
+
+func (r *run) deliverSteers() {
+	r.mu.Lock()
+	steers := r.steers
+	r.steers = nil
+	r.mu.Unlock()
+	for _, s := range steers {
+		r.append(r.userText(steerPrefix + s))
+	}
+	if len(steers) > 0 {
+		r.commit()
+	}
+}
+
+func (r *run) userText(s string) llm.Message { return llm.UserText(s) }
+
+// request builds the next request: the conversation fitted to the model's window.
+func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
+	msgs := append(append([]llm.Message(nil), r.conv...), extra...)
+	req := llm.Request{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared), Messages: msgs, MaxTokens: r.model.MaxTokens}
+	if withTools {
+		for _, d := range r.svc.registry.Definitions() {
+			req.Tools = append(req.Tools, llm.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
+		}
+	}
+	if r.model.Window > 0 {
+		fitted, dropped := llm.Fit(req, llm.Budget{Window: r.model.Window, Last: r.lastUsage, LastMessages: r.lastMessages})
+		if dropped > 0 {
+			r.event(EventNotice, map[string]any{"message": fmt.Sprintf("the conversation outgrew the model's window: %d older messages were left out of this request", dropped)})
+		}
+		req = fitted
+	}
+	return req
+}
+
+// modelTurn streams one reply, publishing its text as it arrives, and appends it to the
+// conversation. A pause or abort cancels it; the partial reply is dropped.
+func (r *run) modelTurn(withTools bool) (llm.Reply, error) {
+	ctx, done := r.turnContext()
+	defer done()
+	req := r.request(withTools)
+	reply, err := r.stream(ctx, r.model, req)
+	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errPaused) {
+			return reply, errPaused
+		}
+		return reply, err
+	}
+	r.g.State.ModelTurns++
+	r.lastUsage, r.lastMessages = &reply.Usage, len(req.Messages)+1
+	r.addUsage(r.model, reply.Usage)
+	r.append(reply.Message)
+	r.commit()
+	return reply, nil
+}
+
+// stream sends req to m and collects the reply, forwarding text deltas live.
+func (r *run) stream(ctx context.Context, m Model, req llm.Request) (llm.Reply, error) {
+	s, err := m.Provider.Stream(ctx, req)
+	if err != nil {
+		return llm.Reply{}, err
+	}
+	defer s.Close()
+	return llm.Collect(s, func(ev llm.Event) {
+		if ev.Kind == llm.EventText && ev.Text != "" {
+			r.svc.publishLive(Event{GoalID: r.g.ID, Type: EventDelta, Data: mustJSON(map[string]string{"text": ev.Text}), At: time.Now().UTC()})
+		}
+	})
+}
+
+func (r *run) addUsage(m Model, u llm.Usage) {
+	r.g.State.Usage = r.g.State.Usage.Add(u)
+	if m.Price != nil {
+		r.g.State.CostUSD += llm.Cost(u, *m.Price)
+	}
+}
+
+// finalTurn asks the model, with no tools, to explain where things stand; its words become
+// the report of a failed goal.
+func (r *run) finalTurn(reason string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finalTurnTimeout)
+	defer cancel()
+	req := r.request(false, r.userText(fmt.Sprintf(finalTurnText, reason)))
+	report := "Stopped: " + reason + "."
+	if reply, err := r.stream(ctx, r.model, req); err == nil {
+		r.addUsage(r.model, reply.Usage)
+		if text := reply.Message.Text(); text != "" {
+			report = "Stopped: " + reason + ".\n\n" + text
+		}
+	}
+	r.finish(StatusFailed, report)
+}
+
+// overBudget reports whether the goal has spent its token or dollar budget.
+func (r *run) overBudget() bool {
+	s := r.g.Spec.Settings
+	return (s.BudgetTokens > 0 && r.g.State.Usage.Total() >= s.BudgetTokens) ||
+		(s.BudgetUSD > 0 && r.g.State.CostUSD >= s.BudgetUSD)
+}
+
+// waitForBudget pauses the goal (not a failure) until the user raises the budget, resumes
+// anyway, or stops it.
+func (r *run) waitForBudget() {
+	r.mu.Lock()
+	r.paused = true
+	r.mu.Unlock()
+	r.hold(StatusBudgetExceeded, EventStatus, map[string]any{"status": StatusBudgetExceeded,
+		"tokens": r.g.State.Usage.Total(), "costUsd": r.g.State.CostUSD,
+		"message": "the goal reached its budget: raise it to continue, or abort it"})
+}
+
+type budgetRaise struct {
+	usd    float64
+	tokens int
+}
+
+// raiseBudget sets a new budget (0 keeps that part) and lets a goal held for budget go on.
+// It runs on another goroutine; the loop applies the raise when it wakes.
+func (r *run) raiseBudget(usd float64, tokens int) {
+	r.mu.Lock()
+	r.raise = &budgetRaise{usd: usd, tokens: tokens}
+	r.paused = false
+	r.mu.Unlock()
+	r.signal()
+}
+
+// append adds messages to the conversation; commit writes them.
+func (r *run) append(msgs ...llm.Message) { r.conv = append(r.conv, msgs...) }
+
+// pending holds what the next commit writes.
+type pending struct {
+	messagesFrom int
+	steps        []Step
+	events       []Event
+}
+
+func (r *run) event(typ string, data any) {
+	r.pend.events = append(r.pend.events, Event{Type: typ, Data: mustJSON(data)})
+}
+
+func (r *run) setStatus(s Status) {
+	r.g.Status = s
+}
+
+// commit writes the conversation tail, steps, events and the goal row in one transaction,
+// then publishes the events. Nothing reaches a UI before it is in the store.
+func (r *run) commit() {
+	p := &r.pend
+	r.g.UpdatedAt = time.Now().UTC()
+	g := r.g
+	g.State.ElapsedMS = r.elapsed().Milliseconds()
+	c := &Commit{Goal: &g, Messages: r.conv[p.messagesFrom:], MessagesFrom: p.messagesFrom, Steps: p.steps, Events: p.events}
+	if err := r.svc.repo.CommitGoal(context.WithoutCancel(r.ctx), c); err != nil {
+		r.svc.log.Error("goal: could not save progress", "goal", r.g.ID, "err", err)
+		return // keep it pending: the next commit retries
+	}
+	p.messagesFrom, p.steps, p.events = len(r.conv), nil, nil
+	for _, e := range c.Events {
+		r.svc.publishStored(e)
+	}
+}
+
+// finish ends the goal, saving and announcing it.
+func (r *run) finish(status Status, report string) {
+	r.stopClock()
+	now := time.Now().UTC()
+	r.g.Status, r.g.Report = status, report
+	if status != StatusInterrupted {
+		r.g.EndedAt = &now
+	}
+	ended := map[string]any{"status": status, "report": report}
+	if status == StatusInterrupted {
+		r.event(EventStatus, map[string]any{"status": status})
+	} else {
+		r.event(EventEnded, ended)
+	}
+	r.commit()
+}
+
+func mustJSON(v any) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("{}")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("goal: event data %T does not encode: %v", v, err))
+	}
+	return b
+}
+
+var _ tools.GoalControl = (*run)(nil)

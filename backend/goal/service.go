@@ -1,0 +1,620 @@
+package goal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// Service limits. Three goals at once keeps a 2-core machine responsive while terminals and
+// browsers work; fifty kept goals is a long afternoon of history.
+const (
+	DefaultMaxConcurrent = 3
+	DefaultMaxGoals      = 50
+)
+
+// endedPublishTimeout bounds how long the "ended" event waits for slow subscribers.
+const endedPublishTimeout = 2 * time.Second
+
+// Models resolves provider references ("" = the default, "critic" = the critic default, or
+// a provider id or name) to callable models.
+type Models interface {
+	Model(ctx context.Context, ref string) (Model, error)
+}
+
+// Options tune the service; zero values take defaults.
+type Options struct {
+	MaxConcurrent int
+	MaxGoals      int
+	Logger        *slog.Logger
+	// AutoApprove answers approvals without asking (CLI --approve allow|deny).
+	AutoApprove AutoAnswer
+	// PaneExists validates a goal's pane at start; nil accepts any non-empty id.
+	PaneExists func(paneID string) bool
+	// Visual is the visual-criterion check, supplied by the browser layer (nil: unavailable).
+	Visual func(ctx context.Context, paneID, question string) (criterion.Verdict, error)
+	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
+	// It returns notices for the goal's story; an error fails the goal's start.
+	OnStart func(ctx context.Context, g Goal) ([]string, error)
+}
+
+// Service runs goals: it validates and queues them, drives each in its own goroutine, and
+// answers the dashboard's and the CLI's controls.
+type Service struct {
+	repo      Repo
+	models    Models
+	registry  *tools.Registry
+	events    *pubsub.Broker[Event]
+	approvals *approvals
+	opts      Options
+	log       *slog.Logger
+
+	mu    sync.Mutex
+	runs  map[string]*run
+	queue []string
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+}
+
+// NewService returns the service. Goals the last process left running are marked
+// interrupted (resumable); goals still pending are queued again.
+func NewService(ctx context.Context, repo Repo, models Models, registry *tools.Registry, events *pubsub.Broker[Event], opts Options) (*Service, error) {
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if opts.MaxGoals <= 0 {
+		opts.MaxGoals = DefaultMaxGoals
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	sctx, cancel := context.WithCancelCause(context.Background())
+	s := &Service{repo: repo, models: models, registry: registry, events: events, approvals: newApprovals(repo, opts.AutoApprove),
+		opts: opts, log: opts.Logger, runs: map[string]*run{}, ctx: sctx, cancel: cancel}
+	goals, err := repo.ListGoals(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load goals: %w", err)
+	}
+	slices.SortFunc(goals, func(a, b Goal) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	for _, g := range goals {
+		switch g.Status {
+		case StatusRunning, StatusAwaitingApproval:
+			g.Status = StatusInterrupted
+			if err := s.save(ctx, g, Event{Type: EventStatus, Data: mustJSON(map[string]any{"status": StatusInterrupted,
+				"message": "the app stopped while this goal ran; resume it to continue"})}); err != nil {
+				return nil, err
+			}
+		case StatusPending:
+			s.queue = append(s.queue, g.ID)
+		}
+	}
+	s.mu.Lock()
+	s.schedule()
+	s.mu.Unlock()
+	return s, nil
+}
+
+// Events is the live stream of every goal's events.
+func (s *Service) Events() *pubsub.Broker[Event] { return s.events }
+
+// Registry is the tool registry goals run with.
+func (s *Service) Registry() *tools.Registry { return s.registry }
+
+func (s *Service) publishLive(e Event) { s.events.Publish(e.Type, e) }
+
+func (s *Service) publishStored(e Event) {
+	if e.Type == EventEnded {
+		ctx, cancel := context.WithTimeout(context.Background(), endedPublishTimeout)
+		defer cancel()
+		s.events.PublishMust(ctx, e.Type, e) // Best effort past the timeout: it is in the store.
+		return
+	}
+	s.events.Publish(e.Type, e)
+}
+
+// save writes a goal row (and events) outside a run, and publishes the events.
+func (s *Service) save(ctx context.Context, g Goal, events ...Event) error {
+	g.UpdatedAt = time.Now().UTC()
+	c := &Commit{Goal: &g, Events: events}
+	if err := s.repo.CommitGoal(ctx, c); err != nil {
+		return err
+	}
+	for _, e := range c.Events {
+		s.publishStored(e)
+	}
+	return nil
+}
+
+// Start validates a goal, stores it as pending and queues it. Every mistake in the spec is
+// refused here, naming the field, rather than discovered when the agent claims success.
+func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
+	spec, err := s.validate(ctx, spec)
+	if err != nil {
+		return Goal{}, err
+	}
+	now := time.Now().UTC()
+	g := Goal{ID: newID("goal-"), Spec: spec, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	if err := s.save(ctx, g, Event{Type: EventStatus, Data: mustJSON(map[string]any{"status": StatusPending})}); err != nil {
+		return Goal{}, err
+	}
+	s.mu.Lock()
+	s.queue = append(s.queue, g.ID)
+	s.schedule()
+	s.mu.Unlock()
+	s.prune(ctx)
+	return s.repo.Goal(ctx, g.ID)
+}
+
+func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
+	spec.Goal = strings.TrimSpace(spec.Goal)
+	if spec.Goal == "" {
+		return spec, &FieldError{"goal", "must not be empty: say what should be achieved"}
+	}
+	if spec.PaneID == "" {
+		return spec, &FieldError{"paneId", "pick the pane the goal works in"}
+	}
+	if s.opts.PaneExists != nil && !s.opts.PaneExists(spec.PaneID) {
+		return spec, &FieldError{"paneId", fmt.Sprintf("no pane %q; pick a pane of an open workspace", spec.PaneID)}
+	}
+	p, err := spec.Policy.Validate(s.registry)
+	if err != nil {
+		var fe *policy.FieldError
+		if errors.As(err, &fe) {
+			return spec, &FieldError{"policy." + fe.Field, fe.Msg}
+		}
+		return spec, err
+	}
+	spec.Policy = p
+	spec.Settings = spec.Settings.withDefaults()
+	if spec.Settings.WorkDir == "" {
+		spec.Settings.WorkDir = spec.Policy.SandboxDir
+	}
+	switch st := spec.Settings; {
+	case st.CriticInterval != nil && *st.CriticInterval < 0:
+		return spec, &FieldError{"settings.criticIntervalSteps", "must be 0 (off) or more"}
+	case st.BudgetUSD < 0:
+		return spec, &FieldError{"settings.budgetUsd", "must be 0 (no cap) or more"}
+	case st.BudgetTokens < 0:
+		return spec, &FieldError{"settings.budgetTokens", "must be 0 (no cap) or more"}
+	}
+	if _, err := s.models.Model(ctx, spec.Settings.Provider); err != nil {
+		return spec, &FieldError{"settings.provider", err.Error()}
+	}
+	if _, err := s.models.Model(ctx, s.criticRef(spec)); err != nil {
+		return spec, &FieldError{"settings.criticProvider", err.Error()}
+	}
+	if _, err := s.parseCriterion(ctx, spec); err != nil {
+		return spec, err
+	}
+	for _, dep := range spec.DependsOn {
+		if _, err := s.repo.Goal(ctx, dep); err != nil {
+			return spec, &FieldError{"dependsOn", fmt.Sprintf("no goal %q to wait for", dep)}
+		}
+	}
+	return spec, nil
+}
+
+func (s *Service) criticRef(spec Spec) string {
+	if spec.Settings.CriticProvider != "" {
+		return spec.Settings.CriticProvider
+	}
+	return "critic"
+}
+
+func (s *Service) parseCriterion(ctx context.Context, spec Spec) (criterion.Criterion, error) {
+	deps := criterion.Deps{Visual: s.opts.Visual}
+	if spec.Criterion.Kind == "model_question" {
+		judge, err := s.models.Model(ctx, s.criticRef(spec))
+		if err != nil {
+			return nil, &FieldError{"criterion", "the judge model cannot be reached: " + err.Error()}
+		}
+		deps.Judge, deps.JudgeVision = judge.Provider, judge.Vision
+	}
+	c, err := criterion.Parse(spec.Criterion, deps)
+	if err != nil {
+		var fe *criterion.FieldError
+		if errors.As(err, &fe) {
+			return nil, &FieldError{fe.Field, fe.Msg}
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// schedule starts queued goals while there is room, in order; a goal whose dependency failed
+// or was aborted is aborted itself. Called with s.mu held.
+func (s *Service) schedule() {
+	if s.ctx.Err() != nil {
+		return
+	}
+	var keep []string
+	for _, id := range s.queue {
+		if len(s.runs) >= s.opts.MaxConcurrent {
+			keep = append(keep, id)
+			continue
+		}
+		g, err := s.repo.Goal(s.ctx, id)
+		if err != nil || g.Status != StatusPending {
+			continue // deleted or already handled
+		}
+		ready, blocked := true, ""
+		for _, dep := range g.Spec.DependsOn {
+			d, err := s.repo.Goal(s.ctx, dep)
+			switch {
+			case err != nil:
+				blocked = fmt.Sprintf("the goal it depends on (%s) no longer exists", dep)
+			case d.Status == StatusFailed || d.Status == StatusAborted:
+				blocked = fmt.Sprintf("the goal it depends on (%s) ended %s", dep, d.Status)
+			case d.Status != StatusCompleted:
+				ready = false
+			}
+		}
+		if blocked != "" {
+			now := time.Now().UTC()
+			g.Status, g.Report, g.EndedAt = StatusAborted, "Aborted: "+blocked+".", &now
+			s.save(s.ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
+			continue
+		}
+		if !ready {
+			keep = append(keep, id)
+			continue
+		}
+		if err := s.launch(g, nil); err != nil {
+			now := time.Now().UTC()
+			g.Status, g.Report, g.EndedAt = StatusFailed, "Could not start: "+err.Error(), &now
+			s.save(s.ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
+		}
+	}
+	s.queue = keep
+}
+
+// launch starts a goroutine driving g. conv is the stored conversation of a resumed goal
+// (nil for a new one). Called with s.mu held.
+func (s *Service) launch(g Goal, conv []llm.Message) error {
+	ctx := s.ctx
+	model, err := s.models.Model(ctx, g.Spec.Settings.Provider)
+	if err != nil {
+		return err
+	}
+	critic, err := s.models.Model(ctx, s.criticRef(g.Spec))
+	if err != nil {
+		return err
+	}
+	crit, err := s.parseCriterion(ctx, g.Spec)
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancelCause(s.ctx)
+	r := &run{svc: s, g: g, model: model, critic: critic, crit: crit, policy: g.Spec.Policy, guard: NewGuard(),
+		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	r.guard.blocks = g.State.GuardBlocks
+	var events []Event
+	if conv == nil {
+		notices := []string{}
+		if s.opts.OnStart != nil {
+			n, err := s.opts.OnStart(ctx, g)
+			if err != nil {
+				cancel(nil)
+				return err
+			}
+			notices = n
+		}
+		for _, n := range notices {
+			events = append(events, Event{Type: EventNotice, Data: mustJSON(map[string]string{"message": n})})
+		}
+		r.append(llm.UserText(goalPrompt(g.Spec, crit.Describe(), g.Spec.Policy)))
+		now := time.Now().UTC()
+		r.g.StartedAt = &now
+		events = append(events, Event{Type: EventStarted, Data: mustJSON(map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID})})
+	} else {
+		r.conv = conv
+		r.pend.messagesFrom = len(conv)
+		events = append(events, Event{Type: EventResumed, Data: mustJSON(map[string]string{"message": "resumed with its prior context"})})
+	}
+	r.g.Status = StatusRunning
+	r.pend.events = append(r.pend.events, events...)
+	s.runs[g.ID] = r
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("goal runner panicked", "goal", g.ID, "panic", p)
+				r.finish(StatusFailed, fmt.Sprintf("The runner hit an internal error (%v); the goal stopped. Re-open or retry it.", p))
+			}
+			s.mu.Lock()
+			delete(s.runs, g.ID)
+			s.schedule()
+			s.mu.Unlock()
+			s.prune(context.Background())
+		}()
+		r.commit()
+		r.loop()
+	}()
+	return nil
+}
+
+func (s *Service) running(id string) (*run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[id]
+	if !ok {
+		if _, err := s.repo.Goal(s.ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("goal %s is not running", id)
+	}
+	return r, nil
+}
+
+// Pause holds a running goal; the model stream or tool call in flight is stopped.
+func (s *Service) Pause(ctx context.Context, id string) error {
+	r, err := s.running(id)
+	if err != nil {
+		return err
+	}
+	r.pause()
+	return nil
+}
+
+// Resume continues a paused goal, or restarts an interrupted (or paused-before-a-restart) one
+// from the store with its conversation and every runtime setting.
+func (s *Service) Resume(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.runs[id]; ok {
+		r.resume()
+		return nil
+	}
+	g, err := s.repo.Goal(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch g.Status {
+	case StatusInterrupted, StatusPaused, StatusBudgetExceeded, StatusAwaitingApproval, StatusRunning:
+	default:
+		return fmt.Errorf("goal %s is %s; only paused or interrupted goals resume (re-open a finished one)", id, g.Status)
+	}
+	conv, err := s.repo.GoalMessages(ctx, id)
+	if err != nil {
+		return err
+	}
+	conv, err = s.repairConversation(ctx, id, conv)
+	if err != nil {
+		return err
+	}
+	conv = append(conv, llm.UserText(resumeMarkerText))
+	return s.launch(g, conv)
+}
+
+// repairConversation answers tool calls the last run left without results: from the step
+// log when the step finished before the crash (nothing acknowledged is lost), else with
+// "interrupted by restart".
+func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message) ([]llm.Message, error) {
+	if len(conv) == 0 {
+		return conv, fmt.Errorf("goal %s has no stored conversation to resume from", id)
+	}
+	last := conv[len(conv)-1]
+	calls := last.ToolCalls()
+	if last.Role != llm.RoleAssistant || len(calls) == 0 {
+		return conv, nil
+	}
+	steps, err := s.repo.GoalSteps(ctx, id, 0, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	byCall := map[string]Step{}
+	for _, st := range steps {
+		byCall[st.CallID] = st
+	}
+	var results []llm.ToolResult
+	for _, c := range calls {
+		if st, ok := byCall[c.ID]; ok && c.ID != "" {
+			results = append(results, llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result), IsError: st.IsError})
+		} else {
+			results = append(results, llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "interrupted by restart"})
+		}
+	}
+	return append(conv, llm.ToolMessage(results...)), nil
+}
+
+// Abort ends a goal: a running one within a second (its stream or tool call is cancelled),
+// a pending or paused one at once.
+func (s *Service) Abort(ctx context.Context, id string) error {
+	s.mu.Lock()
+	r, ok := s.runs[id]
+	s.mu.Unlock()
+	if ok {
+		r.cancel(errAborted)
+		<-r.done
+		return nil
+	}
+	g, err := s.repo.Goal(ctx, id)
+	if err != nil {
+		return err
+	}
+	if g.Status.Finished() {
+		return fmt.Errorf("goal %s has already ended (%s)", id, g.Status)
+	}
+	s.mu.Lock()
+	s.queue = slices.DeleteFunc(s.queue, func(q string) bool { return q == id })
+	s.mu.Unlock()
+	now := time.Now().UTC()
+	g.Status, g.Report, g.EndedAt = StatusAborted, "Aborted by the user.", &now
+	return s.save(ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
+}
+
+// Steer sends the model a message it gets on its next turn.
+func (s *Service) Steer(ctx context.Context, id, text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return &FieldError{"text", "write the message to send"}
+	}
+	r, err := s.running(id)
+	if err != nil {
+		return err
+	}
+	r.steer(text)
+	return s.repo.CommitGoal(ctx, &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text})}}})
+}
+
+// RaiseBudget sets a new budget (0 keeps that part) and lets a goal held for budget go on.
+func (s *Service) RaiseBudget(ctx context.Context, id string, usd float64, tokens int) error {
+	if usd < 0 || tokens < 0 {
+		return &FieldError{"budget", "must be 0 (keep) or more"}
+	}
+	r, err := s.running(id)
+	if err != nil {
+		return err
+	}
+	r.raiseBudget(usd, tokens)
+	return nil
+}
+
+// Reopen continues a finished goal with the user's feedback (how a manual criterion is
+// reviewed, or a "not quite" after completion).
+func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
+	feedback = strings.TrimSpace(feedback)
+	if feedback == "" {
+		return &FieldError{"feedback", "say what is still wrong, so the agent knows what to do"}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.repo.Goal(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !g.Status.Finished() {
+		return fmt.Errorf("goal %s is %s; only finished goals re-open", id, g.Status)
+	}
+	conv, err := s.repo.GoalMessages(ctx, id)
+	if err != nil {
+		return err
+	}
+	conv, err = s.repairConversation(ctx, id, conv)
+	if err != nil {
+		return err
+	}
+	conv = append(conv, llm.UserText(steerPrefix+"The goal was re-opened: "+feedback))
+	g.EndedAt, g.Report, g.State.Bounces = nil, "", 0
+	return s.launch(g, conv)
+}
+
+// Wait blocks until the goal ends (or ctx ends) and returns it.
+func (s *Service) Wait(ctx context.Context, id string) (Goal, error) {
+	for {
+		s.mu.Lock()
+		r, ok := s.runs[id]
+		queued := slices.Contains(s.queue, id)
+		s.mu.Unlock()
+		if ok {
+			select {
+			case <-r.done:
+			case <-ctx.Done():
+				return Goal{}, ctx.Err()
+			}
+			continue
+		}
+		g, err := s.repo.Goal(ctx, id)
+		if err != nil || (!queued && g.Status != StatusPending) {
+			return g, err
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return Goal{}, ctx.Err()
+		}
+	}
+}
+
+// Get returns a goal.
+func (s *Service) Get(ctx context.Context, id string) (Goal, error) { return s.repo.Goal(ctx, id) }
+
+// List returns every goal, newest activity first.
+func (s *Service) List(ctx context.Context) ([]Goal, error) {
+	gs, err := s.repo.ListGoals(ctx)
+	if gs == nil {
+		gs = []Goal{}
+	}
+	return gs, err
+}
+
+// Steps returns up to limit steps of a goal after index after.
+func (s *Service) Steps(ctx context.Context, id string, after, limit int) ([]Step, error) {
+	return s.repo.GoalSteps(ctx, id, after, limit)
+}
+
+// History returns a goal's stored events after seq.
+func (s *Service) History(ctx context.Context, id string, after int64) ([]Event, error) {
+	return s.repo.GoalEvents(ctx, id, after)
+}
+
+// PendingApprovals lists the questions waiting for the user.
+func (s *Service) PendingApprovals(ctx context.Context) ([]Approval, error) {
+	return s.repo.Approvals(ctx, true)
+}
+
+// AnswerApproval answers a waiting approval request.
+func (s *Service) AnswerApproval(ctx context.Context, id string, status ApprovalStatus, reason string) (Approval, error) {
+	return s.approvals.Answer(ctx, id, status, reason)
+}
+
+// Delete removes a goal that is not running.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	s.mu.Lock()
+	_, running := s.runs[id]
+	s.queue = slices.DeleteFunc(s.queue, func(q string) bool { return q == id })
+	s.mu.Unlock()
+	if running {
+		return fmt.Errorf("goal %s is running: abort it before deleting it", id)
+	}
+	return s.repo.DeleteGoal(ctx, id)
+}
+
+// Prune deletes every finished goal; it returns how many.
+func (s *Service) Prune(ctx context.Context) (int, error) {
+	gs, err := s.repo.ListGoals(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, g := range gs {
+		if g.Status.Finished() && s.Delete(ctx, g.ID) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// prune keeps at most MaxGoals goals: in-flight ones always, then the newest finished ones.
+func (s *Service) prune(ctx context.Context) {
+	gs, err := s.repo.ListGoals(ctx)
+	if err != nil || len(gs) <= s.opts.MaxGoals {
+		return
+	}
+	excess := len(gs) - s.opts.MaxGoals
+	for i := len(gs) - 1; i >= 0 && excess > 0; i-- { // oldest activity last
+		if gs[i].Status.Finished() && s.Delete(ctx, gs[i].ID) == nil {
+			excess--
+		}
+	}
+}
+
+// Shutdown stops every run (they become interrupted, resumable after a restart) and waits.
+func (s *Service) Shutdown() {
+	s.cancel(errShutdown)
+	s.wg.Wait()
+}

@@ -1,0 +1,283 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+)
+
+// Step caps: a goal keeps its first stepsKeepFirst steps (how it began) and its last
+// stepsKeepLast (where it is), so a runaway goal cannot fill the disk.
+const (
+	stepsKeepFirst = 50
+	stepsKeepLast  = 450
+)
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func msPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := time.UnixMilli(v.Int64).UTC()
+	return &t
+}
+
+// CommitGoal writes, in one transaction, whatever a runner step produced: the goal row, new
+// conversation messages (numbered from c.MessagesFrom), steps and events. Events get their
+// sequence numbers here (written back into c.Events), so every writer numbers them alike.
+func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if c.Goal != nil {
+			if err := saveGoal(ctx, tx, *c.Goal); err != nil {
+				return err
+			}
+		}
+		goalID := c.GoalID()
+		for i, m := range c.Messages {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_messages(goal_id, seq, message) VALUES(?, ?, ?)`,
+				goalID, c.MessagesFrom+i, string(b)); err != nil {
+				return fmt.Errorf("save message %d of goal %s: %w", c.MessagesFrom+i, goalID, err)
+			}
+		}
+		if c.TruncateMessagesFrom != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM goal_messages WHERE goal_id = ? AND seq >= ?`, goalID, *c.TruncateMessagesFrom); err != nil {
+				return err
+			}
+		}
+		for _, st := range c.Steps {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
+				ms(st.StartedAt), st.DurationMS); err != nil {
+				return fmt.Errorf("save step %d of goal %s: %w", st.Index, goalID, err)
+			}
+		}
+		if len(c.Steps) > 0 {
+			last := c.Steps[len(c.Steps)-1].Index
+			if _, err := tx.ExecContext(ctx, `DELETE FROM goal_steps WHERE goal_id = ? AND idx > ? AND idx <= ?`,
+				goalID, stepsKeepFirst, last-stepsKeepLast); err != nil {
+				return err
+			}
+		}
+		for i := range c.Events {
+			e := &c.Events[i]
+			if e.At.IsZero() {
+				e.At = time.Now().UTC()
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE goal_id = ?`, goalID).Scan(&e.Seq); err != nil {
+				return err
+			}
+			e.GoalID = goalID
+			if _, err := tx.ExecContext(ctx, `INSERT INTO goal_events(goal_id, seq, type, data, at) VALUES(?, ?, ?, ?, ?)`,
+				goalID, e.Seq, e.Type, string(orEmptyObject(e.Data)), ms(e.At)); err != nil {
+				return fmt.Errorf("save event of goal %s: %w", goalID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func orEmptyObject(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+func saveGoal(ctx context.Context, tx *sql.Tx, g goal.Goal) error {
+	spec, err := json.Marshal(g.Spec)
+	if err != nil {
+		return err
+	}
+	state, err := json.Marshal(g.State)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO goals(id, spec, status, report, state, created_at, updated_at, started_at, ended_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, status = excluded.status, report = excluded.report, state = excluded.state,
+			updated_at = excluded.updated_at, started_at = excluded.started_at, ended_at = excluded.ended_at`,
+		g.ID, string(spec), string(g.Status), g.Report, string(state), ms(g.CreatedAt), ms(g.UpdatedAt), msPtr(g.StartedAt), msPtr(g.EndedAt))
+	if err != nil {
+		return fmt.Errorf("save goal %s: %w", g.ID, err)
+	}
+	return nil
+}
+
+const goalColumns = `id, spec, status, report, state, created_at, updated_at, started_at, ended_at`
+
+func scanGoal(r scanner) (goal.Goal, error) {
+	var g goal.Goal
+	var spec, state string
+	var created, updated int64
+	var started, ended sql.NullInt64
+	if err := r.Scan(&g.ID, &spec, &g.Status, &g.Report, &state, &created, &updated, &started, &ended); err != nil {
+		return g, err
+	}
+	if err := json.Unmarshal([]byte(spec), &g.Spec); err != nil {
+		return g, fmt.Errorf("goal %s: spec: %w", g.ID, err)
+	}
+	if err := json.Unmarshal([]byte(state), &g.State); err != nil {
+		return g, fmt.Errorf("goal %s: state: %w", g.ID, err)
+	}
+	g.CreatedAt, g.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	g.StartedAt, g.EndedAt = fromMS(started), fromMS(ended)
+	return g, nil
+}
+
+// Goal returns one goal, or goal.ErrNotFound.
+func (s *Store) Goal(ctx context.Context, id string) (goal.Goal, error) {
+	g, err := scanGoal(s.db.QueryRowContext(ctx, `SELECT `+goalColumns+` FROM goals WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return g, fmt.Errorf("goal %q: %w", id, goal.ErrNotFound)
+	}
+	return g, err
+}
+
+// ListGoals returns every goal, newest activity first.
+func (s *Store) ListGoals(ctx context.Context) ([]goal.Goal, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+goalColumns+` FROM goals ORDER BY updated_at DESC, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []goal.Goal
+	for rows.Next() {
+		g, err := scanGoal(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// DeleteGoal removes a goal and everything it recorded.
+func (s *Store) DeleteGoal(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM goals WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("goal %q: %w", id, goal.ErrNotFound)
+	}
+	return nil
+}
+
+// GoalMessages returns a goal's conversation in order.
+func (s *Store) GoalMessages(ctx context.Context, id string) ([]llm.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT message FROM goal_messages WHERE goal_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []llm.Message
+	for rows.Next() {
+		var raw string
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var m llm.Message
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			return nil, fmt.Errorf("goal %s: a stored message is damaged: %w", id, err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// GoalSteps returns up to limit steps with index > after, in order.
+func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]goal.Step, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms FROM goal_steps
+		WHERE goal_id = ? AND idx > ? ORDER BY idx LIMIT ?`, id, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []goal.Step
+	for rows.Next() {
+		st := goal.Step{GoalID: id}
+		var args string
+		var started int64
+		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS); err != nil {
+			return nil, err
+		}
+		st.Args, st.StartedAt = json.RawMessage(args), time.UnixMilli(started).UTC()
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// GoalEvents returns a goal's events with seq > after, in order.
+func (s *Store) GoalEvents(ctx context.Context, id string, after int64) ([]goal.Event, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, data, at FROM goal_events WHERE goal_id = ? AND seq > ? ORDER BY seq`, id, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []goal.Event
+	for rows.Next() {
+		e := goal.Event{GoalID: id}
+		var data string
+		var at int64
+		if err := rows.Scan(&e.Seq, &e.Type, &data, &at); err != nil {
+			return nil, err
+		}
+		e.Data, e.At = json.RawMessage(data), time.UnixMilli(at).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// SaveApproval inserts or updates an approval request.
+func (s *Store) SaveApproval(ctx context.Context, a goal.Approval) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO approvals(id, goal_id, call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET status = excluded.status, answer_reason = excluded.answer_reason, answered_at = excluded.answered_at`,
+		a.ID, a.GoalID, a.CallID, a.Tool, string(orEmptyObject(a.Args)), a.Risk, a.Reason, string(a.Status), a.AnswerReason,
+		ms(a.CreatedAt), msPtr(a.AnsweredAt))
+	return err
+}
+
+// Approvals returns approvals, pending ones only if pendingOnly, oldest first.
+func (s *Store) Approvals(ctx context.Context, pendingOnly bool) ([]goal.Approval, error) {
+	q := `SELECT id, goal_id, call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at FROM approvals`
+	if pendingOnly {
+		q += ` WHERE status = 'pending'`
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []goal.Approval
+	for rows.Next() {
+		var a goal.Approval
+		var args string
+		var created int64
+		var answered sql.NullInt64
+		if err := rows.Scan(&a.ID, &a.GoalID, &a.CallID, &a.Tool, &args, &a.Risk, &a.Reason, &a.Status, &a.AnswerReason, &created, &answered); err != nil {
+			return nil, err
+		}
+		a.Args, a.CreatedAt, a.AnsweredAt = json.RawMessage(args), time.UnixMilli(created).UTC(), fromMS(answered)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,159 @@
+package tools
+
+import (
+	"context"
+	"strings"
+)
+
+// Goal tool names. The runner treats them specially: they end or steer the goal itself and
+// are never counted as work steps for the critic.
+const (
+	ToolClaimComplete   = "claim_complete"
+	ToolAbortWithReport = "abort_with_report"
+	ToolWriteTodos      = "write_todos"
+	ToolCompleteTodo    = "complete_todo"
+	ToolDeclareStep     = "declare_step"
+	ToolVerifyStep      = "verify_step"
+)
+
+// IsGoalTool reports whether name is one of the goal tools.
+func IsGoalTool(name string) bool {
+	switch name {
+	case ToolClaimComplete, ToolAbortWithReport, ToolWriteTodos, ToolCompleteTodo, ToolDeclareStep, ToolVerifyStep:
+		return true
+	}
+	return false
+}
+
+// GoalControl is the running goal as the goal tools see it. The runner implements it and
+// puts it in each call's context with WithGoal.
+type GoalControl interface {
+	ClaimComplete(rationale string) string
+	AbortWithReport(reason, learned string) string
+	WriteTodos(items []string, active int) (string, error)
+	CompleteTodo(index int, note string) (string, error)
+	DeclareStep(number int, title, action, successCriteria string) (string, error)
+	VerifyStep(number int, passed bool, observation, nextAction string) (string, error)
+}
+
+type goalKey struct{}
+
+// WithGoal returns ctx carrying the running goal for the goal tools.
+func WithGoal(ctx context.Context, g GoalControl) context.Context {
+	return context.WithValue(ctx, goalKey{}, g)
+}
+
+func goalFrom(ctx context.Context) (GoalControl, bool) {
+	g, ok := ctx.Value(goalKey{}).(GoalControl)
+	return g, ok
+}
+
+func outsideGoal(tool string) Result {
+	return Errorf("%s only works inside a running goal; there is none here, so nothing happened.", tool)
+}
+
+type claimParams struct {
+	Rationale string `json:"rationale" desc:"Why you believe the goal is achieved, with the evidence (commands run, outputs seen). It will be verified."`
+}
+
+type abortParams struct {
+	Reason         string `json:"reason" desc:"Why you cannot make further progress."`
+	WhatWasLearned string `json:"what_was_learned" desc:"What you found out that the user should know: what you tried, what failed, what might work."`
+}
+
+type todosParams struct {
+	Items       []string `json:"items" desc:"The checklist, in order; replaces any earlier one."`
+	ActiveIndex int      `json:"active_index,omitempty" desc:"0-based index of the item you are working on now." default:"0"`
+}
+
+type completeTodoParams struct {
+	Index int    `json:"index" desc:"0-based index of the finished item."`
+	Note  string `json:"note,omitempty" desc:"What was done, briefly."`
+}
+
+type declareStepParams struct {
+	StepNumber      int    `json:"step_number" desc:"1, 2, 3, … in order."`
+	Title           string `json:"title" desc:"A few words naming the step."`
+	Action          string `json:"action" desc:"What you are about to do."`
+	SuccessCriteria string `json:"success_criteria" desc:"How you will know it worked."`
+}
+
+type verifyStepParams struct {
+	StepNumber  int    `json:"step_number"`
+	Passed      bool   `json:"passed" desc:"Whether the success criteria of the step held."`
+	Observation string `json:"observation" desc:"What you actually saw."`
+	NextAction  string `json:"next_action" desc:"What you will do next."`
+}
+
+// GoalTools returns the goal tools. All are read_only: they change only the goal's own
+// bookkeeping, never the machine.
+func GoalTools() []Tool {
+	return []Tool{
+		New(ToolClaimComplete,
+			"Call when you believe the goal is achieved. The success criterion is then verified; if verification fails you are told why and must keep working.",
+			ReadOnly, func(ctx context.Context, c Call, p claimParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolClaimComplete), nil
+				}
+				if strings.TrimSpace(p.Rationale) == "" {
+					return Errorf("claim_complete needs a rationale: say why the goal is achieved and what evidence shows it."), nil
+				}
+				return Result{Text: g.ClaimComplete(p.Rationale)}, nil
+			}),
+		New(ToolAbortWithReport,
+			"Call only if you truly cannot make further progress. Give the reason and what you learned; the goal ends as aborted with your report.",
+			ReadOnly, func(ctx context.Context, c Call, p abortParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolAbortWithReport), nil
+				}
+				if strings.TrimSpace(p.Reason) == "" {
+					return Errorf("abort_with_report needs a reason."), nil
+				}
+				return Result{Text: g.AbortWithReport(p.Reason, p.WhatWasLearned)}, nil
+			}),
+		New(ToolWriteTodos,
+			"Write (or replace) your checklist for a multi-phase goal. It is shown to you every turn.",
+			ReadOnly, func(ctx context.Context, c Call, p todosParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolWriteTodos), nil
+				}
+				return textOrError(g.WriteTodos(p.Items, p.ActiveIndex))
+			}),
+		New(ToolCompleteTodo, "Mark a checklist item done.",
+			ReadOnly, func(ctx context.Context, c Call, p completeTodoParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolCompleteTodo), nil
+				}
+				return textOrError(g.CompleteTodo(p.Index, p.Note))
+			}),
+		New(ToolDeclareStep,
+			"Before a non-trivial action, declare the step: what you will do and how you will know it worked. Then act, then call verify_step.",
+			ReadOnly, func(ctx context.Context, c Call, p declareStepParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolDeclareStep), nil
+				}
+				return textOrError(g.DeclareStep(p.StepNumber, p.Title, p.Action, p.SuccessCriteria))
+			}),
+		New(ToolVerifyStep, "After acting on a declared step, record whether it worked and what comes next.",
+			ReadOnly, func(ctx context.Context, c Call, p verifyStepParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolVerifyStep), nil
+				}
+				return textOrError(g.VerifyStep(p.StepNumber, p.Passed, p.Observation, p.NextAction))
+			}),
+	}
+}
+
+// textOrError turns a control's answer into a result: its error is the model's mistake.
+func textOrError(text string, err error) (Result, error) {
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	return Result{Text: text}, nil
+}
