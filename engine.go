@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -18,13 +24,33 @@ type engine struct {
 	store      *store.Store
 	workspaces *workspace.Service
 	providers  *config.Providers
+	terminals  *terminal.Manager
+	registry   *tools.Registry
+	goals      *goal.Service
 	wsEvents   *pubsub.Broker[workspace.List]
 	provEvents *pubsub.Broker[config.ProviderList]
+	goalEvents *pubsub.Broker[goal.Event]
+}
+
+// engineOptions adjust what openEngine builds for one door.
+type engineOptions struct {
+	logger *slog.Logger
+	// models wraps the stored provider settings (the CLI's --base-url/--model flags take
+	// precedence over them).
+	models func(stored goal.Models) goal.Models
+	// autoApprove answers approvals without a person (the CLI's --approve).
+	autoApprove goal.AutoAnswer
+	// paneExists overrides pane validation (the CLI's term-1).
+	paneExists func(string) bool
 }
 
 // openEngine resolves and creates the data dir, opens (and migrates) the store and starts the
 // services.
-func openEngine(ctx context.Context, dataDirFlag string) (*engine, error) {
+func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOptions)) (*engine, error) {
+	o := engineOptions{logger: slog.Default()}
+	for _, f := range opts {
+		f(&o)
+	}
 	dir, err := config.ResolveDataDir(dataDirFlag)
 	if err != nil {
 		return nil, err
@@ -36,20 +62,120 @@ func openEngine(ctx context.Context, dataDirFlag string) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	events := pubsub.NewBroker[workspace.List]()
-	ws, err := workspace.NewService(ctx, st, events)
-	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("start workspaces: %w", err)
+	e := &engine{dataDir: dir, store: st, wsEvents: pubsub.NewBroker[workspace.List](),
+		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event]()}
+	if err := e.start(ctx, o); err != nil {
+		e.Close()
+		return nil, err
 	}
-	vault, err := secrets.Open(ctx, dir, st, secrets.Options{})
+	return e, nil
+}
+
+func (e *engine) start(ctx context.Context, o engineOptions) error {
+	ws, err := workspace.NewService(ctx, e.store, e.wsEvents)
 	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("open the secrets vault: %w", err)
+		return fmt.Errorf("start workspaces: %w", err)
 	}
-	provEvents := pubsub.NewBroker[config.ProviderList]()
-	providers := config.NewProviders(st, vault, provEvents, config.LLMTester{})
-	return &engine{dataDir: dir, store: st, workspaces: ws, providers: providers, wsEvents: events, provEvents: provEvents}, nil
+	e.workspaces = ws
+	vault, err := secrets.Open(ctx, e.dataDir, e.store, secrets.Options{})
+	if err != nil {
+		return fmt.Errorf("open the secrets vault: %w", err)
+	}
+	e.providers = config.NewProviders(e.store, vault, e.provEvents, config.LLMTester{})
+	e.terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
+	e.registry = tools.NewRegistry()
+	e.registry.Register(tools.GoalTools()...)
+	tools.RegisterTerminal(e.registry, e.terminals)
+
+	var models goal.Models = storedModels{e.providers}
+	if o.models != nil {
+		models = o.models(models)
+	}
+	paneExists := o.paneExists
+	if paneExists == nil {
+		paneExists = e.paneExists
+	}
+	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
+		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal})
+	if err != nil {
+		return fmt.Errorf("start the goal runner: %w", err)
+	}
+	return nil
+}
+
+// paneExists reports whether any workspace has the pane.
+func (e *engine) paneExists(id string) bool {
+	list, err := e.workspaces.List(context.Background())
+	if err != nil {
+		return false
+	}
+	for _, w := range list.Workspaces {
+		for _, p := range w.Panes {
+			if p.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// confineGoalTerminal makes sure the goal's pane has a shell. A goal with a sandbox gets a fresh terminal tab in its pane whose shell
+// the kernel confines to the sandbox (and, below network_get, keeps off the network). Where
+// the kernel cannot, the goal's story says so instead of pretending.
+func (e *engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string, error) {
+	dir := g.Spec.Policy.SandboxDir
+	if dir == "" {
+		// No sandbox: the pane just needs a shell, in the goal's working dir.
+		_, err := e.terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
+		return nil, err
+	}
+	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
+	tab, err := e.terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
+		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, NoNetwork: noNet}})
+	if err != nil {
+		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
+	}
+	if err := e.terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
+		return nil, err
+	}
+	net := "network allowed"
+	if noNet {
+		net = "no outbound network"
+	}
+	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s, %s", tab.TabID, dir, net)}, nil
+}
+
+// storedModels resolves goal model references through the provider settings.
+type storedModels struct{ providers *config.Providers }
+
+func (m storedModels) Model(ctx context.Context, ref string) (goal.Model, error) {
+	r, err := m.providers.Resolve(ctx, ref)
+	if err != nil {
+		return goal.Model{}, err
+	}
+	prices, err := m.providers.Prices(ctx)
+	if err != nil {
+		return goal.Model{}, err
+	}
+	table := llm.Prices{}
+	for model, p := range prices {
+		table[model] = llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+	}
+	return modelFor(r.LLMConfig(), table)
+}
+
+// modelFor makes a callable goal model from a provider config.
+func modelFor(cfg llm.Config, prices llm.Prices) (goal.Model, error) {
+	prov, err := providers.New(cfg)
+	if err != nil {
+		return goal.Model{}, err
+	}
+	m := goal.Model{Provider: prov, Name: cfg.Name, ModelID: cfg.Model, Vision: cfg.VisionModel != "",
+		Window: cfg.ContextWindow, MaxTokens: cfg.MaxTokens}
+	if p, ok := prices.For(cfg.Model); ok {
+		m.Price = &p
+	}
+	return m, nil
 }
 
 // sources are the event streams both doors forward to their UI, by topic.
@@ -57,12 +183,22 @@ func (e *engine) sources() []pubsub.Source {
 	return []pubsub.Source{
 		pubsub.From(e.wsEvents, "workspaces"),
 		pubsub.From(e.provEvents, "providers"),
+		pubsub.From(e.goalEvents, "goals"),
+		pubsub.From(e.terminals.Events(), "terminal"),
 	}
 }
 
-// Close stops the brokers (ending every subscription) and closes the store.
+// Close stops the goals (they become resumable), the terminals and the brokers, and closes
+// the store.
 func (e *engine) Close() error {
+	if e.goals != nil {
+		e.goals.Shutdown()
+	}
+	if e.terminals != nil {
+		e.terminals.Shutdown()
+	}
 	e.wsEvents.Shutdown()
 	e.provEvents.Shutdown()
+	e.goalEvents.Shutdown()
 	return e.store.Close()
 }

@@ -39,6 +39,8 @@ const usage = `ClusterSpace — terminal and browser panes with an AI agent.
 Usage:
   clusterspace [--data-dir DIR]        open the desktop window
   clusterspace serve [options]         serve the same UI over HTTP for any browser
+  clusterspace goal run|list|show|resume|abort|reopen …
+                                       run and manage goals from the terminal (goal help)
   clusterspace version | --version     print the version
   clusterspace help | --help           print this help
 
@@ -71,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return desktopCommand(args, stderr)
 	case "serve":
 		return serveCommand(args, stdout, stderr)
+	case "goal":
+		return goalCommand(args, stdout, stderr)
 	case "version":
 		printVersion(stdout)
 		return exitOK

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -182,6 +183,10 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	if spec.Settings.WorkDir == "" {
 		spec.Settings.WorkDir = spec.Policy.SandboxDir
 	}
+	if spec.Settings.WorkDir == "" {
+		// Shell criteria need somewhere to run: the user's home, as a new terminal would.
+		spec.Settings.WorkDir, _ = os.UserHomeDir()
+	}
 	switch st := spec.Settings; {
 	case st.CriticInterval != nil && *st.CriticInterval < 0:
 		return spec, &FieldError{"settings.criticIntervalSteps", "must be 0 (off) or more"}
@@ -302,19 +307,18 @@ func (s *Service) launch(g Goal, conv []llm.Message) error {
 		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	r.guard.blocks = g.State.GuardBlocks
 	var events []Event
-	if conv == nil {
-		notices := []string{}
-		if s.opts.OnStart != nil {
-			n, err := s.opts.OnStart(ctx, g)
-			if err != nil {
-				cancel(nil)
-				return err
-			}
-			notices = n
+	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
+	if s.opts.OnStart != nil {
+		notices, err := s.opts.OnStart(ctx, g)
+		if err != nil {
+			cancel(nil)
+			return err
 		}
 		for _, n := range notices {
 			events = append(events, Event{Type: EventNotice, Data: mustJSON(map[string]string{"message": n})})
 		}
+	}
+	if conv == nil {
 		r.append(llm.UserText(goalPrompt(g.Spec, crit.Describe(), g.Spec.Policy)))
 		now := time.Now().UTC()
 		r.g.StartedAt = &now

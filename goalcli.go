@@ -1,0 +1,543 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// Exit statuses of `goal run`, a stable interface for scripts.
+const (
+	exitGoalFailed  = 1
+	exitGoalAborted = 2
+)
+
+// cliPane is the terminal pane a CLI goal works in.
+const cliPane = "term-1"
+
+const goalUsage = `Usage:
+  clusterspace goal run --goal TEXT <criterion> [options]
+    criterion, exactly one:
+      --check-shell CMD [--exit-code N] [--check-timeout DUR]
+      --check-question TEXT [--threshold yes|high_confidence]
+      --check-json EXPR [--json-source claim|file:PATH|command:CMD]
+      --check-manual
+    --provider NAME | --base-url URL --model NAME [--api-kind openai|anthropic] [--api-key-env VAR]
+    --critic-provider NAME | --critic-base-url URL --critic-model NAME [--critic-api-kind …] [--critic-api-key-env VAR]
+    --critic-every N   --finalize-critic   --bounce-budget N
+    --risk read_only|write_local|network_get|network_write|spends_money   (default write_local)
+    --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
+    --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
+    --data-dir DIR   --json
+  clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
+    (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
+Exit status: 0 completed, 1 failed, 2 aborted, 64 bad usage or configuration.
+`
+
+func goalCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, goalUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return goalRun(args[1:], stdout, stderr)
+	case "list", "show", "resume", "abort", "reopen":
+		return goalManage(args[0], args[1:], stdout, stderr)
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, goalUsage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "clusterspace goal: unknown command %q\n\n%s", args[0], goalUsage)
+		return exitUsage
+	}
+}
+
+// usageErr is a mistake in the invocation: exit 64 with a message naming it.
+type usageErr struct{ msg string }
+
+func (e usageErr) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageErr{fmt.Sprintf(format, args...)} }
+
+type modelFlags struct {
+	provider, baseURL, model, kind, keyEnv string
+}
+
+func (m modelFlags) given() bool { return m.baseURL != "" || m.model != "" }
+
+// config builds an ad-hoc provider from flags (not stored); the key comes from an environment
+// variable so it never appears in the process list.
+func (m modelFlags) config(name string) (llm.Config, error) {
+	if m.provider != "" {
+		return llm.Config{}, usagef("--%sprovider and --%sbase-url/--%smodel are alternatives: give one", name, name, name)
+	}
+	if m.baseURL == "" || m.model == "" {
+		return llm.Config{}, usagef("--%sbase-url and --%smodel go together", name, name)
+	}
+	kind := m.kind
+	if kind == "" {
+		kind = llm.KindOpenAI
+	}
+	cfg := llm.Config{Name: "cli-" + strings.TrimSuffix(name, "-") + "model", Kind: kind, BaseURL: m.baseURL, Model: m.model}
+	if cfg.Name == "cli-model" {
+		cfg.Name = "cli"
+	}
+	if m.keyEnv != "" {
+		cfg.APIKey = os.Getenv(m.keyEnv)
+		if cfg.APIKey == "" {
+			return llm.Config{}, usagef("--%sapi-key-env %s: that environment variable is empty", name, m.keyEnv)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return llm.Config{}, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// cliModels serves the models given by flags; references it does not cover go to the stored
+// provider settings.
+type cliModels struct {
+	actor, critic *llm.Config
+	stored        goal.Models
+}
+
+func (m cliModels) Model(ctx context.Context, ref string) (goal.Model, error) {
+	switch {
+	case ref == "critic" && m.critic != nil:
+		return modelFor(*m.critic, nil)
+	case ref == "critic" && m.actor != nil:
+		return modelFor(*m.actor, nil)
+	case ref == "" && m.actor != nil:
+		return modelFor(*m.actor, nil)
+	}
+	return m.stored.Model(ctx, ref)
+}
+
+type goalRunFlags struct {
+	spec             goal.Spec
+	actor, critic    modelFlags
+	checks           int
+	approve, dataDir string
+	json             bool
+	criticEvery      int
+	allow, deny      string
+	risk             string
+	wallClock        time.Duration
+}
+
+func goalRun(args []string, stdout, stderr io.Writer) int {
+	var f goalRunFlags
+	fs := flag.NewFlagSet("goal run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.spec.Goal, "goal", "", "")
+	c := &f.spec.Criterion
+	fs.Func("check-shell", "", func(v string) error { f.checks++; c.Kind, c.Command = criterion.KindShell, v; return nil })
+	fs.IntVar(&c.ExitCode, "exit-code", 0, "")
+	fs.Var(&c.Timeout, "check-timeout", "")
+	fs.Func("check-question", "", func(v string) error { f.checks++; c.Kind, c.Question = criterion.KindModelQuestion, v; return nil })
+	fs.StringVar(&c.Threshold, "threshold", "", "")
+	fs.Func("check-json", "", func(v string) error { f.checks++; c.Kind, c.Expr = criterion.KindJSONPredicate, v; return nil })
+	fs.StringVar(&c.Source, "json-source", "", "")
+	fs.BoolFunc("check-manual", "", func(string) error { f.checks++; c.Kind = criterion.KindManual; return nil })
+	fs.Func("check-visual", "", func(string) error {
+		return errors.New("--check-visual needs browser panes, which this build does not have yet")
+	})
+	fs.StringVar(&f.actor.provider, "provider", "", "")
+	fs.StringVar(&f.actor.baseURL, "base-url", "", "")
+	fs.StringVar(&f.actor.model, "model", "", "")
+	fs.StringVar(&f.actor.kind, "api-kind", "", "")
+	fs.StringVar(&f.actor.keyEnv, "api-key-env", "", "")
+	fs.StringVar(&f.critic.provider, "critic-provider", "", "")
+	fs.StringVar(&f.critic.baseURL, "critic-base-url", "", "")
+	fs.StringVar(&f.critic.model, "critic-model", "", "")
+	fs.StringVar(&f.critic.kind, "critic-api-kind", "", "")
+	fs.StringVar(&f.critic.keyEnv, "critic-api-key-env", "", "")
+	fs.IntVar(&f.criticEvery, "critic-every", goal.DefaultCriticInterval, "")
+	fs.BoolVar(&f.spec.Settings.FinalizeCritic, "finalize-critic", false, "")
+	fs.IntVar(&f.spec.Settings.BounceBudget, "bounce-budget", 0, "")
+	fs.StringVar(&f.risk, "risk", "write_local", "")
+	fs.StringVar(&f.spec.Policy.SandboxDir, "sandbox", "", "")
+	fs.StringVar(&f.allow, "allow-tools", "", "")
+	fs.StringVar(&f.deny, "deny-tools", "", "")
+	fs.BoolVar(&f.spec.Policy.RequireStepProtocol, "step-protocol", false, "")
+	fs.StringVar(&f.approve, "approve", "", "")
+	fs.DurationVar(&f.wallClock, "wall-clock", goal.DefaultWallClock, "")
+	fs.IntVar(&f.spec.Settings.MaxSteps, "max-steps", 0, "")
+	fs.Float64Var(&f.spec.Settings.BudgetUSD, "budget-usd", 0, "")
+	fs.IntVar(&f.spec.Settings.BudgetTokens, "budget-tokens", 0, "")
+	fs.StringVar(&f.dataDir, "data-dir", "", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "clusterspace goal run: %v\n\n%s", err, goalUsage)
+		return exitUsage
+	}
+	eng, id, err := f.prepare(fs, stdout, stderr)
+	if err != nil {
+		return reportStartError(err, stderr)
+	}
+	defer eng.Close()
+	return followGoal(eng, id, f.json, stdout, stderr)
+}
+
+// prepare checks the flags, opens the engine and starts the goal.
+func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*engine, string, error) {
+	if fs.NArg() > 0 {
+		return nil, "", usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if f.checks != 1 {
+		return nil, "", usagef("give exactly one criterion (--check-shell, --check-question, --check-json or --check-manual); got %d", f.checks)
+	}
+	risk, err := tools.ParseRisk(f.risk)
+	if err != nil {
+		return nil, "", usagef("--risk: %v", err)
+	}
+	f.spec.Policy.Ceiling = risk
+	f.spec.Policy.Allowed, f.spec.Policy.Denied = splitList(f.allow), splitList(f.deny)
+	f.spec.Settings.CriticInterval = &f.criticEvery
+	f.spec.Settings.WallClock = goal.Duration(f.wallClock)
+	f.spec.Settings.Provider, f.spec.Settings.CriticProvider = f.actor.provider, f.critic.provider
+	f.spec.PaneID = cliPane
+	if f.spec.Settings.WorkDir, err = os.Getwd(); err != nil {
+		return nil, "", err
+	}
+	approve := f.approve
+	if approve == "" {
+		approve = "deny"
+		if isatty.IsTerminal(os.Stdin.Fd()) {
+			approve = "ask"
+		}
+	}
+	auto, err := approver(approve, stdout)
+	if err != nil {
+		return nil, "", err
+	}
+	models := cliModels{}
+	if f.actor.given() {
+		cfg, err := f.actor.config("")
+		if err != nil {
+			return nil, "", err
+		}
+		models.actor = &cfg
+	}
+	if f.critic.given() {
+		cfg, err := f.critic.config("critic-")
+		if err != nil {
+			return nil, "", err
+		}
+		models.critic = &cfg
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	eng, err := openEngine(context.Background(), f.dataDir, func(o *engineOptions) {
+		o.logger, o.autoApprove = logger, auto
+		o.paneExists = func(id string) bool { return id == cliPane }
+		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	g, err := eng.goals.Start(context.Background(), f.spec)
+	if err != nil {
+		eng.Close()
+		return nil, "", usagef("%v", err)
+	}
+	return eng, g.ID, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// approver answers approvals per --approve: allow or deny them all, or ask on the terminal.
+func approver(mode string, out io.Writer) (goal.AutoAnswer, error) {
+	switch mode {
+	case "allow":
+		return func(goal.Approval) (goal.ApprovalStatus, string, bool) { return goal.ApprovalAllowOnce, "", true }, nil
+	case "deny":
+		return func(goal.Approval) (goal.ApprovalStatus, string, bool) {
+			return goal.ApprovalDeny, "approvals are denied in this run (--approve deny)", true
+		}, nil
+	case "ask":
+		in := bufio.NewReader(os.Stdin)
+		return func(a goal.Approval) (goal.ApprovalStatus, string, bool) {
+			fmt.Fprintf(out, "\nAPPROVAL NEEDED  %s (%s)\n  why: %s\n  args: %s\nAllow? [y]es once / [g]oal / [N]o (optionally: n <reason>): ",
+				a.Tool, a.Risk, a.Reason, string(a.Args))
+			line, _ := in.ReadString('\n')
+			line = strings.TrimSpace(line)
+			switch {
+			case line == "y" || line == "yes":
+				return goal.ApprovalAllowOnce, "", true
+			case line == "g" || line == "goal":
+				return goal.ApprovalAllowGoal, "", true
+			default:
+				reason := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "no"), "n"))
+				return goal.ApprovalDeny, reason, true
+			}
+		}, nil
+	default:
+		return nil, usagef("--approve %q: use ask, allow or deny", mode)
+	}
+}
+
+func reportStartError(err error, stderr io.Writer) int {
+	var ue usageErr
+	var fe *goal.FieldError
+	if errors.As(err, &ue) || errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
+	return exitError
+}
+
+// followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
+// status for the goal's outcome.
+func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	events := eng.goalEvents.Subscribe(ctx)
+	// Events stored before we subscribed (the start) are printed from the store first.
+	past, _ := eng.goals.History(context.Background(), id, 0)
+	var last int64
+	for _, e := range past {
+		printEvent(stdout, e, asJSON)
+		last = e.Seq
+	}
+	done := make(chan goal.Goal, 1)
+	go func() {
+		g, _ := eng.goals.Wait(context.Background(), id)
+		done <- g
+	}()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				continue
+			}
+			e := ev.Payload
+			if e.GoalID != id || (e.Type != goal.EventDelta && e.Seq <= last) {
+				continue
+			}
+			if e.Type != goal.EventDelta {
+				last = e.Seq
+			}
+			printEvent(stdout, e, asJSON)
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "clusterspace goal: interrupted; aborting the goal")
+			eng.goals.Abort(context.Background(), id)
+			stop()
+			ctx = context.Background()
+		case g := <-done:
+			// Print whatever arrived in the store after the last live event.
+			rest, _ := eng.goals.History(context.Background(), id, last)
+			for _, e := range rest {
+				printEvent(stdout, e, asJSON)
+			}
+			return exitFor(g.Status)
+		}
+	}
+}
+
+func exitFor(s goal.Status) int {
+	switch s {
+	case goal.StatusCompleted:
+		return exitOK
+	case goal.StatusAborted:
+		return exitGoalAborted
+	default:
+		return exitGoalFailed
+	}
+}
+
+// printEvent writes one event: a JSON line, or one readable line.
+func printEvent(w io.Writer, e goal.Event, asJSON bool) {
+	if asJSON {
+		if e.Type == goal.EventDelta {
+			return // JSON Lines carry the stored story; deltas are for live UIs
+		}
+		b, _ := json.Marshal(e)
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	var d map[string]any
+	json.Unmarshal(e.Data, &d)
+	str := func(k string) string { v, _ := d[k].(string); return v }
+	switch e.Type {
+	case goal.EventDelta:
+		return
+	case goal.EventStarted:
+		fmt.Fprintf(w, "started   %s\n          criterion: %s\n", str("goal"), str("criterion"))
+	case goal.EventStep:
+		outcome := "ok "
+		if b, _ := d["isError"].(bool); b {
+			outcome = "ERR"
+		}
+		fmt.Fprintf(w, "step %-4v %s %-22s %s\n", d["index"], outcome, str("tool"), str("preview"))
+	case goal.EventCritic:
+		if str("error") != "" {
+			fmt.Fprintf(w, "critic    (failed: %s)\n", str("error"))
+		} else {
+			fmt.Fprintf(w, "critic    %s — %s\n", str("verdict"), str("reason"))
+		}
+	case goal.EventGuard:
+		fmt.Fprintf(w, "guard     %s %s: %s\n", str("action"), str("tool"), str("message"))
+	case goal.EventVerificationFailed:
+		fmt.Fprintf(w, "verify    FAILED (%v/%v): %s\n", d["bounces"], d["budget"], str("detail"))
+	case goal.EventVerificationPassed:
+		fmt.Fprintf(w, "verify    passed: %s\n", str("detail"))
+	case goal.EventApprovalRequested:
+		fmt.Fprintf(w, "approval  asked for %s (%s): %s\n", str("tool"), str("risk"), str("reason"))
+	case goal.EventApprovalResolved:
+		fmt.Fprintf(w, "approval  %s %s\n", str("status"), str("answerReason"))
+	case goal.EventEnded:
+		fmt.Fprintf(w, "ended     %s\n%s\n", str("status"), str("report"))
+	default:
+		msg := str("message")
+		if msg == "" {
+			msg = str("status")
+		}
+		if msg != "" {
+			fmt.Fprintf(w, "%-9s %s\n", e.Type, msg)
+		}
+	}
+}
+
+// goalManage runs list, show, resume, abort and reopen.
+func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("goal "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dataDir := fs.String("data-dir", "", "")
+	feedback := fs.String("feedback", "", "")
+	asJSON := fs.Bool("json", false, "")
+	// A goal started with --base-url/--model stored no provider: resume and reopen take them again.
+	var actor modelFlags
+	fs.StringVar(&actor.baseURL, "base-url", "", "")
+	fs.StringVar(&actor.model, "model", "", "")
+	fs.StringVar(&actor.kind, "api-kind", "", "")
+	fs.StringVar(&actor.keyEnv, "api-key-env", "", "")
+	// Flags may come before or after the id.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n\n%s", cmd, err, goalUsage)
+		return exitUsage
+	}
+	if id == "" && fs.NArg() > 0 {
+		id = fs.Arg(0)
+	}
+	if cmd != "list" && id == "" {
+		fmt.Fprintf(stderr, "clusterspace goal %s: name the goal: clusterspace goal %s ID\n", cmd, cmd)
+		return exitUsage
+	}
+	if cmd == "reopen" && strings.TrimSpace(*feedback) == "" {
+		fmt.Fprintln(stderr, "clusterspace goal reopen: --feedback TEXT says what is still wrong")
+		return exitUsage
+	}
+	models := cliModels{}
+	if actor.given() {
+		cfg, err := actor.config("")
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+			return exitUsage
+		}
+		models.actor = &cfg
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	eng, err := openEngine(context.Background(), *dataDir, func(o *engineOptions) {
+		o.logger = logger
+		o.paneExists = func(id string) bool { return id == cliPane }
+		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
+		return exitError
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	switch cmd {
+	case "list":
+		gs, err := eng.goals.List(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
+			return exitError
+		}
+		for _, g := range gs {
+			if *asJSON {
+				b, _ := json.Marshal(g)
+				fmt.Fprintln(stdout, string(b))
+				continue
+			}
+			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
+		}
+		return exitOK
+	case "show":
+		g, err := eng.goals.Get(ctx, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
+			return exitUsage
+		}
+		if *asJSON {
+			b, _ := json.MarshalIndent(g, "", "  ")
+			fmt.Fprintln(stdout, string(b))
+			return exitOK
+		}
+		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
+		evs, _ := eng.goals.History(ctx, id, 0)
+		for _, e := range evs {
+			printEvent(stdout, e, false)
+		}
+		return exitOK
+	case "abort":
+		if err := eng.goals.Abort(ctx, id); err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	case "resume", "reopen":
+		var err error
+		if cmd == "resume" {
+			err = eng.goals.Resume(ctx, id)
+		} else {
+			err = eng.goals.Reopen(ctx, id, *feedback)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+			return exitUsage
+		}
+		return followGoal(eng, id, *asJSON, stdout, stderr)
+	}
+	return exitUsage
+}
+
+func truncateLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
