@@ -80,11 +80,11 @@ func TestGoalCLIFailedAndAbortedExitCodes(t *testing.T) {
 
 func TestGoalCLIRefusesBadUsageWith64(t *testing.T) {
 	cases := map[string][]string{
-		"give exactly one criterion":  {"--goal", "x", "--check-shell", "true", "--check-manual"},
-		"policy.allowedTools":         {"--goal", "x", "--check-manual", "--allow-tools", "teleport"},
-		"goal: must not be empty":     {"--check-manual"},
-		"--risk":                      {"--goal", "x", "--check-manual", "--risk", "yolo"},
-		"criterion.command":           {"--goal", "x", "--check-shell", "if then fi ("},
+		"give exactly one criterion": {"--goal", "x", "--check-shell", "true", "--check-manual"},
+		"policy.allowedTools":        {"--goal", "x", "--check-manual", "--allow-tools", "teleport"},
+		"goal: must not be empty":    {"--check-manual"},
+		"--risk":                     {"--goal", "x", "--check-manual", "--risk", "yolo"},
+		"criterion.command":          {"--goal", "x", "--check-shell", "if then fi ("},
 	}
 	for want, args := range cases {
 		code, _, errs := runGoalCLI(t, llmtest.Script{}, args...)

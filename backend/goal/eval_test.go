@@ -283,7 +283,7 @@ func TestScenarioRestartMidGoalResumesWithNoStepLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, events, goal.EventDelta) // the second turn is streaming: step 1 is done
-	r.svc.Shutdown() // the app goes away mid-stream
+	r.svc.Shutdown()                      // the app goes away mid-stream
 	r.broker.Shutdown()
 	if cur, _ := r.svc.Get(context.Background(), g.ID); cur.Status != goal.StatusInterrupted {
 		t.Fatalf("after shutdown: %s", cur.Status)
