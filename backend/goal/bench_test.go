@@ -1,0 +1,126 @@
+package goal_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// instantModel answers every turn at once with one call to the no-op tool; after the step
+// cap it answers the final turn with text. It stands in for the model only, so what the
+// benchmark measures is the runner: guard, policy, store commits, events.
+type instantModel struct{ n atomic.Int64 }
+
+func (m *instantModel) Stream(ctx context.Context, req llm.Request) (*llm.Stream, error) {
+	var events []llm.Event
+	if len(req.Tools) == 0 {
+		events = []llm.Event{{Kind: llm.EventText, Text: "final"}, {Kind: llm.EventFinish, Finish: llm.FinishStop}}
+	} else {
+		id := fmt.Sprintf("call-%d", m.n.Add(1))
+		call := llm.ToolCall{ID: id, Name: "noop", Args: []byte(fmt.Sprintf(`{"i":%d}`, m.n.Load()))}
+		events = []llm.Event{{Kind: llm.EventToolCallStart, ToolCall: call}, {Kind: llm.EventToolCallEnd, ToolCall: call},
+			{Kind: llm.EventUsage, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}, {Kind: llm.EventFinish, Finish: llm.FinishToolCalls}}
+	}
+	i := 0
+	return llm.NewStream(llm.StreamInfo{Model: "instant"}, func() (llm.Event, error) {
+		if i == len(events) {
+			return llm.Event{}, io.EOF
+		}
+		i++
+		return events[i-1], nil
+	}, func() error { return nil }), nil
+}
+
+func (m *instantModel) Complete(ctx context.Context, req llm.Request) (llm.Reply, error) {
+	return llm.Reply{Message: llm.AssistantText("PROGRESSING\nfine")}, nil
+}
+
+func (m *instantModel) ListModels(ctx context.Context) ([]llm.ModelInfo, error) { return nil, nil }
+
+const benchSteps = 500
+
+// runGoals runs n goals of benchSteps no-op steps each, concurrently, on one store, and
+// returns the wall time.
+func runGoals(b *testing.B, n int) time.Duration {
+	dir := b.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	reg := tools.NewRegistry()
+	reg.Register(tools.GoalTools()...)
+	reg.Register(tools.New("noop", "Does nothing.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+		I int `json:"i"`
+	}) (tools.Result, error) {
+		return tools.Result{Text: fmt.Sprint("ok ", p.I)}, nil
+	}))
+	broker := pubsub.NewBroker[goal.Event]()
+	defer broker.Shutdown()
+	svc, err := goal.NewService(context.Background(), st, models{goal.Model{Provider: &instantModel{}, ModelID: "instant"}}, reg, broker,
+		goal.Options{MaxConcurrent: n, MaxGoals: n + 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Shutdown()
+	off := 0
+	spec := goal.Spec{PaneID: "p", Goal: "count", Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{MaxSteps: benchSteps, CriticInterval: &off, WorkDir: dir}}
+	start := time.Now()
+	var ids []string
+	for range n {
+		g, err := svc.Start(context.Background(), spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g, err := svc.Wait(context.Background(), id)
+			if err != nil || g.State.Steps != benchSteps {
+				b.Errorf("goal %s: %v, %d steps", id, err, g.State.Steps)
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// BenchmarkRunnerOverheadPerStep: one goal, 500 steps, instant model, no-op tool.
+// Reported: µs per step (all of it runner overhead, store commits included).
+func BenchmarkRunnerOverheadPerStep(b *testing.B) {
+	for range b.N {
+		d := runGoals(b, 1)
+		b.ReportMetric(float64(d.Microseconds())/benchSteps, "µs/step")
+	}
+}
+
+// BenchmarkRunnerConcurrent20: twenty goals at once. Reported: µs per step of work (wall
+// time over all 20×500 steps) and the ratio to a single goal's per-step cost measured in the
+// same run, the figure the issue caps at 2.
+func BenchmarkRunnerConcurrent20(b *testing.B) {
+	for range b.N {
+		single := runGoals(b, 1)
+		twenty := runGoals(b, 20)
+		perStep1 := float64(single.Microseconds()) / benchSteps
+		perStep20 := float64(twenty.Microseconds()) / (20 * benchSteps)
+		b.ReportMetric(perStep20, "µs/step")
+		b.ReportMetric(perStep20/perStep1, "ratio-to-single")
+	}
+}
