@@ -20,20 +20,25 @@ const backendEvent = "backend"
 // App is what the desktop window's JavaScript can call (window.go.main.App). It stays thin:
 // each method calls a backend service, and startup forwards the services' events.
 type App struct {
-	eng    *engine
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	eng *engine
+	ctx context.Context
+	// relayCtx ends when the window closes: event relays and terminal views stop with it.
+	relayCtx context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	views    termViews
 }
 
 // NewApp returns the App for an open engine.
-func NewApp(eng *engine) *App { return &App{eng: eng} }
+func NewApp(eng *engine) *App {
+	return &App{eng: eng, views: termViews{cancel: map[string]context.CancelFunc{}}}
+}
 
 // startup is called by Wails once the window exists; ctx is Wails' runtime context.
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	relayCtx, cancel := context.WithCancel(ctx)
-	a.cancel = cancel
+	a.relayCtx, a.cancel = relayCtx, cancel
 	for _, src := range a.eng.sources() {
 		a.wg.Add(1)
 		go func() {
@@ -49,6 +54,7 @@ func (a *App) shutdown(context.Context) {
 		a.cancel()
 	}
 	a.wg.Wait()
+	a.views.stopAll()
 }
 
 // Version is the build's version string.

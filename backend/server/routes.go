@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -45,6 +46,13 @@ func (s *Server) routes() []route {
 		{"DELETE", "/api/providers/{id}", false, s.deleteProvider},
 		{"POST", "/api/providers/{id}/test", false, s.testProvider},
 		{"GET", "/api/prices", false, s.getPrices},
+		{"POST", "/api/panes/{paneId}/terminal", false, s.openTerminal},
+		{"POST", "/api/panes/{paneId}/terminal/tabs", false, s.newTerminalTab},
+		{"GET", "/api/panes/{paneId}/terminal/tabs", false, s.terminalTabs},
+		{"POST", "/api/panes/{paneId}/terminal/tabs/{tabId}/restart", false, s.tabAction(s.deps.Terminals.Restart)},
+		{"DELETE", "/api/panes/{paneId}/terminal/tabs/{tabId}", false, s.tabAction(func(_ context.Context, p, t string) error { return s.deps.Terminals.CloseTab(p, t) })},
+		{"POST", "/api/panes/{paneId}/terminal/tabs/{tabId}/activate", false, s.tabAction(func(_ context.Context, p, t string) error { return s.deps.Terminals.SetActive(p, t) })},
+		{"PUT", "/api/panes/{paneId}/broadcast", false, s.setBroadcast},
 		{"PUT", "/api/prices", false, s.setPrices},
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -44,6 +45,7 @@ type Deps struct {
 	Auth       *Auth
 	Workspaces *workspace.Service
 	Providers  *config.Providers
+	Terminals  *terminal.Manager
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
 }
@@ -64,8 +66,8 @@ type Server struct {
 
 // New builds the server and its route table.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil {
-		return nil, errors.New("server: Auth, Workspaces and Providers are required")
+	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil {
+		return nil, errors.New("server: Auth, Workspaces, Providers and Terminals are required")
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

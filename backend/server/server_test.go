@@ -26,6 +26,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -93,13 +94,15 @@ func newHarness(t *testing.T) *harness {
 	provBroker := pubsub.NewBroker[config.ProviderList]()
 	t.Cleanup(provBroker.Shutdown)
 	providers := config.NewProviders(st, vault, provBroker, nil)
+	terms := terminal.NewManager(terminal.Options{})
+	t.Cleanup(terms.Shutdown)
 	frontend := fstest.MapFS{
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers,
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms,
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
@@ -508,4 +511,74 @@ func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
 	if err != nil || r.APIKey != key {
 		t.Fatalf("resolve: %v", err)
 	}
+}
+
+// TestTerminalOverWebSocket opens a real shell in a real pane, attaches over the WebSocket,
+// types a command and reads its output back, then detaches and re-attaches to get the
+// scrollback replayed.
+func TestTerminalOverWebSocket(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[0].ID
+	resp, body := h.do(t, "POST", "/api/panes/"+pane+"/terminal", tok, `{"cols":100,"rows":30}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("open: %d %s", resp.StatusCode, body)
+	}
+	var opened struct{ Tabs []terminal.TabInfo }
+	json.Unmarshal([]byte(body), &opened)
+	if len(opened.Tabs) != 1 || !opened.Tabs[0].Running || opened.Tabs[0].Cols != 100 {
+		t.Fatalf("tabs %+v", opened.Tabs)
+	}
+	tab := opened.Tabs[0].TabID
+	if resp, _ := h.do(t, "POST", "/api/panes/pane-made-up/terminal", tok, `{}`); resp.StatusCode != 404 {
+		t.Fatalf("a made-up pane got a terminal: %d", resp.StatusCode)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	sendMsg := func(m clientMessage) {
+		b, _ := json.Marshal(m)
+		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// readUntil reads terminal frames until the decoded output contains want.
+	readUntil := func(typ, want string) {
+		t.Helper()
+		var seen strings.Builder
+		for {
+			_, msg, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %q in %s frames: %v; saw %q", want, typ, err, seen.String())
+			}
+			var env struct {
+				Topic, Type string
+				Data        terminalOutput
+			}
+			json.Unmarshal(msg, &env)
+			if env.Topic == "terminal" && env.Type == typ {
+				seen.Write(env.Data.Data)
+				if strings.Contains(seen.String(), want) {
+					return
+				}
+			}
+		}
+	}
+	sendMsg(clientMessage{Type: "term.attach", PaneID: pane, TabID: tab})
+	readUntil("replay", "")
+	sendMsg(clientMessage{Type: "term.input", PaneID: pane, TabID: tab, Data: "echo cs-$((40+2))\r"})
+	readUntil("output", "cs-42")
+	sendMsg(clientMessage{Type: "term.resize", PaneID: pane, TabID: tab, Cols: 120, Rows: 40})
+	sendMsg(clientMessage{Type: "term.input", PaneID: pane, TabID: tab, Data: "stty size\r"})
+	readUntil("output", "40 120")
+	// Detach and attach again: the replay carries what was on screen.
+	sendMsg(clientMessage{Type: "term.detach", PaneID: pane, TabID: tab})
+	sendMsg(clientMessage{Type: "term.attach", PaneID: pane, TabID: tab})
+	readUntil("replay", "cs-42")
 }

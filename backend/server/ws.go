@@ -93,31 +93,58 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.serveEvents(conn, expires)
 }
 
-// serveEvents forwards every service's events to one client until the client goes, the token
-// expires, or the server shuts down.
+// wsReadLimit bounds one client message; pasted text into a terminal is the largest.
+const wsReadLimit = 1 << 20
+
+// serveEvents forwards every service's events to one client and acts on the client's messages
+// (terminal input, attach, resize) until the client goes, the token expires, or the server
+// shuts down.
 func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
-	// The client sends nothing we act on yet; CloseRead answers pings and notices its close.
-	// Its context must not carry the token deadline: a read whose context ends closes the
-	// connection at once, before we could send the "token expired" close code.
-	peerCtx := conn.CloseRead(s.ctx)
+	conn.SetReadLimit(wsReadLimit)
+	// peerCtx ends when the client goes away or the server stops. It must not carry the token
+	// deadline: a read whose context ends closes the connection at once, before we could send
+	// the "token expired" close code.
+	peerCtx, peerGone := context.WithCancel(s.ctx)
+	defer peerGone()
 	ctx, cancel := context.WithDeadline(peerCtx, expires)
 	defer cancel()
 
 	out := make(chan pubsub.Envelope, pubsub.DefaultBuffer)
-	var relays sync.WaitGroup
+	send := func(e pubsub.Envelope) {
+		select {
+		case out <- e:
+		case <-ctx.Done():
+		}
+	}
+	att := &attachments{cancel: map[string]context.CancelFunc{}}
+	var workers sync.WaitGroup
 	for _, src := range s.deps.Events {
-		relays.Add(1)
+		workers.Add(1)
 		go func() {
-			defer relays.Done()
-			src(ctx, func(e pubsub.Envelope) {
-				select {
-				case out <- e:
-				case <-ctx.Done():
-				}
-			})
+			defer workers.Done()
+			src(ctx, send)
 		}()
 	}
-	defer func() { cancel(); relays.Wait() }()
+	workers.Add(1)
+	go func() {
+		defer workers.Done()
+		defer peerGone()
+		for {
+			typ, msg, err := conn.Read(peerCtx)
+			if err != nil {
+				return
+			}
+			if typ == websocket.MessageText {
+				s.handleClient(ctx, msg, att, send)
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		conn.CloseNow() // ends the reader
+		workers.Wait()
+		att.stopAll()
+	}()
 
 	ping := time.NewTicker(wsPingInterval)
 	defer ping.Stop()
@@ -133,7 +160,6 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 			err = conn.Write(wctx, websocket.MessageText, b)
 			wcancel()
 			if err != nil {
-				conn.CloseNow()
 				return
 			}
 		case <-ping.C:
@@ -141,16 +167,10 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 			err := conn.Ping(pctx)
 			pcancel()
 			if err != nil {
-				conn.CloseNow()
 				return
 			}
 		case <-ctx.Done():
-			switch {
-			case s.ctx.Err() != nil:
-				conn.CloseNow() // the server is stopping; CloseRead's context already ended
-			case peerCtx.Err() != nil:
-				conn.CloseNow() // the client went away
-			default:
+			if peerCtx.Err() == nil {
 				conn.Close(wsCloseTokenExpired, "access token expired: refresh and reconnect")
 			}
 			return

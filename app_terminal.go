@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+)
+
+// Terminal size until the view reports its own.
+const (
+	defaultTermCols = 80
+	defaultTermRows = 24
+)
+
+// termOutput is one batch of a tab's output as the UI receives it ([]byte is base64 in JSON).
+type termOutput struct {
+	PaneID string `json:"paneId"`
+	TabID  string `json:"tabId"`
+	Data   []byte `json:"data"`
+	Resync bool   `json:"resync,omitempty"`
+}
+
+// termViews are the tabs the window has attached, each forwarding output until detached.
+type termViews struct {
+	mu     sync.Mutex
+	cancel map[string]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (v *termViews) stopAll() {
+	v.mu.Lock()
+	for _, c := range v.cancel {
+		c()
+	}
+	v.mu.Unlock()
+	v.wg.Wait()
+}
+
+func sizeOr(cols, rows int) (int, int) {
+	if cols <= 0 {
+		cols = defaultTermCols
+	}
+	if rows <= 0 {
+		rows = defaultTermRows
+	}
+	return cols, rows
+}
+
+// TerminalOpen starts the pane's first shell if it has none and returns its tabs.
+func (a *App) TerminalOpen(paneID string, cols, rows int) ([]terminal.TabInfo, error) {
+	cols, rows = sizeOr(cols, rows)
+	if _, err := a.eng.terminals.Ensure(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows}); err != nil {
+		return nil, err
+	}
+	return a.eng.terminals.Tabs(paneID), nil
+}
+
+// TerminalNewTab opens another shell tab in the pane.
+func (a *App) TerminalNewTab(paneID string, cols, rows int) (terminal.TabInfo, error) {
+	cols, rows = sizeOr(cols, rows)
+	return a.eng.terminals.Open(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows})
+}
+
+// TerminalTabs lists the pane's tabs.
+func (a *App) TerminalTabs(paneID string) []terminal.TabInfo { return a.eng.terminals.Tabs(paneID) }
+
+// TerminalAttach returns the tab's scrollback and streams its output as "terminal"/"output"
+// events until TerminalDetach (or the window closes).
+func (a *App) TerminalAttach(paneID, tabID string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(a.relayCtx)
+	replay, out, err := a.eng.terminals.Attach(ctx, paneID, tabID)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	key := paneID + "/" + tabID
+	a.views.mu.Lock()
+	if old, ok := a.views.cancel[key]; ok {
+		old()
+	}
+	a.views.cancel[key] = cancel
+	a.views.mu.Unlock()
+	a.views.wg.Add(1)
+	go func() {
+		defer a.views.wg.Done()
+		for chunk := range out {
+			runtime.EventsEmit(a.ctx, backendEvent, pubsub.Envelope{Topic: "terminal", Type: "output",
+				Data: termOutput{PaneID: paneID, TabID: tabID, Data: chunk.Data, Resync: chunk.Resync}})
+		}
+	}()
+	return replay, nil
+}
+
+// TerminalDetach stops forwarding a tab's output (the shell keeps running).
+func (a *App) TerminalDetach(paneID, tabID string) {
+	a.views.mu.Lock()
+	defer a.views.mu.Unlock()
+	if c, ok := a.views.cancel[paneID+"/"+tabID]; ok {
+		c()
+		delete(a.views.cancel, paneID+"/"+tabID)
+	}
+}
+
+// TerminalInput sends typed text; a pane included in broadcast sends it to every included
+// pane of the active workspace.
+func (a *App) TerminalInput(paneID, tabID, data string) error {
+	if a.eng.terminals.Broadcasting(paneID) {
+		return a.eng.terminals.WriteBroadcast(paneID, a.activePanes(), []byte(data))
+	}
+	return a.eng.terminals.Write(paneID, tabID, []byte(data))
+}
+
+func (a *App) activePanes() []string {
+	list, err := a.eng.workspaces.List(a.ctx)
+	if err != nil {
+		return nil
+	}
+	for _, ws := range list.Workspaces {
+		if ws.ID == list.ActiveID {
+			ids := make([]string, len(ws.Panes))
+			for i, p := range ws.Panes {
+				ids[i] = p.ID
+			}
+			return ids
+		}
+	}
+	return nil
+}
+
+// TerminalResize follows the view's size.
+func (a *App) TerminalResize(paneID, tabID string, cols, rows int) error {
+	return a.eng.terminals.Resize(paneID, tabID, cols, rows)
+}
+
+// TerminalRestart starts a fresh shell in the tab.
+func (a *App) TerminalRestart(paneID, tabID string) error {
+	return a.eng.terminals.Restart(a.ctx, paneID, tabID)
+}
+
+// TerminalCloseTab closes a tab and its shell.
+func (a *App) TerminalCloseTab(paneID, tabID string) error {
+	return a.eng.terminals.CloseTab(paneID, tabID)
+}
+
+// TerminalActivate makes a tab the pane's active one (the one tools type into).
+func (a *App) TerminalActivate(paneID, tabID string) error {
+	return a.eng.terminals.SetActive(paneID, tabID)
+}
+
+// TerminalSetBroadcast includes or leaves out the pane from broadcast input.
+func (a *App) TerminalSetBroadcast(paneID string, include bool) {
+	a.eng.terminals.SetBroadcast(paneID, include)
+}

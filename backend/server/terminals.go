@@ -1,0 +1,261 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+)
+
+// Default terminal size until the view reports its own.
+const (
+	defaultCols = 80
+	defaultRows = 24
+)
+
+// paneKnown checks that a pane exists in some workspace: terminals are started only for real
+// panes, never for an id a client made up.
+func (s *Server) paneKnown(r *http.Request, paneID string) bool {
+	list, err := s.deps.Workspaces.List(r.Context())
+	if err != nil {
+		return false
+	}
+	for _, w := range list.Workspaces {
+		for _, p := range w.Panes {
+			if p.ID == paneID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type sizeBody struct {
+	Cols int `json:"cols"`
+	Rows int `json:"rows"`
+}
+
+func (b sizeBody) orDefault() (int, int) {
+	c, r := b.Cols, b.Rows
+	if c <= 0 {
+		c = defaultCols
+	}
+	if r <= 0 {
+		r = defaultRows
+	}
+	return c, r
+}
+
+func (s *Server) terminalPane(w http.ResponseWriter, r *http.Request) (string, bool) {
+	pane := r.PathValue("paneId")
+	if !s.paneKnown(r, pane) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no pane %q in any workspace", pane), "")
+		return "", false
+	}
+	return pane, true
+}
+
+func writeTerminalError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, terminal.ErrNoPane), errors.Is(err, terminal.ErrNoTab):
+		writeError(w, http.StatusNotFound, err.Error(), "")
+	case errors.Is(err, terminal.ErrBadSize):
+		writeError(w, http.StatusBadRequest, err.Error(), "cols")
+	default:
+		writeServiceError(w, err)
+	}
+}
+
+func (s *Server) openTerminal(w http.ResponseWriter, r *http.Request) {
+	pane, ok := s.terminalPane(w, r)
+	if !ok {
+		return
+	}
+	var body sizeBody
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	cols, rows := body.orDefault()
+	if _, err := s.deps.Terminals.Ensure(r.Context(), terminal.Spec{PaneID: pane, Cols: cols, Rows: rows}); err != nil {
+		writeTerminalError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tabs": s.deps.Terminals.Tabs(pane)})
+}
+
+func (s *Server) newTerminalTab(w http.ResponseWriter, r *http.Request) {
+	pane, ok := s.terminalPane(w, r)
+	if !ok {
+		return
+	}
+	var body sizeBody
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	cols, rows := body.orDefault()
+	tab, err := s.deps.Terminals.Open(r.Context(), terminal.Spec{PaneID: pane, Cols: cols, Rows: rows})
+	if err != nil {
+		writeTerminalError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, tab)
+}
+
+func (s *Server) terminalTabs(w http.ResponseWriter, r *http.Request) {
+	pane, ok := s.terminalPane(w, r)
+	if !ok {
+		return
+	}
+	tabs := s.deps.Terminals.Tabs(pane)
+	if tabs == nil {
+		tabs = []terminal.TabInfo{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tabs": tabs})
+}
+
+// tabAction runs one action on a tab and answers 204.
+func (s *Server) tabAction(act func(ctx context.Context, pane, tab string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		pane, ok := s.terminalPane(w, r)
+		if !ok {
+			return
+		}
+		if err := act(r.Context(), pane, r.PathValue("tabId")); err != nil {
+			writeTerminalError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) setBroadcast(w http.ResponseWriter, r *http.Request) {
+	pane, ok := s.terminalPane(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Include bool `json:"include"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	s.deps.Terminals.SetBroadcast(pane, body.Include)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// activePanes lists the panes of the active workspace: the reach of broadcast input.
+func (s *Server) activePanes(ctx context.Context) []string {
+	list, err := s.deps.Workspaces.List(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, ws := range list.Workspaces {
+		if ws.ID == list.ActiveID {
+			ids := make([]string, len(ws.Panes))
+			for i, p := range ws.Panes {
+				ids[i] = p.ID
+			}
+			return ids
+		}
+	}
+	return nil
+}
+
+// clientMessage is what a UI sends over the WebSocket.
+type clientMessage struct {
+	Type   string `json:"type"` // term.attach | term.detach | term.input | term.resize
+	PaneID string `json:"paneId"`
+	TabID  string `json:"tabId"`
+	Data   string `json:"data,omitempty"`
+	Cols   int    `json:"cols,omitempty"`
+	Rows   int    `json:"rows,omitempty"`
+}
+
+// terminalOutput is one batch of a tab's output as the UI receives it (Data is base64 in JSON).
+type terminalOutput struct {
+	PaneID string `json:"paneId"`
+	TabID  string `json:"tabId"`
+	Data   []byte `json:"data"`
+	Resync bool   `json:"resync,omitempty"`
+}
+
+// attachments are one connection's attached tabs, each forwarding its output until detached.
+type attachments struct {
+	mu     sync.Mutex
+	cancel map[string]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (a *attachments) stopAll() {
+	a.mu.Lock()
+	for _, c := range a.cancel {
+		c()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+// handleClient acts on one message from the UI; send queues an envelope for the client.
+func (s *Server) handleClient(ctx context.Context, raw []byte, att *attachments, send func(pubsub.Envelope)) {
+	var m clientMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		send(pubsub.Envelope{Topic: "error", Type: "bad_message", Data: map[string]string{"error": "the message is not JSON: " + err.Error()}})
+		return
+	}
+	fail := func(err error) {
+		send(pubsub.Envelope{Topic: "terminal", Type: "error", Data: map[string]string{"paneId": m.PaneID, "tabId": m.TabID, "error": err.Error()}})
+	}
+	key := m.PaneID + "/" + m.TabID
+	switch m.Type {
+	case "term.attach":
+		actx, cancel := context.WithCancel(ctx)
+		replay, out, err := s.deps.Terminals.Attach(actx, m.PaneID, m.TabID)
+		if err != nil {
+			cancel()
+			fail(err)
+			return
+		}
+		att.mu.Lock()
+		if old, ok := att.cancel[key]; ok {
+			old() // attaching again replaces the earlier attachment
+		}
+		att.cancel[key] = cancel
+		att.mu.Unlock()
+		send(pubsub.Envelope{Topic: "terminal", Type: "replay", Data: terminalOutput{PaneID: m.PaneID, TabID: m.TabID, Data: replay}})
+		att.wg.Add(1)
+		go func() {
+			defer att.wg.Done()
+			for chunk := range out {
+				send(pubsub.Envelope{Topic: "terminal", Type: "output", Data: terminalOutput{PaneID: m.PaneID, TabID: m.TabID, Data: chunk.Data, Resync: chunk.Resync}})
+			}
+		}()
+	case "term.detach":
+		att.mu.Lock()
+		if c, ok := att.cancel[key]; ok {
+			c()
+			delete(att.cancel, key)
+		}
+		att.mu.Unlock()
+	case "term.input":
+		var err error
+		if s.deps.Terminals.Broadcasting(m.PaneID) {
+			err = s.deps.Terminals.WriteBroadcast(m.PaneID, s.activePanes(ctx), []byte(m.Data))
+		} else {
+			err = s.deps.Terminals.Write(m.PaneID, m.TabID, []byte(m.Data))
+		}
+		if err != nil {
+			fail(err)
+		}
+	case "term.resize":
+		if err := s.deps.Terminals.Resize(m.PaneID, m.TabID, m.Cols, m.Rows); err != nil {
+			fail(err)
+		}
+	default:
+		send(pubsub.Envelope{Topic: "error", Type: "bad_message", Data: map[string]string{"error": fmt.Sprintf("unknown message type %q", m.Type)}})
+	}
+}
