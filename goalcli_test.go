@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
@@ -96,5 +98,92 @@ func TestGoalCLIRefusesBadUsageWith64(t *testing.T) {
 	code, _, errs := runGoalCLI(t, llmtest.Script{}, "--goal", "x", "--check-manual", "--sandbox", filepath.Join(os.TempDir(), "no-such-sandbox-dir"))
 	if code != exitUsage || !strings.Contains(errs, "sandboxDir") {
 		t.Errorf("missing sandbox: exit %d %q", code, errs)
+	}
+}
+
+// TestGoalCLIKillMidGoalThenResume kills `goal run` with SIGKILL while the model is streaming
+// its second turn, then resumes the goal in a new process: it completes, and every step the
+// first process had recorded is still there, numbered without a gap.
+func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
+		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo one > one.txt"}),
+		llmtest.Stalled("thinking about the next file", 3),
+	}})
+	sandbox, dataDir := t.TempDir(), t.TempDir()
+	model := []string{"--base-url", srv.OpenAIURL(), "--model", "scripted", "--data-dir", dataDir}
+	run := exec.Command(testBinary(t), append([]string{"goal", "run", "--goal", "Write one.txt and two.txt",
+		"--check-shell", "test -s one.txt && test -s two.txt", "--sandbox", sandbox, "--critic-every", "0", "--json"}, model...)...)
+	run.Dir = sandbox
+	stdout, _ := run.StdoutPipe()
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var goalID string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() { // read until step 1 is reported: it is in the store by then
+		var e struct {
+			GoalID string `json:"goalId"`
+			Type   string `json:"type"`
+		}
+		json.Unmarshal(sc.Bytes(), &e)
+		goalID = e.GoalID
+		if e.Type == "step" {
+			break
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.ChatRequests()) < 2 { // the second turn is streaming (and stalls)
+		if time.Now().After(deadline) {
+			t.Fatal("the second model turn never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	run.Process.Kill() // SIGKILL: no chance to save anything more
+	run.Wait()
+
+	srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo two > two.txt"}),
+		toolCall("claim_complete", map[string]string{"rationale": "both files written"}))
+	resume := exec.Command(testBinary(t), append([]string{"goal", "resume", goalID, "--json"}, model...)...)
+	out, err := resume.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	// resume prints the goal's whole story from the store: step 1 from before the kill, the
+	// interruption found at start-up, then the steps of the resumed run.
+	var story []string
+	sc = bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		var e struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		json.Unmarshal(sc.Bytes(), &e)
+		switch e.Type {
+		case "step":
+			story = append(story, fmt.Sprint("step ", e.Data["index"]))
+		case "status", "resumed", "ended":
+			story = append(story, fmt.Sprint(e.Type, " ", e.Data["status"]))
+		}
+	}
+	want := "status pending|step 1|status interrupted|resumed <nil>|step 2|step 3|ended completed"
+	if got := strings.Join(story, "|"); got != want {
+		t.Fatalf("story %s\nwant  %s\n%s", got, want, out)
+	}
+	show, err := exec.Command(testBinary(t), "goal", "show", goalID, "--json", "--data-dir", dataDir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Status string
+		State  struct{ Steps int }
+	}
+	json.Unmarshal(show, &g)
+	if g.Status != "completed" || g.State.Steps != 3 {
+		t.Fatalf("after resume: %s", show)
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(sandbox, f)); err != nil {
+			t.Errorf("%s missing: %v", f, err)
+		}
 	}
 }
