@@ -2,6 +2,7 @@ package goal
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -49,6 +50,10 @@ func (a *approvals) ask(ctx context.Context, req Approval) (Approval, error) {
 	case ans := <-ch:
 		return ans, nil
 	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			// The app is stopping: the request stays pending and is asked again on resume.
+			return req, context.Cause(ctx)
+		}
 		// The goal paused or stopped: close the request so no stale question stays on screen.
 		req.Status, req.AnswerReason = ApprovalDeny, "withdrawn: the goal stopped waiting"
 		now := time.Now().UTC()

@@ -20,12 +20,38 @@ const maxStoredResult = 64 << 10
 func (r *run) runCalls(calls []llm.ToolCall) {
 	var results []llm.ToolResult
 	for _, call := range calls {
+		if r.shuttingDown() {
+			// Leave the batch unfinished: the next process finishes it from the step log.
+			return
+		}
 		if r.ctx.Err() != nil || r.halt != nil {
 			results = append(results, llm.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
 				Text: "not run: the goal is stopping"})
 			continue
 		}
-		results = append(results, r.handleCall(call))
+		res := r.handleCall(call)
+		if r.shuttingDown() {
+			return // as above: the batch stays open for the next process
+		}
+		results = append(results, res)
+	}
+	r.append(llm.ToolMessage(results...))
+	r.commit()
+}
+
+// shuttingDown reports whether the app is stopping (the goal will be resumable).
+func (r *run) shuttingDown() bool { return errors.Is(context.Cause(r.ctx), errShutdown) }
+
+// finishBatch completes a batch interrupted by a restart: stored results are replayed as they
+// were, and calls that waited for approval go through the policy again (and so ask again).
+func (r *run) finishBatch(batch []resumeCall) {
+	var results []llm.ToolResult
+	for _, rc := range batch {
+		if rc.result != nil {
+			results = append(results, *rc.result)
+			continue
+		}
+		results = append(results, r.handleCall(rc.call))
 	}
 	r.append(llm.ToolMessage(results...))
 	r.commit()
@@ -64,6 +90,9 @@ func (r *run) handleCall(call llm.ToolCall) llm.ToolResult {
 	case policy.Ask:
 		answer, err := r.askApproval(tool, call, args, verdict.Reason)
 		if err != nil {
+			if r.shuttingDown() {
+				return llm.ToolResult{} // not recorded: the request is asked again on resume
+			}
 			return r.record(call, args, errorResult(call, "not run: %v", err), start)
 		}
 		switch answer.Status {

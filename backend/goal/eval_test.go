@@ -340,3 +340,40 @@ func TestScenarioStartRefusesBadInput(t *testing.T) {
 		t.Fatalf("refused goals were stored: %d", len(gs))
 	}
 }
+
+// A call waiting for approval when the app stops is asked again when the goal resumes, and
+// runs once the user allows it.
+func TestScenarioPendingApprovalIsAskedAgainAfterRestart(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("http_post", map[string]string{"url": "https://example.invalid"})}})
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventApprovalRequested)
+	r.svc.Shutdown() // the app stops while the user has not answered
+	r.broker.Shutdown()
+
+	r.srv.Push(writeDone(), claim("posted, then wrote done.txt"))
+	r.start()
+	events = r.broker.Subscribe(t.Context())
+	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventApprovalRequested)
+	pending, _ := r.svc.PendingApprovals(context.Background())
+	if len(pending) != 1 || pending[0].Tool != "http_post" {
+		t.Fatalf("pending after resume: %+v", pending)
+	}
+	if _, err := r.svc.AnswerApproval(context.Background(), pending[0].ID, goal.ApprovalAllowOnce, ""); err != nil {
+		t.Fatal(err)
+	}
+	g, evs := r.wait(g.ID)
+	if g.Status != goal.StatusCompleted || !r.sawInRequest("posted to https://example.invalid") {
+		t.Fatalf("%s %v", g.Status, eventTypes(evs))
+	}
+	if n := len(findEvents(evs, goal.EventApprovalRequested)); n != 2 {
+		t.Fatalf("%d approval requests, want 2 (before and after the restart)", n)
+	}
+}

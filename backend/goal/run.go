@@ -69,6 +69,8 @@ type run struct {
 
 	// pend is what the next commit writes (owned by the loop goroutine).
 	pend pending
+	// redo finishes the batch a restart interrupted while it waited for approval.
+	redo []resumeCall
 
 	// Set by the goal tools during a batch, read after it.
 	claim *string
@@ -151,6 +153,15 @@ func (r *run) startClock() {
 func (r *run) loop() {
 	defer close(r.done)
 	r.startClock()
+	if len(r.redo) > 0 {
+		r.finishBatch(r.redo)
+		r.redo = nil
+		r.append(r.userText(resumeMarkerText))
+		r.commit()
+		if r.afterBatch() {
+			return
+		}
+	}
 	for {
 		if status, report, ok := r.endedByContext(); ok {
 			r.finish(status, report)
@@ -190,24 +201,30 @@ func (r *run) loop() {
 			r.waitForBudget()
 		}
 		r.runCalls(calls)
-		switch {
-		case r.halt != nil:
-			r.finish(StatusAborted, *r.halt)
-			return
-		case r.abort != nil:
-			r.finish(StatusAborted, *r.abort)
-			return
-		case r.claim != nil:
-			rationale := *r.claim
-			r.claim = nil
-			if r.verify(rationale) {
-				return
-			}
-		}
-		if r.criticDue() && r.runCritic() {
+		if r.afterBatch() {
 			return
 		}
 	}
+}
+
+// afterBatch acts on what a batch of tool calls asked for: a guard halt, the agent's abort,
+// a claim to verify, or a critic that is due. It returns true if the goal ended.
+func (r *run) afterBatch() bool {
+	switch {
+	case r.halt != nil:
+		r.finish(StatusAborted, *r.halt)
+		return true
+	case r.abort != nil:
+		r.finish(StatusAborted, *r.abort)
+		return true
+	case r.claim != nil:
+		rationale := *r.claim
+		r.claim = nil
+		if r.verify(rationale) {
+			return true
+		}
+	}
+	return r.criticDue() && r.runCritic()
 }
 
 // endedByContext reports how the goal ends if its context is done.

@@ -288,7 +288,7 @@ func (s *Service) schedule() {
 
 // launch starts a goroutine driving g. conv is the stored conversation of a resumed goal
 // (nil for a new one). Called with s.mu held.
-func (s *Service) launch(g Goal, conv []llm.Message) error {
+func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 	ctx := s.ctx
 	model, err := s.models.Model(ctx, g.Spec.Settings.Provider)
 	if err != nil {
@@ -304,7 +304,7 @@ func (s *Service) launch(g Goal, conv []llm.Message) error {
 	}
 	rctx, cancel := context.WithCancelCause(s.ctx)
 	r := &run{svc: s, g: g, model: model, critic: critic, crit: crit, policy: g.Spec.Policy, guard: NewGuard(),
-		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo}
 	r.guard.blocks = g.State.GuardBlocks
 	var events []Event
 	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
@@ -396,43 +396,85 @@ func (s *Service) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	conv, err = s.repairConversation(ctx, id, conv)
+	conv, redo, err := s.repairConversation(ctx, id, conv)
 	if err != nil {
 		return err
 	}
-	conv = append(conv, llm.UserText(resumeMarkerText))
-	return s.launch(g, conv)
+	if len(redo) == 0 {
+		conv = append(conv, llm.UserText(resumeMarkerText))
+	}
+	return s.launch(g, conv, redo...)
 }
 
 // repairConversation answers tool calls the last run left without results: from the step
 // log when the step finished before the crash (nothing acknowledged is lost), else with
-// "interrupted by restart".
-func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message) ([]llm.Message, error) {
+// "interrupted by restart". A call that was waiting for the user's approval is not answered
+// but returned in redo: the resumed run asks for approval again before anything else.
+func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message) ([]llm.Message, []resumeCall, error) {
 	if len(conv) == 0 {
-		return conv, fmt.Errorf("goal %s has no stored conversation to resume from", id)
+		return conv, nil, fmt.Errorf("goal %s has no stored conversation to resume from", id)
 	}
 	last := conv[len(conv)-1]
 	calls := last.ToolCalls()
 	if last.Role != llm.RoleAssistant || len(calls) == 0 {
-		return conv, nil
+		return conv, nil, nil
 	}
 	steps, err := s.repo.GoalSteps(ctx, id, 0, 1<<30)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byCall := map[string]Step{}
 	for _, st := range steps {
 		byCall[st.CallID] = st
 	}
-	var results []llm.ToolResult
-	for _, c := range calls {
-		if st, ok := byCall[c.ID]; ok && c.ID != "" {
-			results = append(results, llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result), IsError: st.IsError})
-		} else {
-			results = append(results, llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "interrupted by restart"})
+	pending, err := s.repo.Approvals(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	waiting := map[string]Approval{}
+	for _, a := range pending {
+		if a.GoalID == id {
+			waiting[a.CallID] = a
 		}
 	}
-	return append(conv, llm.ToolMessage(results...)), nil
+	var results []llm.ToolResult
+	var redo []resumeCall
+	askAgain := false
+	for _, c := range calls {
+		st, done := byCall[c.ID]
+		a, asked := waiting[c.ID]
+		switch {
+		case done && c.ID != "":
+			r := llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result), IsError: st.IsError}
+			results = append(results, r)
+			redo = append(redo, resumeCall{call: c, result: &r})
+		case asked:
+			// The old request dies with the old process; the resumed run asks anew.
+			now := time.Now().UTC()
+			a.Status, a.AnswerReason, a.AnsweredAt = ApprovalDeny, "superseded: asked again after a restart", &now
+			if err := s.repo.SaveApproval(ctx, a); err != nil {
+				return nil, nil, err
+			}
+			redo = append(redo, resumeCall{call: c})
+			askAgain = true
+		default:
+			r := llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "interrupted by restart"}
+			results = append(results, r)
+			redo = append(redo, resumeCall{call: c, result: &r})
+		}
+	}
+	if askAgain {
+		// The batch is finished by the resumed run: stored results replayed, the rest asked again.
+		return conv, redo, nil
+	}
+	return append(conv, llm.ToolMessage(results...)), nil, nil
+}
+
+// resumeCall is a tool call of an unfinished batch: replayed from its stored result, or (nil
+// result) taken through the policy again, which asks the user again.
+type resumeCall struct {
+	call   llm.ToolCall
+	result *llm.ToolResult
 }
 
 // Abort ends a goal: a running one within a second (its stream or tool call is cancelled),
@@ -508,7 +550,7 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	if err != nil {
 		return err
 	}
-	conv, err = s.repairConversation(ctx, id, conv)
+	conv, _, err = s.repairConversation(ctx, id, conv)
 	if err != nil {
 		return err
 	}
