@@ -2,9 +2,9 @@ package goal
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
