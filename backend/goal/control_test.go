@@ -1,0 +1,190 @@
+package goal_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// waitStatus polls until the goal has the status, failing after d.
+func waitStatus(t *testing.T, r *rig, id string, want goal.Status, d time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		g, _ := r.svc.Get(context.Background(), id)
+		if g.Status == want {
+			return time.Since(start)
+		}
+		if time.Since(start) > d {
+			t.Fatalf("goal %s is %s after %v, want %s", id, g.Status, d, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Pause during a long tool call takes effect within a second; the interrupted call is
+// reported to the model; steer reaches the model on its next turn; resume continues.
+func TestPauseDuringToolCallSteerAndResume(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("sleep", map[string]int{"ms": 60_000}), writeDone(), claim("done")}})
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, r, g.ID, goal.StatusRunning, 5*time.Second)
+	for len(r.srv.ChatRequests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the sleep tool is running now
+	start := time.Now()
+	if err := r.svc.Pause(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventPaused)
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("pause took %v", d)
+	}
+	if cur, _ := r.svc.Get(context.Background(), g.ID); cur.Status != goal.StatusPaused {
+		t.Fatalf("status %s", cur.Status)
+	}
+	if err := r.svc.Steer(context.Background(), g.ID, "use the write_file tool, not sleep"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	g, evs := r.wait(g.ID)
+	if g.Status != goal.StatusCompleted {
+		t.Fatalf("status %s", g.Status)
+	}
+	if !r.sawInRequest("interrupted: the user paused the goal while this ran") || !r.sawInRequest("[From user]: use the write_file tool, not sleep") {
+		t.Fatal("the model did not hear of the pause or the steer")
+	}
+	types := strings.Join(eventTypes(evs), ",")
+	for _, want := range []string{"paused", "steered", "resumed"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("no %s event in %s", want, types)
+		}
+	}
+}
+
+func TestStepProtocolRefusesUndeclaredMutations(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		writeDone(),
+		call(tools.ToolDeclareStep, map[string]any{"step_number": 1, "title": "write", "action": "write done.txt", "success_criteria": "file exists"}),
+		writeDone(),
+		call(tools.ToolVerifyStep, map[string]any{"step_number": 1, "passed": true, "observation": "written", "next_action": "claim"}),
+		claim("done"),
+	}})
+	g, _ := r.run(r.spec(func(s *goal.Spec) { s.Policy.RequireStepProtocol = true }))
+	if g.Status != goal.StatusCompleted {
+		t.Fatalf("status %s", g.Status)
+	}
+	steps, _ := r.svc.Steps(context.Background(), g.ID, 0, 10)
+	if !steps[0].IsError || !strings.Contains(steps[0].Result, "requires the step protocol") || steps[2].IsError {
+		t.Fatalf("steps %+v", steps)
+	}
+}
+
+func TestChecklistIsShownEachTurnButNeverStored(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		call(tools.ToolWriteTodos, map[string]any{"items": []string{"make the file", "verify it"}}),
+		writeDone(),
+		call(tools.ToolCompleteTodo, map[string]any{"index": 0}),
+		claim("done"),
+	}})
+	g, _ := r.run(r.spec())
+	if g.Status != goal.StatusCompleted || len(g.State.Todos) != 2 || !g.State.Todos[0].Done {
+		t.Fatalf("%s todos %+v", g.Status, g.State.Todos)
+	}
+	reqs := r.srv.ChatRequests()
+	if !strings.Contains(reqs[1].System, "CURRENT CHECKLIST") || !strings.Contains(reqs[1].System, "make the file  ← working on this") {
+		t.Fatalf("second turn's system prompt: %q", reqs[1].System)
+	}
+	msgs, _ := r.st.GoalMessages(context.Background(), g.ID)
+	for _, m := range msgs {
+		if strings.Contains(m.Text(), "CURRENT CHECKLIST") {
+			t.Fatal("the checklist was stored in the conversation")
+		}
+	}
+}
+
+func TestQueueAndDependencies(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("sleep", map[string]int{"ms": 300}), writeDone(), claim("first done"), claim("second done")}},
+		func(o *goal.Options) { o.MaxConcurrent = 1 })
+	manual := func(s *goal.Spec) { s.Criterion = criterion.Spec{Kind: "manual"} }
+	first, err := r.svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.svc.Start(context.Background(), r.spec(manual, func(s *goal.Spec) { s.DependsOn = []string{first.ID} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, r, first.ID, goal.StatusRunning, 5*time.Second)
+	if g, _ := r.svc.Get(context.Background(), second.ID); g.Status != goal.StatusPending {
+		t.Fatalf("second goal is %s while the first runs (limit 1)", g.Status)
+	}
+	if g, _ := r.wait(second.ID); g.Status != goal.StatusCompleted || g.StartedAt.Before(*mustGet(t, r, first.ID).EndedAt) {
+		t.Fatalf("second goal: %s", g.Status)
+	}
+	// A dependant of an aborted goal is aborted with the reason.
+	r.srv.Push(llmtest.Stalled("thinking", 2)) // the third goal is mid-stream when aborted
+	third, _ := r.svc.Start(context.Background(), r.spec(manual, func(s *goal.Spec) { s.Settings.MaxSteps = 1 }))
+	fourth, _ := r.svc.Start(context.Background(), r.spec(manual, func(s *goal.Spec) { s.DependsOn = []string{third.ID} }))
+	r.svc.Abort(context.Background(), third.ID)
+	g, _ := r.wait(fourth.ID)
+	if g.Status != goal.StatusAborted || !strings.Contains(g.Report, "ended aborted") {
+		t.Fatalf("dependant: %s %q", g.Status, g.Report)
+	}
+}
+
+func mustGet(t *testing.T, r *rig, id string) *goal.Goal {
+	g, err := r.svc.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &g
+}
+
+// The service keeps at most MaxGoals goals: finished ones go oldest first; in-flight ones stay.
+func TestFinishedGoalsArePrunedOldestFirst(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("busy", 2),
+		claim("a"), claim("b"), claim("c"), claim("d")}}, func(o *goal.Options) { o.MaxGoals = 3; o.MaxConcurrent = 5 })
+	manual := func(s *goal.Spec) { s.Criterion = criterion.Spec{Kind: "manual"} }
+	busy, _ := r.svc.Start(context.Background(), r.spec(manual)) // stays running (stalled stream)
+	waitStatus(t, r, busy.ID, goal.StatusRunning, 5*time.Second)
+	for len(r.srv.ChatRequests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	var ids []string
+	for range 4 {
+		g, err := r.svc.Start(context.Background(), r.spec(manual))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.wait(g.ID)
+		ids = append(ids, g.ID)
+		time.Sleep(5 * time.Millisecond) // distinct update times
+	}
+	gs, _ := r.svc.List(context.Background())
+	kept := map[string]bool{}
+	for _, g := range gs {
+		kept[g.ID] = true
+	}
+	if len(gs) != 3 || !kept[busy.ID] || !kept[ids[3]] || !kept[ids[2]] || kept[ids[0]] {
+		t.Fatalf("kept %v (busy %s, finished %v)", kept, busy.ID, ids)
+	}
+	r.svc.Abort(context.Background(), busy.ID)
+}
