@@ -93,30 +93,19 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	}
 	paneExists := o.paneExists
 	if paneExists == nil {
-		paneExists = e.paneExists
+		paneExists = func(id string) bool { return e.workspaces.HasPane(context.Background(), id) }
+	}
+	defaults, err := config.LoadGoalDefaults(ctx, e.store)
+	if err != nil {
+		o.logger.Warn("goal settings", "err", err) // the defaults apply; the user can set them again
 	}
 	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
-		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal})
+		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
+		MaxConcurrent: defaults.MaxConcurrent, DefaultBudgetUSD: defaults.BudgetUSD, DefaultBudgetTokens: defaults.BudgetTokens})
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
 	return nil
-}
-
-// paneExists reports whether any workspace has the pane.
-func (e *engine) paneExists(id string) bool {
-	list, err := e.workspaces.List(context.Background())
-	if err != nil {
-		return false
-	}
-	for _, w := range list.Workspaces {
-		for _, p := range w.Panes {
-			if p.ID == id {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // confineGoalTerminal makes sure the goal's pane has a shell. A goal with a sandbox gets a fresh terminal tab in its pane whose shell

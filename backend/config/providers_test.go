@@ -184,3 +184,21 @@ func TestDiscoverFindsOpenAICompatibleServers(t *testing.T) {
 		t.Fatal("a URL was accepted as a host")
 	}
 }
+
+func TestGoalDefaults(t *testing.T) {
+	_, st := newProviders(t)
+	ctx := context.Background()
+	d, err := config.LoadGoalDefaults(ctx, st)
+	if err != nil || d.MaxConcurrent != 3 || d.BudgetUSD != 0 {
+		t.Fatalf("defaults %+v %v", d, err)
+	}
+	if err := config.SaveGoalDefaults(ctx, st, config.GoalDefaults{MaxConcurrent: 0}); err == nil || !strings.Contains(err.Error(), "maxConcurrent") {
+		t.Fatalf("0 slots: %v", err)
+	}
+	if err := config.SaveGoalDefaults(ctx, st, config.GoalDefaults{MaxConcurrent: 5, BudgetUSD: 2.5, BudgetTokens: 100000}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := config.LoadGoalDefaults(ctx, st); d.MaxConcurrent != 5 || d.BudgetUSD != 2.5 || d.BudgetTokens != 100000 {
+		t.Fatalf("saved %+v", d)
+	}
+}

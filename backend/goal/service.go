@@ -45,6 +45,9 @@ type Options struct {
 	PaneExists func(paneID string) bool
 	// Visual is the visual-criterion check, supplied by the browser layer (nil: unavailable).
 	Visual func(ctx context.Context, paneID, question string) (criterion.Verdict, error)
+	// DefaultBudgetUSD and DefaultBudgetTokens apply to goals that name no budget (0 = none).
+	DefaultBudgetUSD    float64
+	DefaultBudgetTokens int
 	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
 	// It returns notices for the goal's story; an error fails the goal's start.
 	OnStart func(ctx context.Context, g Goal) ([]string, error)
@@ -180,6 +183,12 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	}
 	spec.Policy = p
 	spec.Settings = spec.Settings.withDefaults()
+	if spec.Settings.BudgetUSD == 0 {
+		spec.Settings.BudgetUSD = s.opts.DefaultBudgetUSD
+	}
+	if spec.Settings.BudgetTokens == 0 {
+		spec.Settings.BudgetTokens = s.opts.DefaultBudgetTokens
+	}
 	if spec.Settings.WorkDir == "" {
 		spec.Settings.WorkDir = spec.Policy.SandboxDir
 	}

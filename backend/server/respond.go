@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -37,14 +38,17 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	var fe *workspace.FieldError
 	var ie *workspace.ImportError
 	var ce *config.FieldError
+	var ge *goal.FieldError
 	switch {
+	case errors.As(err, &ge):
+		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
 	case errors.As(err, &ce):
 		writeError(w, http.StatusBadRequest, err.Error(), ce.Field)
 	case errors.As(err, &ie):
 		writeError(w, http.StatusBadRequest, err.Error(), "")
-	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound):
+	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error(), "")
 	case errors.Is(err, workspace.ErrLastWorkspace):
 		writeError(w, http.StatusConflict, err.Error(), "")

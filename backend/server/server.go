@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -46,6 +47,9 @@ type Deps struct {
 	Workspaces *workspace.Service
 	Providers  *config.Providers
 	Terminals  *terminal.Manager
+	Goals      *goal.Service
+	// Settings is the key-value settings store (goal runner settings).
+	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
 }
@@ -66,8 +70,8 @@ type Server struct {
 
 // New builds the server and its route table.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil {
-		return nil, errors.New("server: Auth, Workspaces, Providers and Terminals are required")
+	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil || deps.Goals == nil || deps.Settings == nil {
+		return nil, errors.New("server: Auth, Workspaces, Providers, Terminals, Goals and Settings are required")
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

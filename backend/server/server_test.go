@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,10 +24,12 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -66,6 +69,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// noModels has no providers: the server tests exercise routes, not goals that run.
+type noModels struct{}
+
+func (noModels) Model(context.Context, string) (goal.Model, error) {
+	return goal.Model{}, errors.New("no provider is configured: add one in Settings → Providers")
+}
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dir := t.TempDir()
@@ -96,13 +106,23 @@ func newHarness(t *testing.T) *harness {
 	providers := config.NewProviders(st, vault, provBroker, nil)
 	terms := terminal.NewManager(terminal.Options{})
 	t.Cleanup(terms.Shutdown)
+	reg := tools.NewRegistry()
+	reg.Register(tools.GoalTools()...)
+	goalEvents := pubsub.NewBroker[goal.Event]()
+	t.Cleanup(goalEvents.Shutdown)
+	goals, err := goal.NewService(ctx, st, noModels{}, reg, goalEvents, goal.Options{
+		PaneExists: func(id string) bool { return wsvc.HasPane(ctx, id) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(goals.Shutdown)
 	frontend := fstest.MapFS{
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms,
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Goals: goals, Settings: st,
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
@@ -581,4 +601,27 @@ func TestTerminalOverWebSocket(t *testing.T) {
 	sendMsg(clientMessage{Type: "term.detach", PaneID: pane, TabID: tab})
 	sendMsg(clientMessage{Type: "term.attach", PaneID: pane, TabID: tab})
 	readUntil("replay", "cs-42")
+}
+
+func TestGoalStartRefusalsNameTheField(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[0].ID
+	for body, field := range map[string]string{
+		`{"paneId":"` + pane + `","goal":"  ","criterion":{"kind":"manual"}}`:                         "goal",
+		`{"paneId":"pane-nope","goal":"x","criterion":{"kind":"manual"}}`:                             "paneId",
+		`{"paneId":"` + pane + `","goal":"x","criterion":{"kind":"manual"}}`:                          "settings.provider",
+		`{"paneId":"` + pane + `","goal":"x","criterion":{"kind":"manual"},"policy":{"risk":"yolo"}}`: "",
+	} {
+		resp, raw := h.do(t, "POST", "/api/goals", tok, body)
+		var e errorBody
+		json.Unmarshal([]byte(raw), &e)
+		if resp.StatusCode != 400 || e.Field != field {
+			t.Errorf("%s: %d %s (want 400 on %q)", body, resp.StatusCode, raw, field)
+		}
+	}
+	if resp, _ := h.do(t, "POST", "/api/goals/goal-nope/pause", tok, ""); resp.StatusCode != 404 {
+		t.Errorf("pause of an unknown goal: %d", resp.StatusCode)
+	}
 }

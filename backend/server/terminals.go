@@ -18,23 +18,6 @@ const (
 	defaultRows = 24
 )
 
-// paneKnown checks that a pane exists in some workspace: terminals are started only for real
-// panes, never for an id a client made up.
-func (s *Server) paneKnown(r *http.Request, paneID string) bool {
-	list, err := s.deps.Workspaces.List(r.Context())
-	if err != nil {
-		return false
-	}
-	for _, w := range list.Workspaces {
-		for _, p := range w.Panes {
-			if p.ID == paneID {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 type sizeBody struct {
 	Cols int `json:"cols"`
 	Rows int `json:"rows"`
@@ -53,7 +36,8 @@ func (b sizeBody) orDefault() (int, int) {
 
 func (s *Server) terminalPane(w http.ResponseWriter, r *http.Request) (string, bool) {
 	pane := r.PathValue("paneId")
-	if !s.paneKnown(r, pane) {
+	// Terminals start only for panes that exist, never for an id a client made up.
+	if !s.deps.Workspaces.HasPane(r.Context(), pane) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no pane %q in any workspace", pane), "")
 		return "", false
 	}

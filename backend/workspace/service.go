@@ -312,3 +312,18 @@ func (s *Service) UpdatePane(ctx context.Context, id, paneID string, patch PaneP
 		return ws, nil
 	})
 }
+
+// HasPane reports whether any workspace holds the pane: terminals and goals are started only
+// for panes that exist.
+func (s *Service) HasPane(ctx context.Context, paneID string) bool {
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return false
+	}
+	for _, w := range all {
+		if slices.ContainsFunc(w.Panes, func(p Pane) bool { return p.ID == paneID }) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
+)
+
+// maxStepPage bounds one page of a goal's step log.
+const maxStepPage = 500
+
+func (s *Server) listGoals(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.deps.Goals.List(r.Context())
+	respond(w, http.StatusOK, map[string]any{"goals": gs}, err)
+}
+
+func (s *Server) startGoal(w http.ResponseWriter, r *http.Request) {
+	var spec goal.Spec
+	if !decodeBody(w, r, &spec) {
+		return
+	}
+	g, err := s.deps.Goals.Start(r.Context(), spec)
+	respond(w, http.StatusCreated, g, err)
+}
+
+func (s *Server) getGoal(w http.ResponseWriter, r *http.Request) {
+	g, err := s.deps.Goals.Get(r.Context(), r.PathValue("id"))
+	respond(w, http.StatusOK, g, err)
+}
+
+func (s *Server) goalSteps(w http.ResponseWriter, r *http.Request) {
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
+	if err != nil || limit <= 0 || limit > maxStepPage {
+		limit = maxStepPage
+	}
+	steps, err := s.deps.Goals.Steps(r.Context(), r.PathValue("id"), after, limit)
+	if steps == nil {
+		steps = []goal.Step{}
+	}
+	respond(w, http.StatusOK, map[string]any{"steps": steps}, err)
+}
+
+func (s *Server) goalEvents(w http.ResponseWriter, r *http.Request) {
+	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	evs, err := s.deps.Goals.History(r.Context(), r.PathValue("id"), after)
+	if evs == nil {
+		evs = []goal.Event{}
+	}
+	respond(w, http.StatusOK, map[string]any{"events": evs}, err)
+}
+
+// goalAction answers 204 after a control (pause, resume, abort, delete).
+func (s *Server) goalAction(act func(*http.Request, string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := act(r, r.PathValue("id")); err != nil {
+			writeGoalError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) steerGoal(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Text string `json:"text"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if err := s.deps.Goals.Steer(r.Context(), r.PathValue("id"), body.Text); err != nil {
+		writeGoalError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) reopenGoal(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Feedback string `json:"feedback"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if err := s.deps.Goals.Reopen(r.Context(), r.PathValue("id"), body.Feedback); err != nil {
+		writeGoalError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) raiseGoalBudget(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		BudgetUSD    float64 `json:"budgetUsd"`
+		BudgetTokens int     `json:"budgetTokens"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if err := s.deps.Goals.RaiseBudget(r.Context(), r.PathValue("id"), body.BudgetUSD, body.BudgetTokens); err != nil {
+		writeGoalError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) pruneGoals(w http.ResponseWriter, r *http.Request) {
+	n, err := s.deps.Goals.Prune(r.Context())
+	respond(w, http.StatusOK, map[string]int{"deleted": n}, err)
+}
+
+func (s *Server) pendingApprovals(w http.ResponseWriter, r *http.Request) {
+	as, err := s.deps.Goals.PendingApprovals(r.Context())
+	if as == nil {
+		as = []goal.Approval{}
+	}
+	respond(w, http.StatusOK, map[string]any{"approvals": as}, err)
+}
+
+func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Status goal.ApprovalStatus `json:"status"`
+		Reason string              `json:"reason"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	a, err := s.deps.Goals.AnswerApproval(r.Context(), r.PathValue("id"), body.Status, body.Reason)
+	if err != nil {
+		writeGoalError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+func (s *Server) toolList(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"tools": s.deps.Goals.Registry().Definitions()})
+}
+
+func (s *Server) getGoalSettings(w http.ResponseWriter, r *http.Request) {
+	d, err := config.LoadGoalDefaults(r.Context(), s.deps.Settings)
+	respond(w, http.StatusOK, d, err)
+}
+
+func (s *Server) setGoalSettings(w http.ResponseWriter, r *http.Request) {
+	var d config.GoalDefaults
+	if !decodeBody(w, r, &d) {
+		return
+	}
+	if err := config.SaveGoalDefaults(r.Context(), s.deps.Settings, d); err != nil {
+		writeServiceError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// writeGoalError maps the goal service's errors: bad input 400, unknown 404, a control that
+// does not fit the goal's state 409.
+func writeGoalError(w http.ResponseWriter, err error) {
+	var fe *goal.FieldError
+	switch {
+	case errors.As(err, &fe):
+		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
+	case errors.Is(err, goal.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error(), "")
+	default:
+		writeError(w, http.StatusConflict, err.Error(), "")
+	}
+}
