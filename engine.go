@@ -24,12 +24,14 @@ type engine struct {
 	store      *store.Store
 	workspaces *workspace.Service
 	providers  *config.Providers
+	ssh        *config.SSHServers
 	terminals  *terminal.Manager
 	registry   *tools.Registry
 	goals      *goal.Service
 	wsEvents   *pubsub.Broker[workspace.List]
 	provEvents *pubsub.Broker[config.ProviderList]
 	goalEvents *pubsub.Broker[goal.Event]
+	sshEvents  *pubsub.Broker[[]config.SSHServer]
 }
 
 // engineOptions adjust what openEngine builds for one door.
@@ -63,7 +65,8 @@ func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOpt
 		return nil, err
 	}
 	e := &engine{dataDir: dir, store: st, wsEvents: pubsub.NewBroker[workspace.List](),
-		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event]()}
+		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
+		sshEvents: pubsub.NewBroker[[]config.SSHServer]()}
 	if err := e.start(ctx, o); err != nil {
 		e.Close()
 		return nil, err
@@ -82,6 +85,7 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 		return fmt.Errorf("open the secrets vault: %w", err)
 	}
 	e.providers = config.NewProviders(e.store, vault, e.provEvents, config.LLMTester{})
+	e.ssh = config.NewSSHServers(e.store, vault, e.sshEvents)
 	e.terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
 	e.registry = tools.NewRegistry()
 	e.registry.Register(tools.GoalTools()...)
@@ -173,6 +177,7 @@ func (e *engine) sources() []pubsub.Source {
 		pubsub.From(e.wsEvents, "workspaces"),
 		pubsub.From(e.provEvents, "providers"),
 		pubsub.From(e.goalEvents, "goals"),
+		pubsub.From(e.sshEvents, "ssh"),
 		// Tab changes go out as type "tab" with {kind, tab}: the UI handles them in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
 			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) { env.Type = "tab"; send(env) })
@@ -192,5 +197,11 @@ func (e *engine) Close() error {
 	e.wsEvents.Shutdown()
 	e.provEvents.Shutdown()
 	e.goalEvents.Shutdown()
+	e.sshEvents.Shutdown()
 	return e.store.Close()
+}
+
+// sshTarget turns a saved server into what the terminal engine connects to.
+func sshTarget(r config.SSHResolved) terminal.SSHTarget {
+	return terminal.SSHTarget{Host: r.Host, Port: r.Port, User: r.User, KeyPath: r.KeyPath, Password: r.Password}
 }

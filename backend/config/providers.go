@@ -247,7 +247,7 @@ func (s *Providers) Save(ctx context.Context, id string, in ProviderInput) (Prov
 		}
 		p = all[i]
 	} else {
-		p = Provider{ID: newProviderID(), CreatedAt: s.now()}
+		p = Provider{ID: newID("prov-"), CreatedAt: s.now()}
 	}
 	in, err = validate(in, all, p.ID)
 	if err != nil {
@@ -394,10 +394,11 @@ func (s *Providers) SetPrices(ctx context.Context, prices map[string]Price) erro
 	return s.repo.SetSetting(ctx, pricesKey, string(b))
 }
 
-func newProviderID() string {
+// newID returns prefix + 12 random hex characters.
+func newID(prefix string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return "prov-" + hex.EncodeToString(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }
 
 // maskKey shows enough of a key to recognise it: "sk-…abcd".

@@ -48,6 +48,7 @@ type Deps struct {
 	Providers  *config.Providers
 	Terminals  *terminal.Manager
 	Goals      *goal.Service
+	SSH        *config.SSHServers
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.
@@ -70,8 +71,8 @@ type Server struct {
 
 // New builds the server and its route table.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil || deps.Goals == nil || deps.Settings == nil {
-		return nil, errors.New("server: Auth, Workspaces, Providers, Terminals, Goals and Settings are required")
+	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil || deps.Goals == nil || deps.Settings == nil || deps.SSH == nil {
+		return nil, errors.New("server: Auth, Workspaces, Providers, Terminals, Goals, SSH and Settings are required")
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

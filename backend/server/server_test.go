@@ -29,6 +29,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -66,7 +67,10 @@ func TestMain(m *testing.M) {
 	// Login checks are not what these tests measure; the production cost under -race would
 	// make them take minutes. TestPasswordSetupAndChange checks real hashes are bcrypt.
 	bcryptCost = bcrypt.MinCost
-	os.Exit(m.Run())
+	cleanup := terminaltest.IsolateHome()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // noModels has no providers: the server tests exercise routes, not goals that run.
@@ -106,6 +110,8 @@ func newHarness(t *testing.T) *harness {
 	providers := config.NewProviders(st, vault, provBroker, nil)
 	terms := terminal.NewManager(terminal.Options{})
 	t.Cleanup(terms.Shutdown)
+	sshBroker := pubsub.NewBroker[[]config.SSHServer]()
+	t.Cleanup(sshBroker.Shutdown)
 	reg := tools.NewRegistry()
 	reg.Register(tools.GoalTools()...)
 	goalEvents := pubsub.NewBroker[goal.Event]()
@@ -122,7 +128,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Goals: goals, Settings: st,
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Goals: goals, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package terminal_test
 import (
 	"bytes"
 	"context"
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 	"os"
 	"regexp"
 	"strings"
@@ -22,7 +23,10 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(helperEnv) // the confined shell should not inherit it
 		os.Exit(terminal.SandboxExecMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	cleanup := terminaltest.IsolateHome()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 func newManager(t testing.TB, opts terminal.Options) *terminal.Manager {

@@ -1,0 +1,84 @@
+package config_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/secrets"
+	"github.com/clusterspace/clusterspace/backend/store"
+)
+
+func newSSH(t *testing.T) *config.SSHServers {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	vault, _ := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
+	b := pubsub.NewBroker[[]config.SSHServer]()
+	t.Cleanup(b.Shutdown)
+	return config.NewSSHServers(st, vault, b)
+}
+
+func TestSSHServersKeepPasswordsSecret(t *testing.T) {
+	svc := newSSH(t)
+	ctx := context.Background()
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	os.WriteFile(key, []byte("key"), 0o600)
+	v, err := svc.Save(ctx, "", config.SSHInput{Name: "build box", Host: "10.0.0.5", Port: 2222, User: "ci", KeyPath: key, Password: ptr("PWCANARY-hunter2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := svc.List(ctx)
+	b, _ := json.Marshal(list)
+	if !v.PasswordSet || len(list) != 1 || strings.Contains(string(b), "PWCANARY") {
+		t.Fatalf("list %s", b)
+	}
+	r, err := svc.Resolve(ctx, v.ID)
+	if err != nil || r.Password != "PWCANARY-hunter2" || r.Port != 2222 {
+		t.Fatalf("resolve %+v %v", r, err)
+	}
+	// An edit without password keeps it; "" removes it.
+	v, _ = svc.Save(ctx, v.ID, config.SSHInput{Name: "build box", Host: "10.0.0.6"})
+	if !v.PasswordSet {
+		t.Fatal("an edit dropped the password")
+	}
+	v, _ = svc.Save(ctx, v.ID, config.SSHInput{Name: "build box", Host: "10.0.0.6", Password: ptr("")})
+	if v.PasswordSet {
+		t.Fatal("the password was not removed")
+	}
+	if err := svc.Delete(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Delete(ctx, v.ID); !errors.Is(err, config.ErrNotFound) {
+		t.Fatalf("delete twice: %v", err)
+	}
+}
+
+func TestSSHServerInputCannotBecomeSSHOptions(t *testing.T) {
+	svc := newSSH(t)
+	for field, in := range map[string]config.SSHInput{
+		"name":    {Host: "h"},
+		"host":    {Name: "a", Host: "-oProxyCommand=touch /tmp/pwned"},
+		"host ":   {Name: "a", Host: "evil host; rm -rf /"},
+		"port":    {Name: "a", Host: "h", Port: 70000},
+		"user":    {Name: "a", Host: "h", User: "-oFoo"},
+		"keyPath": {Name: "a", Host: "h", KeyPath: "/no/such/key"},
+	} {
+		_, err := svc.Save(context.Background(), "", in)
+		var fe *config.FieldError
+		if !errors.As(err, &fe) || fe.Field != strings.TrimSpace(field) {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+}
