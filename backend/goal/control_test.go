@@ -38,7 +38,7 @@ func TestPauseDuringToolCallSteerAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitStatus(t, r, g.ID, goal.StatusRunning, 5*time.Second)
+	waitStatus(t, r, g.ID, goal.StatusRunning, 15*time.Second)
 	for len(r.srv.ChatRequests()) < 1 {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -131,7 +131,7 @@ func TestQueueAndDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitStatus(t, r, first.ID, goal.StatusRunning, 5*time.Second)
+	waitStatus(t, r, first.ID, goal.StatusRunning, 15*time.Second)
 	if g, _ := r.svc.Get(context.Background(), second.ID); g.Status != goal.StatusPending {
 		t.Fatalf("second goal is %s while the first runs (limit 1)", g.Status)
 	}
@@ -164,7 +164,7 @@ func TestFinishedGoalsArePrunedOldestFirst(t *testing.T) {
 		claim("a"), claim("b"), claim("c"), claim("d")}}, func(o *goal.Options) { o.MaxGoals = 3; o.MaxConcurrent = 5 })
 	manual := func(s *goal.Spec) { s.Criterion = criterion.Spec{Kind: "manual"} }
 	busy, _ := r.svc.Start(context.Background(), r.spec(manual)) // stays running (stalled stream)
-	waitStatus(t, r, busy.ID, goal.StatusRunning, 5*time.Second)
+	waitStatus(t, r, busy.ID, goal.StatusRunning, 15*time.Second)
 	for len(r.srv.ChatRequests()) < 1 {
 		time.Sleep(5 * time.Millisecond)
 	}
