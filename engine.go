@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -26,6 +28,7 @@ type engine struct {
 	providers  *config.Providers
 	ssh        *config.SSHServers
 	terminals  *terminal.Manager
+	browsers   *browser.Manager
 	registry   *tools.Registry
 	goals      *goal.Service
 	wsEvents   *pubsub.Broker[workspace.List]
@@ -87,9 +90,11 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	e.providers = config.NewProviders(e.store, vault, e.provEvents, config.LLMTester{})
 	e.ssh = config.NewSSHServers(e.store, vault, e.sshEvents)
 	e.terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
+	e.browsers = browser.NewManager(browser.Options{DataDir: e.dataDir, Logger: o.logger})
 	e.registry = tools.NewRegistry()
 	e.registry.Register(tools.GoalTools()...)
 	tools.RegisterTerminal(e.registry, e.terminals)
+	tools.RegisterBrowser(e.registry, e.browsers, e.vision())
 
 	var models goal.Models = storedModels{e.providers}
 	if o.models != nil {
@@ -105,6 +110,10 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	}
 	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
 		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
+		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
+			ok, detail, err := tools.VisualCheck(ctx, e.browsers, e.vision(), paneID, question)
+			return criterion.Verdict{Passed: ok, Detail: detail}, err
+		},
 		MaxConcurrent: defaults.MaxConcurrent, DefaultBudgetUSD: defaults.BudgetUSD, DefaultBudgetTokens: defaults.BudgetTokens})
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
@@ -136,6 +145,22 @@ func (e *engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 		net = "no outbound network"
 	}
 	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s, %s", tab.TabID, dir, net)}, nil
+}
+
+// vision is the vision model of the default provider (its "Vision model" setting), for
+// screenshots judged by a model. Without one the browser's vision tools say which setting to fill.
+func (e *engine) vision() tools.Vision {
+	return tools.VisionFunc(func() (llm.Provider, string) {
+		r, err := e.providers.Resolve(context.Background(), "")
+		if err != nil || r.VisionModel == "" {
+			return nil, ""
+		}
+		prov, err := providers.New(r.LLMConfig())
+		if err != nil {
+			return nil, ""
+		}
+		return prov, r.VisionModel
+	})
 }
 
 // storedModels resolves goal model references through the provider settings.
@@ -193,6 +218,9 @@ func (e *engine) Close() error {
 	}
 	if e.terminals != nil {
 		e.terminals.Shutdown()
+	}
+	if e.browsers != nil {
+		e.browsers.Shutdown()
 	}
 	e.wsEvents.Shutdown()
 	e.provEvents.Shutdown()

@@ -94,8 +94,15 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 	if len(p.Allowed) > 0 && !slices.Contains(p.Allowed, name) {
 		reasons = append(reasons, fmt.Sprintf("%s is not on this goal's allow list", name))
 	}
-	if risk := t.Risk(); risk > p.Ceiling {
-		reasons = append(reasons, fmt.Sprintf("%s is %s, above this goal's ceiling %s", name, risk, p.Ceiling))
+	// A call may be riskier than its tool's declared level (a browser action on a payment page).
+	raised := false
+	if risk, why := tools.RiskOf(t, call.Args); risk > p.Ceiling {
+		reason := fmt.Sprintf("%s is %s, above this goal's ceiling %s", name, risk, p.Ceiling)
+		if why != "" {
+			reason += " (" + why + ")"
+			raised = risk > t.Risk()
+		}
+		reasons = append(reasons, reason)
 	}
 	if pu, ok := t.(tools.PathUser); ok && p.SandboxDir != "" {
 		paths, err := pu.Paths(call.Args)
@@ -112,9 +119,9 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 	if len(reasons) == 0 {
 		return Verdict{Allow, ""}
 	}
-	// "Allow for this goal" covers the tool's ceiling and list checks, never a sandbox escape:
-	// each path outside the sandbox is asked about again.
-	if slices.Contains(granted, name) && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, "outside the sandbox") }) {
+	// "Allow for this goal" covers the tool's ceiling and list checks, never a sandbox escape
+	// or a call raised above its tool's level (a payment): each of those is asked again.
+	if slices.Contains(granted, name) && !raised && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, "outside the sandbox") }) {
 		return Verdict{Allow, "allowed for this goal by the user"}
 	}
 	return Verdict{Ask, strings.Join(reasons, "; ")}

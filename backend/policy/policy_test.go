@@ -135,3 +135,29 @@ func TestValidateRefusesAtStart(t *testing.T) {
 		t.Errorf("file as sandbox: %v", err)
 	}
 }
+
+// payTool is a tool whose calls to a "checkout" look like spending money.
+type payTool struct{ fileTool }
+
+func (payTool) RiskFor(args json.RawMessage) (tools.Risk, string) {
+	if strings.Contains(string(args), "checkout") {
+		return tools.SpendsMoney, "the page looks like a checkout"
+	}
+	return tools.NetworkGet, ""
+}
+
+func TestCallRiskRaisesAboveTheDeclaredLevel(t *testing.T) {
+	t.Parallel()
+	p := Policy{Ceiling: tools.NetworkWrite}
+	tool := payTool{fileTool{name: "browser_click", risk: tools.NetworkGet}}
+	if v := p.Check(tool, tools.Call{Args: json.RawMessage(`{"url":"/home"}`)}, nil); v.Decision != Allow {
+		t.Fatalf("an ordinary page: %+v", v)
+	}
+	v := p.Check(tool, tools.Call{Args: json.RawMessage(`{"url":"/checkout"}`)}, []string{"browser_click"})
+	if v.Decision != Ask || !strings.Contains(v.Reason, "spends_money") || !strings.Contains(v.Reason, "looks like a checkout") {
+		t.Fatalf("a checkout, even with the tool allowed for the goal: %+v", v)
+	}
+	if v := (Policy{Ceiling: tools.SpendsMoney}).Check(tool, tools.Call{Args: json.RawMessage(`{"url":"/checkout"}`)}, nil); v.Decision != Allow {
+		t.Fatalf("a spends_money ceiling: %+v", v)
+	}
+}

@@ -63,6 +63,21 @@ type PathUser interface {
 	Paths(args json.RawMessage) ([]string, error)
 }
 
+// CallRisk is implemented by tools whose risk depends on the call: the browser tools raise
+// theirs to spends_money on pages that look like checkout, payment, billing or banking.
+// RiskFor returns the call's risk and, when it is above the declared one, why.
+type CallRisk interface {
+	RiskFor(args json.RawMessage) (Risk, string)
+}
+
+// RiskOf is the risk of one call of t: its CallRisk if it has one, else its declared risk.
+func RiskOf(t Tool, args json.RawMessage) (Risk, string) {
+	if cr, ok := t.(CallRisk); ok {
+		return cr.RiskFor(args)
+	}
+	return t.Risk(), ""
+}
+
 // Func is a tool defined by a typed params struct P and a function over it.
 type Func[P any] struct {
 	name, desc string

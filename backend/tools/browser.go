@@ -1,0 +1,606 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/llm"
+)
+
+// BrowserDriver is what the browser tools need from the browser panes; *browser.Manager
+// implements it. Every call acts on the pane's active tab.
+type BrowserDriver interface {
+	Panes() []string
+	Page(paneID string) (browser.PageInfo, error)
+	Navigate(ctx context.Context, paneID, url string) (browser.PageInfo, error)
+	Back(ctx context.Context, paneID string) (browser.PageInfo, error)
+	Forward(ctx context.Context, paneID string) (browser.PageInfo, error)
+	Reload(ctx context.Context, paneID string) (browser.PageInfo, error)
+	WaitNavigation(ctx context.Context, paneID string, timeout time.Duration) (browser.PageInfo, bool, error)
+	Content(ctx context.Context, paneID string, cursor, maxChars int) (browser.Content, error)
+	Click(ctx context.Context, paneID string, loc browser.Locator) (browser.Hit, error)
+	ClickIndex(ctx context.Context, paneID string, index int) (browser.Hit, error)
+	ClickAt(ctx context.Context, paneID string, x, y float64, button string, count int) error
+	Hover(ctx context.Context, paneID string, loc browser.Locator) (browser.Hit, error)
+	Type(ctx context.Context, paneID string, o browser.TypeOptions) (*browser.Hit, string, error)
+	Press(ctx context.Context, paneID, key string, modifiers []string) error
+	Scroll(ctx context.Context, paneID string, loc browser.Locator, dx, dy float64) (browser.ScrollState, error)
+	SelectOption(ctx context.Context, paneID, selector string, values []string) ([]string, error)
+	SetChecked(ctx context.Context, paneID string, loc browser.Locator, checked bool) (browser.Hit, bool, error)
+	Drag(ctx context.Context, paneID string, from, to browser.DragEnd) error
+	SetFiles(ctx context.Context, paneID, selector string, paths []string) (browser.Element, error)
+	WaitForSelector(ctx context.Context, paneID, selector, state string, timeout time.Duration) (*browser.Element, bool, error)
+	WaitForText(ctx context.Context, paneID, text string, timeout time.Duration) (bool, error)
+	Query(ctx context.Context, paneID, selector string, limit int) ([]browser.Element, int, error)
+	AXTree(ctx context.Context, paneID string, maxNodes int) (string, int, error)
+	Cookies(ctx context.Context, paneID string, urls []string) ([]browser.Cookie, error)
+	SetCookie(ctx context.Context, paneID string, c browser.Cookie) error
+	SaveScreenshot(ctx context.Context, paneID string, fullPage bool) (browser.Shot, error)
+	Annotate(ctx context.Context, paneID string) (browser.Shot, []browser.Element, error)
+	SavePDF(ctx context.Context, paneID, path string) (string, int, error)
+	SaveHTML(ctx context.Context, paneID, path string) (string, int, error)
+	Evaluate(ctx context.Context, paneID, code string) (json.RawMessage, error)
+	ActionLog(paneID string, n int) ([]browser.Action, error)
+	Doctor(ctx context.Context, paneID string) (browser.Diagnosis, error)
+	// MoneyReason says why the active page looks like it spends money ("" if not).
+	MoneyReason(paneID string) string
+}
+
+var _ BrowserDriver = (*browser.Manager)(nil)
+
+// Vision supplies the model that judges screenshots: a provider and the name of a model on
+// it that accepts images. A nil provider means none is configured; the settings may change
+// while the app runs, so the tools ask at every call.
+type Vision interface {
+	VisionModel() (llm.Provider, string)
+}
+
+// VisionFunc adapts a function to Vision.
+type VisionFunc func() (llm.Provider, string)
+
+func (f VisionFunc) VisionModel() (llm.Provider, string) { return f() }
+
+// gatedTool raises a tool's risk to spends_money when gate finds a money page.
+type gatedTool struct {
+	Tool
+	gate func(args json.RawMessage) string
+}
+
+func (g gatedTool) RiskFor(args json.RawMessage) (Risk, string) {
+	if why := g.gate(args); why != "" {
+		return SpendsMoney, why
+	}
+	return g.Risk(), ""
+}
+
+// navigateTool is browser_navigate: gated, and a file:// URL is a path the sandbox check
+// must see, or the browser would read what the goal may not.
+type navigateTool struct{ gatedTool }
+
+func (navigateTool) Paths(args json.RawMessage) ([]string, error) {
+	var p navigateParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return nil, err
+	}
+	u := strings.TrimSpace(p.URL)
+	if len(u) > len("view-source:") && strings.EqualFold(u[:len("view-source:")], "view-source:") {
+		u = u[len("view-source:"):]
+	}
+	if len(u) < len("file:") || !strings.EqualFold(u[:len("file:")], "file:") {
+		return nil, nil
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	return []string{parsed.Path}, nil
+}
+
+// pathTool reports the files a call touches, for the sandbox check.
+type pathTool struct {
+	Tool
+	paths func(args json.RawMessage) ([]string, error)
+}
+
+func (p pathTool) Paths(args json.RawMessage) ([]string, error) { return p.paths(args) }
+
+// Limits and defaults of the browser tools, as the model is told them.
+const (
+	defaultContentChars = 8000
+	maxContentChars     = 50_000
+	defaultBrowserWait  = 10_000
+	maxBrowserWait      = 120_000
+	defaultQueryLimit   = 20
+	maxQueryLimit       = 200
+	defaultAXNodes      = 300
+	maxAXNodes          = 2000
+	defaultLogEntries   = 20
+	maxJSResultChars    = 8000
+	defaultScrollPixels = 600
+)
+
+type paneParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+}
+
+type navigateParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	URL    string `json:"url" desc:"Address to open; a bare host such as example.com gets https://."`
+}
+
+type contentParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	MaxChars *int   `json:"max_chars,omitempty" default:"8000" desc:"At most this many characters (1-50000)."`
+	Cursor   int    `json:"cursor,omitempty" default:"0" desc:"Character offset to read from, as returned by the previous call."`
+}
+
+type clickParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string `json:"selector" desc:"CSS selector of the element to click."`
+}
+
+type smartClickParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector  string `json:"selector,omitempty" desc:"CSS selector, tried first."`
+	AriaLabel string `json:"aria_label,omitempty" desc:"The element's aria-label (exact, else contained)."`
+	Role      string `json:"role,omitempty" desc:"ARIA role (button, link, checkbox, tab, menuitem, …), with text naming the element."`
+	Text      string `json:"text,omitempty" desc:"The element's name or visible text."`
+}
+
+type typeParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	Text      string `json:"text" desc:"Text to type; \\n presses Enter."`
+	Selector  string `json:"selector,omitempty" desc:"CSS selector of the field; without it (and without aria_label/text) the text goes to whatever has focus."`
+	AriaLabel string `json:"aria_label,omitempty" desc:"Find the field by aria-label instead."`
+	Label     string `json:"label,omitempty" desc:"Find the field by its label, placeholder or name instead."`
+	Clear     *bool  `json:"clear,omitempty" default:"true" desc:"Replace the field's content (with a selector)."`
+	Submit    bool   `json:"submit,omitempty" desc:"Press Enter after typing."`
+}
+
+type keypressParams struct {
+	PaneID    string   `json:"pane_id" desc:"Id of the browser pane."`
+	Key       string   `json:"key" desc:"Key name (Enter, Tab, Escape, Backspace, Delete, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1-F12) or one character."`
+	Modifiers []string `json:"modifiers,omitempty" desc:"Held keys: ctrl, alt, shift, meta."`
+}
+
+type scrollParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	Direction string `json:"direction,omitempty" enum:"down|up|left|right" default:"down"`
+	Pixels    *int   `json:"pixels,omitempty" default:"600" desc:"How far, in CSS pixels."`
+	Selector  string `json:"selector,omitempty" desc:"Scroll with the mouse over this element (a scrollable list or panel); default the page."`
+}
+
+type selectParams struct {
+	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string   `json:"selector" desc:"CSS selector of the <select>."`
+	Values   []string `json:"values" desc:"Option values or visible labels to choose (one for a single select)."`
+}
+
+type checkParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string `json:"selector,omitempty" desc:"CSS selector of the checkbox, radio button or switch."`
+	Text     string `json:"text,omitempty" desc:"Or its label or visible text."`
+	Checked  *bool  `json:"checked,omitempty" default:"true" desc:"The state wanted; it is clicked only if it differs."`
+}
+
+type hoverParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string `json:"selector,omitempty" desc:"CSS selector of the element."`
+	Text     string `json:"text,omitempty" desc:"Or its name or visible text."`
+}
+
+type clickAtParams struct {
+	PaneID string  `json:"pane_id" desc:"Id of the browser pane."`
+	X      float64 `json:"x" desc:"CSS pixels from the viewport's left edge (as in a viewport screenshot)."`
+	Y      float64 `json:"y" desc:"CSS pixels from the viewport's top edge."`
+	Button string  `json:"button,omitempty" enum:"left|middle|right" default:"left"`
+	Clicks *int    `json:"clicks,omitempty" default:"1" desc:"2 for a double click."`
+}
+
+type dragParams struct {
+	PaneID       string   `json:"pane_id" desc:"Id of the browser pane."`
+	FromSelector string   `json:"from_selector,omitempty" desc:"Element to press on; or give from_x and from_y."`
+	FromX        *float64 `json:"from_x,omitempty"`
+	FromY        *float64 `json:"from_y,omitempty"`
+	ToSelector   string   `json:"to_selector,omitempty" desc:"Element to release over; or give to_x and to_y."`
+	ToX          *float64 `json:"to_x,omitempty"`
+	ToY          *float64 `json:"to_y,omitempty"`
+}
+
+type setFilesParams struct {
+	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
+	Paths    []string `json:"paths" desc:"Absolute paths of the files to choose."`
+}
+
+type waitSelectorParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector  string `json:"selector" desc:"CSS selector to wait for."`
+	State     string `json:"state,omitempty" enum:"visible|attached|hidden|detached" default:"visible"`
+	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+}
+
+type waitNavParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+}
+
+type waitTextParams struct {
+	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	Text      string `json:"text" desc:"Text to wait for (case-insensitive, spacing ignored)."`
+	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+}
+
+type queryParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string `json:"selector" desc:"CSS selector."`
+}
+
+type queryAllParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Selector string `json:"selector" desc:"CSS selector."`
+	Limit    *int   `json:"limit,omitempty" default:"20" desc:"At most this many elements (1-200)."`
+}
+
+type axtreeParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	MaxNodes *int   `json:"max_nodes,omitempty" default:"300" desc:"At most this many lines (1-2000)."`
+}
+
+type cookiesParams struct {
+	PaneID string   `json:"pane_id" desc:"Id of the browser pane."`
+	URLs   []string `json:"urls,omitempty" desc:"URLs whose cookies to list; default the page's."`
+}
+
+type setCookieParams struct {
+	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	URL      string `json:"url,omitempty" desc:"URL the cookie belongs to; default the page's."`
+	Domain   string `json:"domain,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Expires  int64  `json:"expires,omitempty" desc:"Unix time it expires; default a session cookie."`
+	Secure   bool   `json:"secure,omitempty"`
+	HTTPOnly bool   `json:"http_only,omitempty"`
+	SameSite string `json:"same_site,omitempty" enum:"Strict|Lax|None"`
+}
+
+type indexParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	Index  int    `json:"index" desc:"Number of the element in the last browser_screenshot_annotated."`
+}
+
+type saveParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	Path   string `json:"path,omitempty" desc:"File to write; default a new file in the app's data dir."`
+}
+
+type jsParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	Code   string `json:"code" desc:"JavaScript to run in the page; the value of the last expression (or of a return) comes back as JSON. Top-level await works."`
+}
+
+type logParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	Limit  *int   `json:"limit,omitempty" default:"20" desc:"How many of the latest entries."`
+}
+
+type verifyParams struct {
+	PaneID        string `json:"pane_id" desc:"Id of the browser pane."`
+	ExpectedState string `json:"expected_state" desc:"What the page should show if the work succeeded, concretely: \"a green 'Saved' banner and the new row 'Invoice 42' in the table\"."`
+}
+
+type describeParams struct {
+	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	Prompt string `json:"prompt,omitempty" desc:"What to pay particular attention to."`
+}
+
+// waitFor turns an optional timeout_ms into a duration, or says what is wrong with it.
+func waitFor(ms *int) (time.Duration, *Result) {
+	v := defaultBrowserWait
+	if ms != nil {
+		v = *ms
+	}
+	if v < 1 || v > maxBrowserWait {
+		r := Errorf("timeout_ms %d is out of range: use 1-%d, and call again to keep waiting.", v, maxBrowserWait)
+		return 0, &r
+	}
+	return time.Duration(v) * time.Millisecond, nil
+}
+
+// intIn reads an optional int with a default and a range.
+func intIn(name string, v *int, def, lo, hi int) (int, *Result) {
+	n := def
+	if v != nil {
+		n = *v
+	}
+	if n < lo || n > hi {
+		r := Errorf("%s %d is out of range: use %d-%d.", name, n, lo, hi)
+		return 0, &r
+	}
+	return n, nil
+}
+
+// browserError turns the browser's errors into results the model can act on; a failure of
+// the machine stays a Go error.
+func browserError(err error) (Result, error) {
+	if !browser.Actionable(err) {
+		return Result{}, err
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, browser.ErrCrashed):
+		msg += ". Ask the user to reconnect the pane, or call browser_pane_doctor."
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "did not answer"):
+		msg += ". Call browser_pane_doctor to see what is wrong."
+	}
+	return Errorf("%s", upperFirst(msg)), nil
+}
+
+func upperFirst(s string) string {
+	r := []rune(s)
+	if len(r) > 0 {
+		r[0] = unicode.ToUpper(r[0])
+	}
+	return string(r)
+}
+
+// pageLine is where the pane is, after an action.
+func pageLine(b BrowserDriver, paneID string) string {
+	p, err := b.Page(paneID)
+	if err != nil {
+		return "Page: unknown (" + err.Error() + ")"
+	}
+	return p.String()
+}
+
+func hitText(verb string, h browser.Hit) string {
+	return fmt.Sprintf("%s %s at (%.0f, %.0f), found by %s.", verb, h.Element, h.X, h.Y, h.Strategy)
+}
+
+// shotResult is a saved screenshot as the model gets it: path and size, and a downscaled JPEG.
+func shotResult(what string, s browser.Shot) Result {
+	return Result{Text: fmt.Sprintf("Saved %s to %s (%d bytes, %dx%d).", what, s.Path, s.Bytes, s.Width, s.Height),
+		Images: []Image{{MediaType: "image/jpeg", Data: s.Thumbnail, Path: s.Path}}}
+}
+
+// RegisterBrowser adds the browser tools, driving the panes through b and judging
+// screenshots with vision (nil: the visual tools say how to configure a vision model).
+func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
+	onMoneyPage := func(args json.RawMessage) string {
+		var p paneParams
+		json.Unmarshal(args, &p) // Best effort: a call without a pane acts on no page.
+		if why := b.MoneyReason(p.PaneID); why != "" {
+			return "acting on a page that looks like it spends money: " + why
+		}
+		return ""
+	}
+	gated := func(t Tool) Tool { return gatedTool{t, onMoneyPage} }
+	page := func(text string, paneID string) Result { return Result{Text: text + "\n" + pageLine(b, paneID)} }
+	nav := func(what string, p browser.PageInfo, err error) (Result, error) {
+		if err != nil {
+			return browserError(err)
+		}
+		return Result{Text: what + "\n" + p.String()}, nil
+	}
+
+	r.Register(
+		navigateTool{gatedTool{New("browser_navigate", "Open a URL in a browser pane and wait for it to load (at most 30 s). A bare host gets https://.",
+			NetworkGet, func(ctx context.Context, _ Call, p navigateParams) (Result, error) {
+				info, err := b.Navigate(ctx, p.PaneID, p.URL)
+				return nav("Navigated.", info, err)
+			}), func(args json.RawMessage) string {
+			var p navigateParams
+			json.Unmarshal(args, &p) // Best effort: bad arguments fail in Run.
+			u, err := browser.NormalizeURL(p.URL)
+			if err != nil {
+				return ""
+			}
+			if why := browser.MoneyPage(u, ""); why != "" {
+				return "navigating to a page that looks like it spends money: " + why
+			}
+			return ""
+		}}},
+		New("browser_back", "Go back one page in the pane's history.", NetworkGet,
+			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
+				info, err := b.Back(ctx, p.PaneID)
+				return nav("Went back.", info, err)
+			}),
+		New("browser_forward", "Go forward one page in the pane's history.", NetworkGet,
+			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
+				info, err := b.Forward(ctx, p.PaneID)
+				return nav("Went forward.", info, err)
+			}),
+		New("browser_reload", "Reload the pane's page.", NetworkGet,
+			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
+				info, err := b.Reload(ctx, p.PaneID)
+				return nav("Reloaded.", info, err)
+			}),
+		New("browser_get_content", "Read the page's visible text, paged: pass the returned cursor to read on.", ReadOnly,
+			func(ctx context.Context, _ Call, p contentParams) (Result, error) {
+				n, bad := intIn("max_chars", p.MaxChars, defaultContentChars, 1, maxContentChars)
+				if bad != nil {
+					return *bad, nil
+				}
+				c, err := b.Content(ctx, p.PaneID, p.Cursor, n)
+				if err != nil {
+					return browserError(err)
+				}
+				more := "This is the end of the text."
+				if c.More {
+					more = fmt.Sprintf("More follows: call again with cursor %d.", c.Next)
+				}
+				return Result{Text: fmt.Sprintf("Page: %q — %s\nCharacters %d-%d of %d. %s\n---\n%s", c.Title, c.URL, c.From, c.Next, c.Total, more, c.Text)}, nil
+			}),
+
+		gated(New("browser_click", "Click the element matching a CSS selector with a real (trusted) mouse click at its centre; it is scrolled into view first. "+
+			"A covered or disabled element is reported, not clicked.", NetworkWrite,
+			func(ctx context.Context, _ Call, p clickParams) (Result, error) {
+				h, err := b.Click(ctx, p.PaneID, browser.Locator{Selector: p.Selector})
+				if err != nil {
+					return browserError(err)
+				}
+				return page(hitText("Clicked", h), p.PaneID), nil
+			})),
+		gated(New("browser_smart_click", "Click an element found by whatever you know of it, tried in order: selector → aria_label → role with text → visible text "+
+			"(a text alone is also tried as a label and as an element's name). A real mouse click at its centre.", NetworkWrite,
+			func(ctx context.Context, _ Call, p smartClickParams) (Result, error) {
+				h, err := b.Click(ctx, p.PaneID, browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Role: p.Role, Text: p.Text})
+				if err != nil {
+					return browserError(err)
+				}
+				return page(hitText("Clicked", h), p.PaneID), nil
+			})),
+		gatedTool{New("browser_type", "Type text with real key events: into the field found by selector (or aria_label, or label), which is focused and by default cleared first, "+
+			"or into whatever has focus. submit presses Enter afterwards.", NetworkWrite,
+			func(ctx context.Context, _ Call, p typeParams) (Result, error) {
+				o := browser.TypeOptions{Locator: browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Text: p.Label},
+					Text: p.Text, Clear: p.Clear == nil || *p.Clear, Submit: p.Submit}
+				h, value, err := b.Type(ctx, p.PaneID, o)
+				if err != nil {
+					return browserError(err)
+				}
+				what := fmt.Sprintf("Typed %d characters", len([]rune(p.Text)))
+				if h != nil {
+					what += " into " + h.Element.String()
+				}
+				if value != "" {
+					what += fmt.Sprintf("; its value is now %q", value)
+				}
+				if p.Submit {
+					what += ", then pressed Enter"
+				}
+				return page(what+".", p.PaneID), nil
+			}), func(args json.RawMessage) string {
+			var p typeParams
+			json.Unmarshal(args, &p) // Best effort: bad arguments fail in Run.
+			if browser.HasCardNumber(p.Text) {
+				return "the text holds what looks like a payment card number"
+			}
+			return onMoneyPage(args)
+		}},
+		gated(New("browser_keypress", "Press a key, optionally with modifiers (ctrl+a, shift+Tab), as real key events to the focused element.", NetworkWrite,
+			func(ctx context.Context, _ Call, p keypressParams) (Result, error) {
+				if err := b.Press(ctx, p.PaneID, p.Key, p.Modifiers); err != nil {
+					return browserError(err)
+				}
+				return page("Pressed "+strings.Join(append(p.Modifiers, p.Key), "+")+".", p.PaneID), nil
+			})),
+		New("browser_scroll", "Scroll the page (or the element under selector) with the mouse wheel, and report the scroll position.", NetworkGet,
+			func(ctx context.Context, _ Call, p scrollParams) (Result, error) {
+				n, bad := intIn("pixels", p.Pixels, defaultScrollPixels, 1, 100_000)
+				if bad != nil {
+					return *bad, nil
+				}
+				dir, ok := map[string][2]float64{"down": {0, 1}, "up": {0, -1}, "left": {-1, 0}, "right": {1, 0}}[or(p.Direction, "down")]
+				if !ok {
+					return Errorf("direction %q is not one of down, up, left, right.", p.Direction), nil
+				}
+				dx, dy := dir[0]*float64(n), dir[1]*float64(n)
+				st, err := b.Scroll(ctx, p.PaneID, browser.Locator{Selector: p.Selector}, dx, dy)
+				if err != nil {
+					return browserError(err)
+				}
+				return Result{Text: fmt.Sprintf("Scrolled %s %d px. The page is now at x=%d of %d, y=%d of %d.", or(p.Direction, "down"), n, st.X, st.MaxX, st.Y, st.MaxY)}, nil
+			}),
+		gated(New("browser_select_option", "Choose options of a <select> by value or visible label.", NetworkWrite,
+			func(ctx context.Context, _ Call, p selectParams) (Result, error) {
+				got, err := b.SelectOption(ctx, p.PaneID, p.Selector, p.Values)
+				if err != nil {
+					return browserError(err)
+				}
+				return Result{Text: fmt.Sprintf("Selected %q in %s.", got, p.Selector)}, nil
+			})),
+		gated(New("browser_check", "Set a checkbox, radio button or switch to checked (or unchecked) with a real click, only if it is not so already.", NetworkWrite,
+			func(ctx context.Context, _ Call, p checkParams) (Result, error) {
+				want := p.Checked == nil || *p.Checked
+				h, clicked, err := b.SetChecked(ctx, p.PaneID, browser.Locator{Selector: p.Selector, Text: p.Text}, want)
+				if err != nil {
+					return browserError(err)
+				}
+				if !clicked {
+					return Result{Text: fmt.Sprintf("%s was already checked=%v; nothing clicked.", h.Element, want)}, nil
+				}
+				return page(hitText("Clicked", h)+" It is now "+h.Element.String()+".", p.PaneID), nil
+			})),
+		New("browser_hover", "Move the mouse over an element (menus and tooltips that open on hover).", NetworkGet,
+			func(ctx context.Context, _ Call, p hoverParams) (Result, error) {
+				h, err := b.Hover(ctx, p.PaneID, browser.Locator{Selector: p.Selector, Text: p.Text})
+				if err != nil {
+					return browserError(err)
+				}
+				return Result{Text: hitText("Hovering over", h)}, nil
+			}),
+		gated(New("browser_click_at", "Click at a point of the viewport (CSS pixels, as in a viewport screenshot) with a real mouse click: for canvases and elements no locator finds.", NetworkWrite,
+			func(ctx context.Context, _ Call, p clickAtParams) (Result, error) {
+				clicks, bad := intIn("clicks", p.Clicks, 1, 1, 3)
+				if bad != nil {
+					return *bad, nil
+				}
+				if err := b.ClickAt(ctx, p.PaneID, p.X, p.Y, p.Button, clicks); err != nil {
+					return browserError(err)
+				}
+				return page(fmt.Sprintf("Clicked at (%.0f, %.0f).", p.X, p.Y), p.PaneID), nil
+			})),
+		gated(New("browser_drag", "Drag with the mouse: press at the from element (or point), move in steps, release over the to element (or point).", NetworkWrite,
+			func(ctx context.Context, _ Call, p dragParams) (Result, error) {
+				from, bad := dragEnd("from", p.FromSelector, p.FromX, p.FromY)
+				if bad != nil {
+					return *bad, nil
+				}
+				to, bad := dragEnd("to", p.ToSelector, p.ToX, p.ToY)
+				if bad != nil {
+					return *bad, nil
+				}
+				if err := b.Drag(ctx, p.PaneID, from, to); err != nil {
+					return browserError(err)
+				}
+				return page("Dragged.", p.PaneID), nil
+			})),
+		pathTool{New("browser_set_files", "Choose files in an <input type=file>, as a person picking them in the file dialog.", NetworkWrite,
+			func(ctx context.Context, _ Call, p setFilesParams) (Result, error) {
+				if len(p.Paths) == 0 {
+					return Errorf("paths is empty: give the absolute paths of the files to choose."), nil
+				}
+				el, err := b.SetFiles(ctx, p.PaneID, p.Selector, p.Paths)
+				if err != nil {
+					return browserError(err)
+				}
+				return Result{Text: fmt.Sprintf("Chose %d file(s) in %s.", len(p.Paths), el)}, nil
+			}), func(args json.RawMessage) ([]string, error) {
+			var p setFilesParams
+			if err := json.Unmarshal(args, &p); err != nil {
+				return nil, err
+			}
+			return p.Paths, nil
+		}},
+	)
+	registerBrowserReading(r, b, gated)
+	registerBrowserCapture(r, b, vision, gated)
+}
+
+// dragEnd reads one end of a drag: a selector, or both coordinates.
+func dragEnd(name, selector string, x, y *float64) (browser.DragEnd, *Result) {
+	if selector != "" {
+		return browser.DragEnd{Locator: browser.Locator{Selector: selector}}, nil
+	}
+	if x == nil || y == nil {
+		r := Errorf("say where the drag %s: %s_selector, or both %s_x and %s_y.", map[string]string{"from": "starts", "to": "ends"}[name], name, name, name)
+		return browser.DragEnd{}, &r
+	}
+	return browser.DragEnd{X: *x, Y: *y}, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
