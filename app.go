@@ -26,12 +26,13 @@ type App struct {
 	relayCtx context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
-	views    termViews
+	// views are the terminal tabs and browser panes the window watches.
+	views pubsub.Views
 }
 
 // NewApp returns the App for an open engine.
 func NewApp(eng *engine) *App {
-	return &App{eng: eng, views: termViews{cancel: map[string]context.CancelFunc{}}}
+	return &App{eng: eng}
 }
 
 // startup is called by Wails once the window exists; ctx is Wails' runtime context.
@@ -54,7 +55,7 @@ func (a *App) shutdown(context.Context) {
 		a.cancel()
 	}
 	a.wg.Wait()
-	a.views.stopAll()
+	a.views.StopAll()
 }
 
 // Version is the build's version string.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -22,22 +21,6 @@ type termOutput struct {
 	TabID  string `json:"tabId"`
 	Data   []byte `json:"data"`
 	Resync bool   `json:"resync,omitempty"`
-}
-
-// termViews are the tabs the window has attached, each forwarding output until detached.
-type termViews struct {
-	mu     sync.Mutex
-	cancel map[string]context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-func (v *termViews) stopAll() {
-	v.mu.Lock()
-	for _, c := range v.cancel {
-		c()
-	}
-	v.mu.Unlock()
-	v.wg.Wait()
 }
 
 func sizeOr(cols, rows int) (int, int) {
@@ -71,39 +54,28 @@ func (a *App) TerminalTabs(paneID string) []terminal.TabInfo { return a.eng.term
 // TerminalAttach returns the tab's scrollback and streams its output as "terminal"/"output"
 // events until TerminalDetach (or the window closes).
 func (a *App) TerminalAttach(paneID, tabID string) ([]byte, error) {
-	ctx, cancel := context.WithCancel(a.relayCtx)
-	replay, out, err := a.eng.terminals.Attach(ctx, paneID, tabID)
-	if err != nil {
-		cancel()
-		return nil, err
+	type attached struct {
+		replay []byte
+		err    error
 	}
-	key := paneID + "/" + tabID
-	a.views.mu.Lock()
-	if old, ok := a.views.cancel[key]; ok {
-		old()
-	}
-	a.views.cancel[key] = cancel
-	a.views.mu.Unlock()
-	a.views.wg.Add(1)
-	go func() {
-		defer a.views.wg.Done()
+	first := make(chan attached, 1)
+	a.views.Start(a.relayCtx, paneID+"/"+tabID, func(ctx context.Context) {
+		replay, out, err := a.eng.terminals.Attach(ctx, paneID, tabID)
+		first <- attached{replay, err}
+		if err != nil {
+			return
+		}
 		for chunk := range out {
 			runtime.EventsEmit(a.ctx, backendEvent, pubsub.Envelope{Topic: "terminal", Type: "output",
 				Data: termOutput{PaneID: paneID, TabID: tabID, Data: chunk.Data, Resync: chunk.Resync}})
 		}
-	}()
-	return replay, nil
+	})
+	r := <-first
+	return r.replay, r.err
 }
 
 // TerminalDetach stops forwarding a tab's output (the shell keeps running).
-func (a *App) TerminalDetach(paneID, tabID string) {
-	a.views.mu.Lock()
-	defer a.views.mu.Unlock()
-	if c, ok := a.views.cancel[paneID+"/"+tabID]; ok {
-		c()
-		delete(a.views.cancel, paneID+"/"+tabID)
-	}
-}
+func (a *App) TerminalDetach(paneID, tabID string) { a.views.Stop(paneID + "/" + tabID) }
 
 // TerminalInput sends typed text; a pane included in broadcast sends it to every included
 // pane of the active workspace.

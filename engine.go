@@ -203,6 +203,7 @@ func (e *engine) sources() []pubsub.Source {
 		pubsub.From(e.provEvents, "providers"),
 		pubsub.From(e.goalEvents, "goals"),
 		pubsub.From(e.sshEvents, "ssh"),
+		pubsub.From(e.browsers.Events(), "browser"),
 		// Tab changes go out as type "tab" with {kind, tab}: the UI handles them in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
 			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) { env.Type = "tab"; send(env) })

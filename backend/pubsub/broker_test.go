@@ -196,3 +196,26 @@ func TestRelayWrapsEventsUntilCancelled(t *testing.T) {
 		t.Fatal("Relay did not return after cancel")
 	}
 }
+
+func TestViewsReplaceStopAndStopAll(t *testing.T) {
+	t.Parallel()
+	var v Views
+	ended := make(chan string, 3)
+	run := func(name string) func(ctx context.Context) {
+		return func(ctx context.Context) { <-ctx.Done(); ended <- name }
+	}
+	v.Start(context.Background(), "a", run("a1"))
+	v.Start(context.Background(), "a", run("a2")) // replaces a1
+	if got := <-ended; got != "a1" {
+		t.Fatalf("replaced view: %s", got)
+	}
+	v.Start(context.Background(), "b", run("b"))
+	v.Stop("b")
+	if got := <-ended; got != "b" {
+		t.Fatalf("stopped view: %s", got)
+	}
+	v.StopAll()
+	if got := <-ended; got != "a2" {
+		t.Fatalf("StopAll: %s", got)
+	}
+}

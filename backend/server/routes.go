@@ -22,6 +22,10 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
+	return append(s.coreRoutes(), s.browserRoutes()...)
+}
+
+func (s *Server) coreRoutes() []route {
 	return []route{
 		{"POST", "/api/login", true, s.login},
 		{"POST", "/api/refresh", true, s.refresh},

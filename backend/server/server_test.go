@@ -23,6 +23,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -42,6 +43,7 @@ type harness struct {
 	auth      *Auth
 	ws        *workspace.Service
 	providers *config.Providers
+	browsers  *browser.Manager
 	logs      *lockedLog
 }
 
@@ -110,6 +112,8 @@ func newHarness(t *testing.T) *harness {
 	providers := config.NewProviders(st, vault, provBroker, nil)
 	terms := terminal.NewManager(terminal.Options{})
 	t.Cleanup(terms.Shutdown)
+	browsers := browser.NewManager(browser.Options{DataDir: dir})
+	t.Cleanup(browsers.Shutdown)
 	sshBroker := pubsub.NewBroker[[]config.SSHServer]()
 	t.Cleanup(sshBroker.Shutdown)
 	reg := tools.NewRegistry()
@@ -128,14 +132,14 @@ func newHarness(t *testing.T) *harness {
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Goals: goals, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Goals: goals, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Close(); hs.Close() })
-	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc, providers: providers, logs: logs}
+	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc, providers: providers, browsers: browsers, logs: logs}
 }
 
 func (h *harness) do(t *testing.T, method, path, token, body string) (*http.Response, string) {
@@ -629,5 +633,68 @@ func TestGoalStartRefusalsNameTheField(t *testing.T) {
 	}
 	if resp, _ := h.do(t, "POST", "/api/goals/goal-nope/pause", tok, ""); resp.StatusCode != 404 {
 		t.Errorf("pause of an unknown goal: %d", resp.StatusCode)
+	}
+}
+
+// TestBrowserPaneOverHTTPAndWebSocket opens a real Chromium tab in a pane on a local page,
+// watches its screencast over the WebSocket, and clicks through it with a trusted input event.
+func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<title>Local page</title><button id=b style="position:fixed;left:0;top:0;width:300px;height:200px"
+			onclick="if(event.isTrusted){document.title='clicked'}">press</button>`))
+	}))
+	defer page.Close()
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[1].ID
+	resp, body := h.do(t, "POST", "/api/panes/"+pane+"/browser", tok, `{"url":"`+page.URL+`","width":800,"height":600}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"title":"Local page"`) {
+		t.Fatalf("open: %d %s", resp.StatusCode, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		conn.Write(ctx, websocket.MessageText, b)
+	}
+	send(map[string]any{"type": "browser.watch", "paneId": pane})
+	sawFrame := false
+	for !sawFrame {
+		_, msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("no screencast frame: %v", err)
+		}
+		var env struct {
+			Topic, Type string
+			Data        struct {
+				PaneID string `json:"paneId"`
+				Data   []byte `json:"data"`
+			}
+		}
+		json.Unmarshal(msg, &env)
+		sawFrame = env.Topic == "browser" && env.Type == "frame" && env.Data.PaneID == pane && len(env.Data.Data) > 100 &&
+			env.Data.Data[0] == 0xFF && env.Data.Data[1] == 0xD8 // a JPEG
+	}
+	send(map[string]any{"type": "browser.input", "paneId": pane, "event": map[string]any{"type": "click", "x": 100, "y": 100}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		title, err := h.browsers.Evaluate(ctx, pane, "document.title")
+		if string(title) == `"clicked"` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the trusted click did not reach the page: title %s %v", title, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resp, _ := h.do(t, "POST", "/api/panes/pane-nope/browser", tok, `{}`); resp.StatusCode != 404 {
+		t.Fatalf("a made-up pane got a browser: %d", resp.StatusCode)
 	}
 }

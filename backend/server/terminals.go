@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -168,24 +167,8 @@ type terminalOutput struct {
 	Resync bool   `json:"resync,omitempty"`
 }
 
-// attachments are one connection's attached tabs, each forwarding its output until detached.
-type attachments struct {
-	mu     sync.Mutex
-	cancel map[string]context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-func (a *attachments) stopAll() {
-	a.mu.Lock()
-	for _, c := range a.cancel {
-		c()
-	}
-	a.mu.Unlock()
-	a.wg.Wait()
-}
-
 // handleClient acts on one message from the UI; send queues an envelope for the client.
-func (s *Server) handleClient(ctx context.Context, raw []byte, att *attachments, send func(pubsub.Envelope)) {
+func (s *Server) handleClient(ctx context.Context, raw []byte, views *pubsub.Views, send func(pubsub.Envelope)) {
 	var m clientMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		send(pubsub.Envelope{Topic: "error", Type: "bad_message", Data: map[string]string{"error": "the message is not JSON: " + err.Error()}})
@@ -197,34 +180,20 @@ func (s *Server) handleClient(ctx context.Context, raw []byte, att *attachments,
 	key := m.PaneID + "/" + m.TabID
 	switch m.Type {
 	case "term.attach":
-		actx, cancel := context.WithCancel(ctx)
-		replay, out, err := s.deps.Terminals.Attach(actx, m.PaneID, m.TabID)
-		if err != nil {
-			cancel()
-			fail(err)
-			return
-		}
-		att.mu.Lock()
-		if old, ok := att.cancel[key]; ok {
-			old() // attaching again replaces the earlier attachment
-		}
-		att.cancel[key] = cancel
-		att.mu.Unlock()
-		send(pubsub.Envelope{Topic: "terminal", Type: "replay", Data: terminalOutput{PaneID: m.PaneID, TabID: m.TabID, Data: replay}})
-		att.wg.Add(1)
-		go func() {
-			defer att.wg.Done()
+		// The view owns the subscription: a detach or a re-attach ends it.
+		views.Start(ctx, key, func(vctx context.Context) {
+			replay, out, err := s.deps.Terminals.Attach(vctx, m.PaneID, m.TabID)
+			if err != nil {
+				fail(err)
+				return
+			}
+			send(pubsub.Envelope{Topic: "terminal", Type: "replay", Data: terminalOutput{PaneID: m.PaneID, TabID: m.TabID, Data: replay}})
 			for chunk := range out {
 				send(pubsub.Envelope{Topic: "terminal", Type: "output", Data: terminalOutput{PaneID: m.PaneID, TabID: m.TabID, Data: chunk.Data, Resync: chunk.Resync}})
 			}
-		}()
+		})
 	case "term.detach":
-		att.mu.Lock()
-		if c, ok := att.cancel[key]; ok {
-			c()
-			delete(att.cancel, key)
-		}
-		att.mu.Unlock()
+		views.Stop(key)
 	case "term.input":
 		var err error
 		if s.deps.Terminals.Broadcasting(m.PaneID) {
@@ -239,6 +208,8 @@ func (s *Server) handleClient(ctx context.Context, raw []byte, att *attachments,
 		if err := s.deps.Terminals.Resize(m.PaneID, m.TabID, m.Cols, m.Rows); err != nil {
 			fail(err)
 		}
+	case "browser.watch", "browser.unwatch", "browser.input":
+		s.handleBrowserClient(ctx, raw, views, send)
 	default:
 		send(pubsub.Envelope{Topic: "error", Type: "bad_message", Data: map[string]string{"error": fmt.Sprintf("unknown message type %q", m.Type)}})
 	}

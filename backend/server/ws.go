@@ -116,7 +116,7 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 		case <-ctx.Done():
 		}
 	}
-	att := &attachments{cancel: map[string]context.CancelFunc{}}
+	var views pubsub.Views
 	var workers sync.WaitGroup
 	for _, src := range s.deps.Events {
 		workers.Add(1)
@@ -135,7 +135,7 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 				return
 			}
 			if typ == websocket.MessageText {
-				s.handleClient(ctx, msg, att, send)
+				s.handleClient(ctx, msg, &views, send)
 			}
 		}
 	}()
@@ -143,7 +143,7 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 		cancel()
 		conn.CloseNow() // ends the reader
 		workers.Wait()
-		att.stopAll()
+		views.StopAll()
 	}()
 
 	ping := time.NewTicker(wsPingInterval)

@@ -313,17 +313,23 @@ func (s *Service) UpdatePane(ctx context.Context, id, paneID string, patch PaneP
 	})
 }
 
-// HasPane reports whether any workspace holds the pane: terminals and goals are started only
-// for panes that exist.
+// HasPane reports whether any workspace holds the pane: terminals, browsers and goals are
+// started only for panes that exist.
 func (s *Service) HasPane(ctx context.Context, paneID string) bool {
+	_, ok := s.WorkspaceOf(ctx, paneID)
+	return ok
+}
+
+// WorkspaceOf returns the id of the workspace holding the pane.
+func (s *Service) WorkspaceOf(ctx context.Context, paneID string) (string, bool) {
 	all, err := s.repo.ListWorkspaces(ctx)
 	if err != nil {
-		return false
+		return "", false
 	}
 	for _, w := range all {
 		if slices.ContainsFunc(w.Panes, func(p Pane) bool { return p.ID == paneID }) {
-			return true
+			return w.ID, true
 		}
 	}
-	return false
+	return "", false
 }
