@@ -1,0 +1,405 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+)
+
+// run is one workspace's loop goroutine: it owns conv (the stored conversation as it grows)
+// and talks to the controls only through the session's mutex-guarded fields.
+type run struct {
+	ss   *session
+	svc  *Service
+	ctx  context.Context
+	conv []Message
+	cfg  Config
+
+	models  map[Source]goal.Model // resolved on first use
+	usage   map[Source]usageMark  // the provider's last count, for the context budget
+	dropped map[Source]int        // messages Fit left out of the last request
+
+	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
+	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
+	// and loop_stopped not yet. auto: the next turn is automatic, not the chain's first.
+	open, auto bool
+	toolTurns  int // automatic tool turns since the actor last got a user-role message
+	failStreak int // failing tool batches in a row
+	iterations int // critic reviews in this chain
+}
+
+// usageMark is the usage a provider reported and how many request messages (reply
+// included) it covered.
+type usageMark struct {
+	usage    *llm.Usage
+	messages int
+}
+
+// drive runs chains until nothing is due and no user message waits, then marks the session
+// idle. Messages still queued when the loop was stopped are stored unanswered.
+func (ss *session) drive(r *run, cancel context.CancelCauseFunc, next Source) {
+	defer ss.svc.wg.Done()
+	defer cancel(nil)
+	for {
+		r.loop(next)
+		next = ""
+		ss.mu.Lock()
+		if len(ss.queue) > 0 && r.ctx.Err() == nil {
+			ss.mu.Unlock()
+			continue
+		}
+		if leftover := ss.queue; len(leftover) > 0 {
+			ss.queue = nil
+			ss.mu.Unlock()
+			r.appendUser(leftover)
+			continue // the ended context brings the loop straight back here
+		}
+		ss.running, ss.chain, ss.cancel, ss.turn = false, false, nil, ""
+		ss.notify()
+		close(ss.done)
+		ss.mu.Unlock()
+		return
+	}
+}
+
+// loop runs turns from next until the chain ends and no queued message starts another.
+func (r *run) loop(next Source) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.svc.log.Error("chat loop panicked", "workspace", r.ss.wsID, "panic", p)
+			r.end(ReasonStreamFailed, fmt.Sprintf("internal error (%v); resume to try again", p))
+		}
+	}()
+	if next != "" {
+		r.begin(next)
+	}
+	for {
+		if r.ctx.Err() != nil {
+			r.end(ReasonStopped, stoppedText(context.Cause(r.ctx)))
+			return
+		}
+		if queued := r.ss.takeQueue(); len(queued) > 0 {
+			if r.open && r.auto {
+				r.end(ReasonUserMessage, "")
+			}
+			if !r.appendUser(queued) {
+				return
+			}
+			r.begin(SourceActor)
+			next = SourceActor
+			continue
+		}
+		if next == "" {
+			r.end(ReasonDone, "") // no-op unless a path forgot to say why
+			return
+		}
+		if r.auto && r.ss.isEditing() {
+			r.end(ReasonEditing, "")
+			return
+		}
+		turn := next
+		if turn == SourceCritic {
+			next = r.criticTurn()
+		} else {
+			next = r.actorTurn()
+		}
+		r.auto = true
+	}
+}
+
+// begin opens a chain (or restarts the counters of one that has not run a turn yet).
+func (r *run) begin(first Source) {
+	r.toolTurns, r.failStreak, r.iterations, r.auto = 0, 0, 0, false
+	if r.open {
+		return
+	}
+	r.open = true
+	r.ss.setChain(true)
+	r.publish(Event{Type: EventLoopStarted, Source: first})
+}
+
+// end closes the chain with its reason, once.
+func (r *run) end(reason StopReason, text string) {
+	if !r.open {
+		return
+	}
+	r.open = false
+	r.ss.setChain(false) // before the event, so a UI reading State on it sees the chat idle
+	r.publish(Event{Type: EventLoopStopped, Reason: reason, Text: text})
+}
+
+func stoppedText(cause error) string {
+	switch {
+	case errors.Is(cause, errShutdown):
+		return "the app is shutting down; resume the chat to continue"
+	case errors.Is(cause, errCleared):
+		return "the conversation was cleared"
+	}
+	return "stopped by the user"
+}
+
+func (r *run) publish(e Event) {
+	e.WorkspaceID = r.ss.wsID
+	r.svc.publish(e)
+}
+
+// config re-reads the stored config, so a toggle or a new critic prompt applies at the
+// next turn; on a read error the last one read stands.
+func (r *run) config() Config {
+	cfg, err := r.svc.repo.ChatConfig(context.WithoutCancel(r.ctx), r.ss.wsID)
+	if err != nil {
+		r.svc.log.Warn("chat: could not read the settings", "workspace", r.ss.wsID, "err", err)
+		if r.cfg.WorkspaceID == "" {
+			return DefaultConfig(r.ss.wsID)
+		}
+		return r.cfg
+	}
+	r.cfg = cfg
+	return cfg
+}
+
+// model resolves the actor's or the critic's model, once per loop.
+func (r *run) model(src Source, cfg Config) (goal.Model, error) {
+	if m, ok := r.models[src]; ok {
+		return m, nil
+	}
+	ref := cfg.Settings.Provider
+	if src == SourceCritic {
+		ref = criticRef(cfg)
+	}
+	m, err := r.svc.models.Model(r.ctx, ref)
+	if err != nil {
+		return m, fmt.Errorf("the %s's model cannot be used: %w", src, err)
+	}
+	r.models[src] = m
+	return m, nil
+}
+
+// actorTurn streams one actor reply and runs its tool calls; it returns the next turn.
+func (r *run) actorTurn() Source {
+	cfg := r.config()
+	m, err := r.model(SourceActor, cfg)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return SourceActor // the loop reports the stop
+		}
+		return r.fail(err)
+	}
+	req := llm.Request{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv), Tools: r.svc.toolDefs(), MaxTokens: m.MaxTokens}
+	reply, ok := r.stream(SourceActor, m, req)
+	if !ok {
+		return ""
+	}
+	calls := reply.Message.ToolCalls()
+	if len(calls) == 0 {
+		if stall := reply.Stall(); stall != "" {
+			r.publish(Event{Type: EventNotice, Text: stall})
+		}
+		if r.config().CriticMode {
+			return SourceCritic
+		}
+		r.end(ReasonDone, "")
+		return ""
+	}
+	failed, ok := r.runCalls(calls)
+	if !ok {
+		return ""
+	}
+	if failed {
+		r.failStreak++
+	} else {
+		r.failStreak = 0
+	}
+	if r.ctx.Err() != nil {
+		return SourceActor // the loop reports the stop
+	}
+	switch {
+	case r.failStreak >= maxFailingBatches:
+		return r.stopWithNote(ReasonToolFailures, fmt.Sprintf(toolFailuresNote, r.failStreak))
+	case r.toolTurns >= maxToolTurns:
+		return r.stopWithNote(ReasonTurnCap, fmt.Sprintf(turnCapNote, r.toolTurns))
+	}
+	r.toolTurns++
+	return SourceActor
+}
+
+// criticTurn asks the critic, with no tools and the role-flipped history, to review the
+// actor's last turn; feedback goes back to the actor, /done ends the chain.
+func (r *run) criticTurn() Source {
+	cfg := r.config()
+	m, err := r.model(SourceCritic, cfg)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return SourceCritic // the loop reports the stop
+		}
+		return r.fail(err)
+	}
+	msgs := append([]llm.Message{llm.UserText(criticOpening)}, CriticView(r.conv)...)
+	req := llm.Request{System: criticSystem(actorSystem(cfg.CriticMode), cfg.CriticPrompt), Messages: msgs, MaxTokens: m.MaxTokens}
+	reply, ok := r.stream(SourceCritic, m, req)
+	if !ok {
+		return ""
+	}
+	r.iterations++
+	seq := r.conv[len(r.conv)-1].Seq
+	capN := max(1, cfg.Settings.IterationCap)
+	verdict := &Verdict{Done: IsDone(reply.Message), Seq: seq, Iteration: r.iterations, Cap: capN}
+	switch {
+	case verdict.Done:
+		r.publish(Event{Type: EventCriticVerdict, Source: SourceCritic, Verdict: verdict})
+		r.end(ReasonDone, "")
+		return ""
+	case strings.TrimSpace(reply.Message.Text()) == "":
+		return r.stopWithNote(ReasonStreamFailed, emptyCriticNote)
+	}
+	r.publish(Event{Type: EventCriticVerdict, Source: SourceCritic, Verdict: verdict})
+	if r.iterations >= capN {
+		return r.stopWithNote(ReasonIterationCap, fmt.Sprintf(iterationCapNote, r.iterations))
+	}
+	r.toolTurns = 0 // the feedback is a new user-role message for the actor
+	return SourceActor
+}
+
+// stream sends req (fitted to the model's window), publishing the reply as it arrives, and
+// stores it. A cut-off reply is stored as a partial message; it returns false then, and when
+// the chain ended.
+func (r *run) stream(src Source, m goal.Model, req llm.Request) (llm.Reply, bool) {
+	covered := len(req.Messages) + 1
+	req = r.fit(src, m, req)
+	turn := newID("turn-")
+	r.ss.setTurn(src)
+	defer r.ss.setTurn("")
+	r.publish(Event{Type: EventMessageStarted, Source: src, Turn: turn})
+	reply, err := r.collect(m, req, src, turn)
+	if err != nil {
+		r.savePartial(src, turn, reply.Message)
+		if r.ctx.Err() != nil {
+			return reply, false // the loop reports the stop
+		}
+		r.fail(err)
+		return reply, false
+	}
+	r.usage[src] = usageMark{usage: &reply.Usage, messages: covered}
+	msg := reply.Message
+	if src == SourceCritic {
+		msg = withoutToolCalls(msg) // it was offered none; a stray call means nothing
+	}
+	return reply, r.append(Message{Source: src, Message: msg}, turn)
+}
+
+func (r *run) collect(m goal.Model, req llm.Request, src Source, turn string) (llm.Reply, error) {
+	s, err := m.Provider.Stream(r.ctx, req)
+	if err != nil {
+		return llm.Reply{Message: llm.Message{Role: llm.RoleAssistant}}, err
+	}
+	return llm.Collect(s, func(ev llm.Event) {
+		if (ev.Kind == llm.EventText || ev.Kind == llm.EventReasoning) && ev.Text != "" {
+			r.publish(Event{Type: EventMessageDelta, Source: src, Turn: turn, Text: ev.Text, Reasoning: ev.Kind == llm.EventReasoning})
+		}
+	})
+}
+
+// fit trims the request to the model's window, telling the person when it drops messages.
+func (r *run) fit(src Source, m goal.Model, req llm.Request) llm.Request {
+	if m.Window <= 0 {
+		return req
+	}
+	mark := r.usage[src]
+	fitted, dropped := llm.Fit(req, llm.Budget{Window: m.Window, Last: mark.usage, LastMessages: mark.messages})
+	if dropped > 0 && dropped != r.dropped[src] {
+		r.publish(Event{Type: EventNotice, Source: src, Text: fmt.Sprintf(
+			"the conversation outgrew the %s model's window: %d older messages were left out of its request", src, dropped)})
+	}
+	r.dropped[src] = dropped
+	return fitted
+}
+
+// savePartial keeps what a cut-off stream produced, without its tool calls (they never
+// ran). Nothing is stored if nothing arrived.
+func (r *run) savePartial(src Source, turn string, msg llm.Message) {
+	msg = withoutToolCalls(msg)
+	if msg.Text() == "" && msg.Reasoning() == "" {
+		r.publish(Event{Type: EventMessageFinished, Source: src, Turn: turn})
+		return
+	}
+	r.append(Message{Source: src, Message: msg, Partial: true}, turn)
+}
+
+func withoutToolCalls(m llm.Message) llm.Message {
+	out := llm.Message{Role: m.Role}
+	for _, p := range m.Parts {
+		if p.Kind != llm.PartToolCall {
+			out.Parts = append(out.Parts, p)
+		}
+	}
+	return out
+}
+
+// append stores one message and publishes it. If the store fails the chain ends: going on
+// would show the person a conversation the store does not have.
+func (r *run) append(m Message, turn string) bool {
+	m.WorkspaceID = r.ss.wsID
+	batch := []Message{m}
+	if err := r.svc.repo.AppendChatMessages(context.WithoutCancel(r.ctx), r.ss.wsID, batch); err != nil {
+		r.svc.log.Error("chat: could not save a message", "workspace", r.ss.wsID, "err", err)
+		r.publish(Event{Type: EventMessageFinished, Source: m.Source, Turn: turn})
+		r.end(ReasonStreamFailed, "could not save the conversation: "+err.Error())
+		return false
+	}
+	r.conv = append(r.conv, batch[0])
+	r.publish(Event{Type: EventMessageFinished, Source: m.Source, Turn: turn, Message: &batch[0]})
+	return true
+}
+
+// appendUser stores queued user messages, in order.
+func (r *run) appendUser(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if !r.append(Message{Source: SourceUser, Message: m}, "") {
+			return false
+		}
+	}
+	return true
+}
+
+// fail ends the chain after a failed model call, with a note saying what happened.
+func (r *run) fail(err error) Source {
+	return r.stopWithNote(ReasonStreamFailed, fmt.Sprintf(streamFailedNote, strings.TrimSuffix(err.Error(), ".")))
+}
+
+// stopWithNote stores a note for the person and ends the chain with reason.
+func (r *run) stopWithNote(reason StopReason, note string) Source {
+	r.append(Message{Source: SourceNote, Message: llm.AssistantText(note)}, "")
+	r.end(reason, note)
+	return ""
+}
+
+func (ss *session) takeQueue() []llm.Message {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	q := ss.queue
+	ss.queue = nil
+	return q
+}
+
+func (ss *session) isEditing() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.editing
+}
+
+func (ss *session) setChain(open bool) {
+	ss.mu.Lock()
+	ss.chain = open
+	ss.notify()
+	ss.mu.Unlock()
+}
+
+func (ss *session) setTurn(src Source) {
+	ss.mu.Lock()
+	ss.turn = src
+	ss.mu.Unlock()
+}
