@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
@@ -31,10 +32,12 @@ type engine struct {
 	browsers   *browser.Manager
 	registry   *tools.Registry
 	goals      *goal.Service
+	chat       *chat.Service
 	wsEvents   *pubsub.Broker[workspace.List]
 	provEvents *pubsub.Broker[config.ProviderList]
 	goalEvents *pubsub.Broker[goal.Event]
 	sshEvents  *pubsub.Broker[[]config.SSHServer]
+	chatEvents *pubsub.Broker[chat.Event]
 }
 
 // engineOptions adjust what openEngine builds for one door.
@@ -69,7 +72,7 @@ func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOpt
 	}
 	e := &engine{dataDir: dir, store: st, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
-		sshEvents: pubsub.NewBroker[[]config.SSHServer]()}
+		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event]()}
 	if err := e.start(ctx, o); err != nil {
 		e.Close()
 		return nil, err
@@ -118,6 +121,7 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
+	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger})
 	return nil
 }
 
@@ -204,6 +208,7 @@ func (e *engine) sources() []pubsub.Source {
 		pubsub.From(e.goalEvents, "goals"),
 		pubsub.From(e.sshEvents, "ssh"),
 		pubsub.From(e.browsers.Events(), "browser"),
+		pubsub.From(e.chatEvents, "chat"),
 		// Tab changes go out as type "tab" with {kind, tab}: the UI handles them in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
 			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) { env.Type = "tab"; send(env) })
@@ -217,6 +222,9 @@ func (e *engine) Close() error {
 	if e.goals != nil {
 		e.goals.Shutdown()
 	}
+	if e.chat != nil {
+		e.chat.Shutdown()
+	}
 	if e.terminals != nil {
 		e.terminals.Shutdown()
 	}
@@ -227,6 +235,7 @@ func (e *engine) Close() error {
 	e.provEvents.Shutdown()
 	e.goalEvents.Shutdown()
 	e.sshEvents.Shutdown()
+	e.chatEvents.Shutdown()
 	return e.store.Close()
 }
 

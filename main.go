@@ -199,7 +199,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
-		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.workspaces, Providers: eng.providers, Terminals: eng.terminals, Browsers: eng.browsers, Goals: eng.goals, SSH: eng.ssh, Settings: eng.store, Events: eng.sources()})
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.workspaces, Providers: eng.providers, Terminals: eng.terminals, Browsers: eng.browsers, Goals: eng.goals, Chat: eng.chat, SSH: eng.ssh, Settings: eng.store, Events: eng.sources()})
 	if err != nil {
 		return err
 	}

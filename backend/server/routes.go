@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -22,7 +23,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return append(s.coreRoutes(), s.browserRoutes()...)
+	return slices.Concat(s.coreRoutes(), s.browserRoutes(), s.chatRoutes())
 }
 
 func (s *Server) coreRoutes() []route {

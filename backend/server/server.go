@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -50,6 +51,7 @@ type Deps struct {
 	Terminals  *terminal.Manager
 	Browsers   *browser.Manager
 	Goals      *goal.Service
+	Chat       *chat.Service
 	SSH        *config.SSHServers
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
@@ -73,8 +75,8 @@ type Server struct {
 
 // New builds the server and its route table.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil || deps.Goals == nil || deps.Settings == nil || deps.SSH == nil || deps.Browsers == nil {
-		return nil, errors.New("server: Auth, Workspaces, Providers, Terminals, Browsers, Goals, SSH and Settings are required")
+	if deps.Auth == nil || deps.Workspaces == nil || deps.Providers == nil || deps.Terminals == nil || deps.Goals == nil || deps.Settings == nil || deps.SSH == nil || deps.Browsers == nil || deps.Chat == nil {
+		return nil, errors.New("server: Auth, Workspaces, Providers, Terminals, Browsers, Goals, Chat, SSH and Settings are required")
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -126,13 +127,17 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(goals.Shutdown)
+	chatEvents := pubsub.NewBroker[chat.Event]()
+	t.Cleanup(chatEvents.Shutdown)
+	chatSvc := chat.NewService(st, noModels{}, reg, chatEvents, chat.Options{})
+	t.Cleanup(chatSvc.Shutdown)
 	frontend := fstest.MapFS{
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Goals: goals, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Goals: goals, Chat: chatSvc, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
@@ -696,5 +701,28 @@ func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
 	}
 	if resp, _ := h.do(t, "POST", "/api/panes/pane-nope/browser", tok, `{}`); resp.StatusCode != 404 {
 		t.Fatalf("a made-up pane got a browser: %d", resp.StatusCode)
+	}
+}
+
+func TestChatSendThatCannotStartReturnsTheText(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	ws := list.ActiveID
+	resp, body := h.do(t, "POST", "/api/workspaces/"+ws+"/chat/messages", tok, `{"text":"summarise the build log"}`)
+	var e struct{ Error, Text string }
+	json.Unmarshal([]byte(body), &e)
+	if resp.StatusCode != http.StatusBadGateway || e.Text != "summarise the build log" || !strings.Contains(e.Error, "Settings → Providers") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	resp, body = h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"messages":[`) {
+		t.Fatalf("history: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "PUT", "/api/workspaces/"+ws+"/chat/critic", tok, `{"on":true}`); resp.StatusCode != 200 {
+		t.Fatalf("critic mode: %d", resp.StatusCode)
+	}
+	if _, body := h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, ""); !strings.Contains(body, `"criticMode":true`) {
+		t.Fatalf("critic mode not kept: %s", body)
 	}
 }
