@@ -4,6 +4,7 @@ import {
   fallbackExportName,
   filenameFromDisposition,
   HttpBackend,
+  TERMINAL_ATTACH_TIMEOUT_MS,
   WS_CLOSE_TOKEN_EXPIRED,
   WS_PROTOCOL,
   WS_RETRY_MAX_MS,
@@ -79,10 +80,15 @@ class FakeSocket implements SocketLike {
   onclose: SocketLike['onclose'] = null;
   onerror: SocketLike['onerror'] = null;
   closedByClient = false;
+  /** Client frames, parsed. */
+  sent: Array<Record<string, unknown>> = [];
   constructor(
     readonly url: string,
     readonly protocols: string[],
   ) {}
+  send(data: string) {
+    this.sent.push(JSON.parse(data));
+  }
   close() {
     this.closedByClient = true;
   }
@@ -527,5 +533,194 @@ describe('export file names', () => {
     expect(fallbackExportName('{"name":"a/b: c"}', 'w1')).toBe('a_b_ c.clusterspace.json');
     expect(fallbackExportName('{"workspace":{"name":"Nested"}}', 'w1')).toBe('Nested.clusterspace.json');
     expect(fallbackExportName('not json', 'w7')).toBe('workspace-w7.clusterspace.json');
+  });
+});
+
+// ---- terminals ------------------------------------------------------------------------------
+
+describe('HttpBackend terminal routes', () => {
+  const tab = { paneId: 'p1', tabId: 'tab-1', title: 'bash', running: true, cols: 80, rows: 24, confined: false, active: true, pid: 42 };
+
+  it('opens, lists and adds tabs with the documented routes, filling in omitted fields', async () => {
+    const f = fakeFetch((c) => {
+      if (c.method === 'POST' && c.url.endsWith('/terminal/tabs')) return json(201, { ...tab, tabId: 'tab-2' });
+      return json(200, { tabs: [tab] });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const opened = await api.terminalOpen('p1', 120, 40);
+    expect(opened).toEqual([{ ...tab, exitCode: null, remote: '' }]);
+    await expect(api.terminalTabs('p 1')).resolves.toHaveLength(1);
+    await expect(api.terminalNewTab('p1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-2', exitCode: null });
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'POST /api/panes/p1/terminal {"cols":120,"rows":40}',
+      'GET /api/panes/p%201/terminal/tabs',
+      'POST /api/panes/p1/terminal/tabs {"cols":100,"rows":30}',
+    ]);
+    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
+  });
+
+  it('restarts, closes, activates and sets broadcast', async () => {
+    const f = fakeFetch(() => new Response(null, { status: 204 }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await api.terminalRestart('p1', 'tab-1');
+    await api.terminalCloseTab('p1', 'tab-1');
+    await api.terminalActivate('p1', 'tab/2');
+    await api.terminalSetBroadcast('p1', true);
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'POST /api/panes/p1/terminal/tabs/tab-1/restart',
+      'DELETE /api/panes/p1/terminal/tabs/tab-1',
+      'POST /api/panes/p1/terminal/tabs/tab%2F2/activate',
+      'PUT /api/panes/p1/broadcast {"include":true}',
+    ]);
+  });
+
+  it("passes on a 404's advice verbatim", async () => {
+    const f = fakeFetch(() => json(404, { error: 'pane "p9" has no terminal: restart the pane' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.terminalRestart('p9', 'tab-1')).rejects.toThrow('pane "p9" has no terminal: restart the pane');
+  });
+});
+
+describe('HttpBackend terminal stream', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function setup() {
+    const f = fakeFetch(() => json(200, { version: '1' }));
+    const ws = socketFactory();
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+    const events: BackendEvent[] = [];
+    api.subscribe((e) => events.push(e));
+    return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };
+  }
+
+  const replay = (paneId: string, tabId: string, text: string) => ({
+    topic: 'terminal',
+    type: 'replay',
+    data: { paneId, tabId, data: btoa(text) },
+  });
+
+  it('attach sends term.attach and resolves with the decoded replay, which subscribers do not see', async () => {
+    const { api, socket, events } = setup();
+    socket().serverOpen();
+    const attached = api.terminalAttach('p1', 'tab-1');
+    expect(socket().sent).toEqual([{ type: 'term.attach', paneId: 'p1', tabId: 'tab-1' }]);
+    socket().serverSend(replay('p1', 'tab-1', '$ echo hello\r\nhello\r\n'));
+    await expect(attached).resolves.toEqual(new TextEncoder().encode('$ echo hello\r\nhello\r\n'));
+    expect(events).toEqual([]);
+
+    // Output that follows is an ordinary event.
+    const out = { topic: 'terminal', type: 'output', data: { paneId: 'p1', tabId: 'tab-1', data: btoa('x'), resync: false } };
+    socket().serverSend(out);
+    expect(events).toEqual([out]);
+  });
+
+  it('attach rejects when no replay arrives within the timeout', async () => {
+    const { api, socket } = setup();
+    socket().serverOpen();
+    const attached = api.terminalAttach('p1', 'tab-1');
+    const outcome = attached.then(
+      () => 'resolved',
+      (e: Error) => e,
+    );
+    await vi.advanceTimersByTimeAsync(TERMINAL_ATTACH_TIMEOUT_MS - 1);
+    socket().serverSend({ topic: 'terminal', type: 'replay', data: { paneId: 'p1', tabId: 'other', data: '' } });
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await outcome;
+    expect(err).toBeInstanceOf(BackendError);
+    expect((err as Error).message).toMatch(/within 10 s/);
+  });
+
+  it("takes a null replay (Go's empty []byte) as an empty screen", async () => {
+    const { api, socket } = setup();
+    socket().serverOpen();
+    const attached = api.terminalAttach('p1', 'tab-1');
+    socket().serverSend({ topic: 'terminal', type: 'replay', data: { paneId: 'p1', tabId: 'tab-1', data: null } });
+    await expect(attached).resolves.toEqual(new Uint8Array());
+  });
+
+  it("fails an attach at once with the server's error for that tab", async () => {
+    const { api, socket, events } = setup();
+    socket().serverOpen();
+    const attached = api.terminalAttach('p1', 'tab-9');
+    const error = { topic: 'terminal', type: 'error', data: { paneId: 'p1', tabId: 'tab-9', error: 'pane "p1" has no tab "tab-9"' } };
+    socket().serverSend(error);
+    await expect(attached).rejects.toThrow('pane "p1" has no tab "tab-9"');
+    expect(events).toEqual([error]);
+  });
+
+  it('answers attaches of one tab in order, one replay each', async () => {
+    const { api, socket } = setup();
+    socket().serverOpen();
+    const first = api.terminalAttach('p1', 'tab-1');
+    const second = api.terminalAttach('p1', 'tab-1');
+    socket().serverSend(replay('p1', 'tab-1', 'one'));
+    socket().serverSend(replay('p1', 'tab-1', 'two'));
+    expect(new TextDecoder().decode(await first)).toBe('one');
+    expect(new TextDecoder().decode(await second)).toBe('two');
+  });
+
+  it('sends input, resize and detach frames in their exact shapes', async () => {
+    const { api, socket } = setup();
+    socket().serverOpen();
+    api.terminalInput('p1', 'tab-1', 'ls\r');
+    api.terminalResize('p1', 'tab-1', 120, 40);
+    await api.terminalDetach('p1', 'tab-1');
+    expect(socket().sent).toEqual([
+      { type: 'term.input', paneId: 'p1', tabId: 'tab-1', data: 'ls\r' },
+      { type: 'term.resize', paneId: 'p1', tabId: 'tab-1', cols: 120, rows: 40 },
+      { type: 'term.detach', paneId: 'p1', tabId: 'tab-1' },
+    ]);
+  });
+
+  it('sends an attach made before the socket opened once it opens', async () => {
+    const { api, socket } = setup();
+    const attached = api.terminalAttach('p1', 'tab-1');
+    api.terminalInput('p1', 'tab-1', 'lost'); // typing with no connection goes nowhere
+    expect(socket().sent).toEqual([]);
+    socket().serverOpen();
+    expect(socket().sent).toEqual([{ type: 'term.attach', paneId: 'p1', tabId: 'tab-1' }]);
+    socket().serverSend(replay('p1', 'tab-1', 'screen'));
+    await expect(attached).resolves.toEqual(new TextEncoder().encode('screen'));
+  });
+
+  it('re-attaches every attached tab after a reconnect, with its last size, and hands the replay on as a resync', async () => {
+    const { api, ws, socket, events } = setup();
+    socket().serverOpen();
+    const a = api.terminalAttach('p1', 'tab-1');
+    const b = api.terminalAttach('p2', 'tab-7');
+    socket().serverSend(replay('p1', 'tab-1', 'a'));
+    socket().serverSend(replay('p2', 'tab-7', 'b'));
+    await Promise.all([a, b]);
+    api.terminalResize('p1', 'tab-1', 100, 30);
+    await api.terminalDetach('p2', 'tab-7');
+
+    socket().serverClose(1006);
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MIN_MS);
+    expect(ws.sockets).toHaveLength(2);
+    socket().serverOpen();
+    expect(socket().sent).toEqual([
+      { type: 'term.attach', paneId: 'p1', tabId: 'tab-1' },
+      { type: 'term.resize', paneId: 'p1', tabId: 'tab-1', cols: 100, rows: 30 },
+    ]);
+
+    socket().serverSend(replay('p1', 'tab-1', 'restored'));
+    socket().serverSend(replay('p2', 'tab-7', 'detached: dropped'));
+    expect(events).toEqual([
+      { topic: 'terminal', type: 'output', data: { paneId: 'p1', tabId: 'tab-1', data: btoa('restored'), resync: true } },
+    ]);
+  });
+
+  it('an attach waiting across a reconnect gets the replay of the new connection', async () => {
+    const { api, socket, events } = setup();
+    socket().serverOpen();
+    const attached = api.terminalAttach('p1', 'tab-1');
+    socket().serverClose(1006);
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MIN_MS);
+    socket().serverOpen();
+    expect(socket().sent).toEqual([{ type: 'term.attach', paneId: 'p1', tabId: 'tab-1' }]);
+    socket().serverSend(replay('p1', 'tab-1', 'late'));
+    await expect(attached).resolves.toEqual(new TextEncoder().encode('late'));
+    expect(events).toEqual([]);
   });
 });

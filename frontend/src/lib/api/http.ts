@@ -10,11 +10,13 @@ import type {
   Provider,
   ProviderInput,
   ProviderList,
+  TabInfo,
   TestResult,
   Workspace,
   WorkspaceList,
 } from './types';
-import { wireProviderInput } from './types';
+import { normalizeTab, normalizeTabs, TERMINAL_TOPIC, wireProviderInput } from './types';
+import { base64ToBytes, tabKey } from './terminal';
 import { BackendError, errorMessage } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
@@ -25,6 +27,11 @@ export const WS_RETRY_MAX_MS = 5000;
 export const WS_CLOSE_TOKEN_EXPIRED = 4001;
 /** Browsers cannot set headers on a WebSocket, so the token travels as a subprotocol. */
 export const WS_PROTOCOL = 'clusterspace.v1';
+/**
+ * How long terminalAttach waits for the server's replay. The replay is at most the scrollback
+ * (a few MB), so a healthy server answers in well under a second; 10 s means it is not coming.
+ */
+export const TERMINAL_ATTACH_TIMEOUT_MS = 10_000;
 /** Refresh before opening a socket when the token has less than this left, to skip a doomed dial. */
 const TOKEN_EXPIRY_MARGIN_MS = 10_000;
 /**
@@ -55,7 +62,23 @@ export interface SocketLike {
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: ((ev: { code: number; reason?: string }) => void) | null;
   onerror: ((ev: unknown) => void) | null;
+  send(data: string): void;
   close(code?: number, reason?: string): void;
+}
+
+/** A tab this client watches: re-attached (and re-sized) whenever the socket reopens. */
+interface Attachment {
+  paneId: string;
+  tabId: string;
+  /** The last size sent, so a resize made while the socket was down still arrives. */
+  size?: { cols: number; rows: number };
+}
+
+/** A terminalAttach call waiting for its 'replay' event. */
+interface AttachWaiter {
+  resolve: (replay: Uint8Array) => void;
+  reject: (err: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
 }
 export type SocketFactory = (url: string, protocols: string[]) => SocketLike;
 
@@ -93,6 +116,10 @@ export class HttpBackend implements Backend {
   private dialing = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private retryDelay = WS_RETRY_MIN_MS;
+
+  private readonly attachments = new Map<string, Attachment>();
+  /** Per tab, in the order their term.attach frames went out: replays answer them in that order. */
+  private readonly attachWaiters = new Map<string, AttachWaiter[]>();
 
   constructor(opts: HttpBackendOptions = {}) {
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -190,6 +217,160 @@ export class HttpBackend implements Backend {
   }
   async setPrices(prices: PriceTable): Promise<void> {
     await this.json('PUT', '/api/prices', { prices });
+  }
+
+  // ---- terminals ---------------------------------------------------------------------------
+
+  async terminalOpen(paneId: string, cols: number, rows: number): Promise<TabInfo[]> {
+    const body = await this.json<{ tabs: unknown }>('POST', `/api/panes/${enc(paneId)}/terminal`, { cols, rows });
+    return normalizeTabs(body?.tabs);
+  }
+  async terminalNewTab(paneId: string, cols: number, rows: number): Promise<TabInfo> {
+    return normalizeTab(await this.json('POST', `/api/panes/${enc(paneId)}/terminal/tabs`, { cols, rows }));
+  }
+  async terminalTabs(paneId: string): Promise<TabInfo[]> {
+    const body = await this.json<{ tabs: unknown }>('GET', `/api/panes/${enc(paneId)}/terminal/tabs`);
+    return normalizeTabs(body?.tabs);
+  }
+  async terminalRestart(paneId: string, tabId: string): Promise<void> {
+    await this.json('POST', `${tabPath(paneId, tabId)}/restart`);
+  }
+  async terminalCloseTab(paneId: string, tabId: string): Promise<void> {
+    await this.json('DELETE', tabPath(paneId, tabId));
+  }
+  async terminalActivate(paneId: string, tabId: string): Promise<void> {
+    await this.json('POST', `${tabPath(paneId, tabId)}/activate`);
+  }
+  async terminalSetBroadcast(paneId: string, include: boolean): Promise<void> {
+    await this.json('PUT', `/api/panes/${enc(paneId)}/broadcast`, { include });
+  }
+
+  /**
+   * Asks the server for the tab's screen over the WebSocket; resolves when its 'replay' event
+   * arrives. Sent now if the socket is up, else as soon as it opens; either way it counts as
+   * attached from here on, so every reconnect attaches it again.
+   */
+  terminalAttach(paneId: string, tabId: string): Promise<Uint8Array> {
+    const key = tabKey(paneId, tabId);
+    if (!this.attachments.has(key)) this.attachments.set(key, { paneId, tabId });
+    const replay = new Promise<Uint8Array>((resolve, reject) => {
+      const waiter: AttachWaiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.dropWaiter(key, waiter);
+          reject(
+            new BackendError(
+              `The server sent no screen for this terminal within ${TERMINAL_ATTACH_TIMEOUT_MS / 1000} s: ` +
+                'check the connection (status bar), then reload the page',
+            ),
+          );
+        }, TERMINAL_ATTACH_TIMEOUT_MS),
+      };
+      const list = this.attachWaiters.get(key) ?? [];
+      list.push(waiter);
+      this.attachWaiters.set(key, list);
+    });
+    this.sendFrame({ type: 'term.attach', paneId, tabId });
+    return replay;
+  }
+
+  async terminalDetach(paneId: string, tabId: string): Promise<void> {
+    this.attachments.delete(tabKey(paneId, tabId));
+    this.sendFrame({ type: 'term.detach', paneId, tabId });
+  }
+
+  /** Typing while the socket is down is dropped: the status bar shows the connection is gone. */
+  terminalInput(paneId: string, tabId: string, data: string): void {
+    this.sendFrame({ type: 'term.input', paneId, tabId, data });
+  }
+
+  terminalResize(paneId: string, tabId: string, cols: number, rows: number): void {
+    const a = this.attachments.get(tabKey(paneId, tabId));
+    if (a) a.size = { cols, rows };
+    this.sendFrame({ type: 'term.resize', paneId, tabId, cols, rows });
+  }
+
+  /** Sends a client frame if the socket is open; false when it is not. */
+  private sendFrame(frame: Record<string, unknown>): boolean {
+    const ws = this.socket;
+    if (!ws || this.connection !== 'connected') return false;
+    try {
+      ws.send(JSON.stringify(frame));
+      return true;
+    } catch {
+      // The socket is closing; its close handler reconnects and re-attaches.
+      return false;
+    }
+  }
+
+  /** After the socket (re)opens: the server forgot this connection's viewers, so attach again. */
+  private reattach(): void {
+    for (const [key, a] of this.attachments) {
+      // One frame per waiting call (a view may have re-attached while the socket was down), so
+      // each gets its replay; at least one, so the screen is restored.
+      const frames = Math.max(1, this.attachWaiters.get(key)?.length ?? 0);
+      for (let i = 0; i < frames; i++) this.sendFrame({ type: 'term.attach', paneId: a.paneId, tabId: a.tabId });
+      if (a.size) this.sendFrame({ type: 'term.resize', paneId: a.paneId, tabId: a.tabId, ...a.size });
+    }
+  }
+
+  /**
+   * A replay answers the oldest waiting terminalAttach of its tab. One nobody waits for follows a
+   * reconnect: it is handed on as an 'output' event with resync set, so the view redraws from
+   * it. Returns the event to deliver, if any.
+   */
+  private takeReplay(event: BackendEvent): BackendEvent | null {
+    const d = (event.data ?? {}) as { paneId?: unknown; tabId?: unknown; data?: unknown };
+    // Go sends an empty scrollback (a nil []byte) as null.
+    if (d.data === null || d.data === undefined) d.data = '';
+    if (typeof d.paneId !== 'string' || typeof d.tabId !== 'string' || typeof d.data !== 'string') {
+      console.warn('clusterspace: ignoring a malformed terminal replay', event);
+      return null;
+    }
+    const key = tabKey(d.paneId, d.tabId);
+    const waiter = this.attachWaiters.get(key)?.[0];
+    if (waiter) {
+      this.dropWaiter(key, waiter);
+      let bytes: Uint8Array;
+      try {
+        bytes = base64ToBytes(d.data);
+      } catch {
+        waiter.reject(new BackendError('The server sent a terminal screen that is not valid base64: reload the page'));
+        return null;
+      }
+      waiter.resolve(bytes);
+      return null;
+    }
+    if (!this.attachments.has(key)) return null; // detached meanwhile
+    return {
+      topic: TERMINAL_TOPIC,
+      type: 'output',
+      data: { paneId: d.paneId, tabId: d.tabId, data: d.data, resync: true },
+    };
+  }
+
+  /**
+   * The server answers a term.attach it cannot serve (no such tab) with a terminal 'error'
+   * event instead of a replay: the oldest waiting attach of that tab fails with its message.
+   */
+  private failAttach(event: BackendEvent): void {
+    const d = (event.data ?? {}) as { paneId?: unknown; tabId?: unknown; error?: unknown };
+    if (typeof d.paneId !== 'string' || typeof d.tabId !== 'string') return;
+    const key = tabKey(d.paneId, d.tabId);
+    const waiter = this.attachWaiters.get(key)?.[0];
+    if (!waiter) return;
+    this.dropWaiter(key, waiter);
+    waiter.reject(new BackendError(typeof d.error === 'string' && d.error ? d.error : 'The server could not attach this terminal'));
+  }
+
+  private dropWaiter(key: string, waiter: AttachWaiter): void {
+    clearTimeout(waiter.timer);
+    const list = this.attachWaiters.get(key);
+    if (!list) return;
+    const rest = list.filter((w) => w !== waiter);
+    if (rest.length) this.attachWaiters.set(key, rest);
+    else this.attachWaiters.delete(key);
   }
 
   // ---- events ------------------------------------------------------------------------------
@@ -406,13 +587,20 @@ export class HttpBackend implements Backend {
       opened = true;
       this.retryDelay = WS_RETRY_MIN_MS;
       this.setConnection('connected');
+      this.reattach();
     };
     ws.onmessage = (m) => {
       if (this.socket !== ws) return;
-      const event = parseEvent(m.data);
+      let event = parseEvent(m.data);
       if (!event) {
         console.warn('clusterspace: ignoring a malformed event from the server', m.data);
         return;
+      }
+      if (event.topic === TERMINAL_TOPIC && event.type === 'replay') {
+        event = this.takeReplay(event);
+        if (!event) return;
+      } else if (event.topic === TERMINAL_TOPIC && event.type === 'error') {
+        this.failAttach(event);
       }
       for (const h of [...this.eventHandlers]) h(event);
     };
@@ -481,6 +669,10 @@ export class HttpBackend implements Backend {
 
 function enc(segment: string): string {
   return encodeURIComponent(segment);
+}
+
+function tabPath(paneId: string, tabId: string): string {
+  return `/api/panes/${enc(paneId)}/terminal/tabs/${enc(tabId)}`;
 }
 
 function signedOutError(): BackendError {

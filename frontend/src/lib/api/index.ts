@@ -10,6 +10,7 @@ import type {
   Provider,
   ProviderInput,
   ProviderList,
+  TabInfo,
   TestResult,
   Workspace,
   WorkspaceList,
@@ -19,6 +20,7 @@ import { WailsBackend, wailsApp } from './wails';
 
 export * from './types';
 export { BackendError, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
+export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type TerminalEvent } from './terminal';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -70,6 +72,25 @@ export interface Backend {
   prices(): Promise<PriceTable>;
   /** Replaces the whole table. */
   setPrices(prices: PriceTable): Promise<void>;
+
+  // Terminals. A pane's shells keep running whoever watches them: a view attaches to see a tab's
+  // output ('output' events, only for attached tabs) and detaches when it goes away.
+
+  /** Starts the pane's first shell if it has none; resolves to all its tabs. */
+  terminalOpen(paneId: string, cols: number, rows: number): Promise<TabInfo[]>;
+  terminalNewTab(paneId: string, cols: number, rows: number): Promise<TabInfo>;
+  terminalTabs(paneId: string): Promise<TabInfo[]>;
+  /** Resolves to the scrollback to write first; 'output' events for the tab follow it. */
+  terminalAttach(paneId: string, tabId: string): Promise<Uint8Array>;
+  terminalDetach(paneId: string, tabId: string): Promise<void>;
+  /** Fire-and-forget, as typed (xterm's onData); sent in order. */
+  terminalInput(paneId: string, tabId: string, data: string): void;
+  terminalResize(paneId: string, tabId: string, cols: number, rows: number): void;
+  terminalRestart(paneId: string, tabId: string): Promise<void>;
+  terminalCloseTab(paneId: string, tabId: string): Promise<void>;
+  terminalActivate(paneId: string, tabId: string): Promise<void>;
+  /** Whether what is typed in any included pane of the workspace goes to this one too. */
+  terminalSetBroadcast(paneId: string, include: boolean): Promise<void>;
 
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;

@@ -185,3 +185,77 @@ export function wireProviderInput(input: ProviderInput): ProviderInput {
   if (input.apiKey !== undefined) wire.apiKey = input.apiKey;
   return wire;
 }
+
+// ---- terminals ------------------------------------------------------------------------------
+
+/** The event topic of terminal tabs, their output and broadcast flags. */
+export const TERMINAL_TOPIC = 'terminal';
+
+/** One shell (PTY) of a terminal pane; a pane holds one or more. */
+export interface TabInfo {
+  paneId: string;
+  tabId: string;
+  title: string;
+  running: boolean;
+  /** null while running, or when the exit status is unknown. */
+  exitCode: number | null;
+  cols: number;
+  rows: number;
+  /** Started inside a Landlock sandbox. */
+  confined: boolean;
+  /** The tab the pane shows. */
+  active: boolean;
+  /** user@host:port of an SSH tab; '' for a local shell. */
+  remote: string;
+  /** 0 when not running. */
+  pid: number;
+}
+
+export type TabEventKind = 'opened' | 'closed' | 'exited' | 'restarted' | 'title' | 'activated';
+
+/** Data of a `terminal`/`tab` event. */
+export interface TabEventData {
+  kind: TabEventKind;
+  tab: TabInfo;
+}
+
+/** Data of a `terminal`/`output` event: only for tabs this client attached. */
+export interface OutputEventData {
+  paneId: string;
+  tabId: string;
+  /** base64 of the raw bytes. */
+  data: string;
+  /** The view fell behind: reset the screen, then write `data` (a full replay with a marker). */
+  resync: boolean;
+}
+
+/** Data of a `terminal`/`broadcast` event. */
+export interface BroadcastEventData {
+  paneId: string;
+  include: boolean;
+}
+
+/**
+ * A TabInfo as the UI uses it. Go leaves out empty optional fields (exitCode, remote, pid), so
+ * every transport passes tabs through here.
+ */
+export function normalizeTab(raw: unknown): TabInfo {
+  const t = (raw ?? {}) as Partial<TabInfo>;
+  return {
+    paneId: String(t.paneId ?? ''),
+    tabId: String(t.tabId ?? ''),
+    title: typeof t.title === 'string' ? t.title : '',
+    running: t.running === true,
+    exitCode: typeof t.exitCode === 'number' ? t.exitCode : null,
+    cols: typeof t.cols === 'number' ? t.cols : 0,
+    rows: typeof t.rows === 'number' ? t.rows : 0,
+    confined: t.confined === true,
+    active: t.active === true,
+    remote: typeof t.remote === 'string' ? t.remote : '',
+    pid: typeof t.pid === 'number' ? t.pid : 0,
+  };
+}
+
+export function normalizeTabs(raw: unknown): TabInfo[] {
+  return Array.isArray(raw) ? raw.map(normalizeTab) : [];
+}

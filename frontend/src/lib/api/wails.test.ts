@@ -156,3 +156,130 @@ describe('fieldFromMessage', () => {
     expect(fieldFromMessage('could not store the API key: name: x', fields)).toBeUndefined();
   });
 });
+
+describe('WailsBackend terminals', () => {
+  const tab = { paneId: 'p1', tabId: 'tab-1', title: 'bash', running: true, cols: 80, rows: 24, confined: false, active: true };
+
+  /** A promise the test settles by hand, to hold a bound call "in flight". */
+  function deferred<T = void>() {
+    let resolve!: (v: T) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  }
+
+  it('calls the bound methods with their arguments and fills in omitted tab fields', async () => {
+    const app = fakeApp({
+      TerminalOpen: vi.fn(async () => [tab]),
+      TerminalNewTab: vi.fn(async () => ({ ...tab, tabId: 'tab-2' })),
+      TerminalTabs: vi.fn(async () => null),
+      TerminalRestart: vi.fn(async () => {}),
+      TerminalCloseTab: vi.fn(async () => {}),
+      TerminalActivate: vi.fn(async () => {}),
+      TerminalSetBroadcast: vi.fn(async () => {}),
+    });
+    const api = new WailsBackend(app, undefined);
+    await expect(api.terminalOpen('p1', 120, 40)).resolves.toEqual([{ ...tab, exitCode: null, remote: '', pid: 0 }]);
+    await expect(api.terminalNewTab('p1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-2' });
+    await expect(api.terminalTabs('p1')).resolves.toEqual([]);
+    await api.terminalRestart('p1', 'tab-1');
+    await api.terminalCloseTab('p1', 'tab-1');
+    await api.terminalActivate('p1', 'tab-2');
+    await api.terminalSetBroadcast('p1', true);
+    expect(app.TerminalOpen).toHaveBeenCalledWith('p1', 120, 40);
+    expect(app.TerminalNewTab).toHaveBeenCalledWith('p1', 100, 30);
+    expect(app.TerminalRestart).toHaveBeenCalledWith('p1', 'tab-1');
+    expect(app.TerminalCloseTab).toHaveBeenCalledWith('p1', 'tab-1');
+    expect(app.TerminalActivate).toHaveBeenCalledWith('p1', 'tab-2');
+    expect(app.TerminalSetBroadcast).toHaveBeenCalledWith('p1', true);
+  });
+
+  it('decodes the base64 replay of an attach', async () => {
+    const api = new WailsBackend(fakeApp({ TerminalAttach: async () => btoa('$ ls\r\n\x1b[0m') }), undefined);
+    await expect(api.terminalAttach('p1', 'tab-1')).resolves.toEqual(new TextEncoder().encode('$ ls\r\n\x1b[0m'));
+  });
+
+  it("turns a failed attach's Go error into a BackendError", async () => {
+    const api = new WailsBackend(fakeApp({ TerminalAttach: () => Promise.reject('pane "p1" has no tab "x": reopen the pane') }), undefined);
+    const err = await api.terminalAttach('p1', 'x').catch((e) => e);
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.message).toBe('pane "p1" has no tab "x": reopen the pane');
+  });
+
+  it('sends typing one call at a time, in order, joining keys typed while a call is in flight', async () => {
+    const calls: string[] = [];
+    const gates: Array<ReturnType<typeof deferred<void>>> = [];
+    const api = new WailsBackend(
+      fakeApp({
+        TerminalInput: (_p: string, _t: string, data: string) => {
+          calls.push(data);
+          const g = deferred<void>();
+          gates.push(g);
+          return g.promise;
+        },
+      }),
+      undefined,
+    );
+    api.terminalInput('p1', 'tab-1', 'l');
+    await vi.waitFor(() => expect(calls).toEqual(['l']));
+    api.terminalInput('p1', 'tab-1', 's');
+    api.terminalInput('p1', 'tab-1', '\r');
+    api.terminalInput('p2', 'tab-9', 'x'); // another tab is not held up
+    await vi.waitFor(() => expect(calls).toEqual(['l', 'x']));
+    gates[0].resolve();
+    await vi.waitFor(() => expect(calls).toEqual(['l', 'x', 's\r']));
+  });
+
+  it('keeps typing after a failed call, and only warns', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const calls: string[] = [];
+    const api = new WailsBackend(
+      fakeApp({
+        TerminalInput: async (_p: string, _t: string, data: string) => {
+          calls.push(data);
+          if (data === 'a') throw 'tab exited';
+        },
+      }),
+      undefined,
+    );
+    api.terminalInput('p1', 'tab-1', 'a');
+    await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+    api.terminalInput('p1', 'tab-1', 'b');
+    await vi.waitFor(() => expect(calls).toEqual(['a', 'b']));
+    warn.mockRestore();
+  });
+
+  it('orders attach after a detach of the same tab, and sends only the last of a burst of resizes', async () => {
+    const order: string[] = [];
+    const detachGate = deferred();
+    const api = new WailsBackend(
+      fakeApp({
+        TerminalDetach: () => {
+          order.push('detach');
+          return detachGate.promise;
+        },
+        TerminalAttach: async () => {
+          order.push('attach');
+          return '';
+        },
+        TerminalResize: async (_p: string, _t: string, cols: number, rows: number) => {
+          order.push(`resize ${cols}x${rows}`);
+        },
+      }),
+      undefined,
+    );
+    void api.terminalDetach('p1', 'tab-1');
+    const attached = api.terminalAttach('p1', 'tab-1');
+    api.terminalResize('p1', 'tab-1', 100, 30);
+    api.terminalResize('p1', 'tab-1', 110, 31);
+    api.terminalResize('p1', 'tab-1', 120, 32);
+    await Promise.resolve();
+    expect(order).toEqual(['detach']);
+    detachGate.resolve();
+    await attached;
+    await vi.waitFor(() => expect(order).toEqual(['detach', 'attach', 'resize 120x32']));
+  });
+});

@@ -4,6 +4,8 @@ import { Dialogs } from './dialogs.svelte';
 import { Notices } from './notices.svelte';
 import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
+import { TerminalPrefs } from './terminalPrefs.svelte';
+import { TerminalStore } from './terminals.svelte';
 import { UiState } from './ui.svelte';
 import { WorkspaceStore } from './workspaces.svelte';
 
@@ -12,6 +14,8 @@ export interface AppContext {
   session: Session;
   workspaces: WorkspaceStore;
   providers: ProviderStore;
+  terminals: TerminalStore;
+  terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
   ui: UiState;
@@ -25,6 +29,8 @@ export function createAppContext(backend: Backend): AppContext {
     session: new Session(backend),
     workspaces: new WorkspaceStore(backend, notices.report),
     providers: new ProviderStore(backend),
+    terminals: new TerminalStore(backend, notices.report),
+    terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs: new Dialogs(),
     ui: new UiState(),

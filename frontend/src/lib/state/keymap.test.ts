@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND, commandForKey, KEYMAP, parseChord, shortcutFor, switchCommand, type KeyLike } from './keymap';
+import {
+  COMMAND,
+  commandForKey,
+  KEYMAP,
+  parseChord,
+  shortcutFor,
+  switchCommand,
+  TERMINAL_KEY,
+  TERMINAL_KEYMAP,
+  type KeyCondition,
+  type KeyLike,
+} from './keymap';
 
 function key(k: string, mods: Partial<KeyLike> = {}, code = ''): KeyLike {
   return { key: k, code, ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...mods };
@@ -58,5 +69,32 @@ describe('keymap', () => {
 
   it('refuses a binding with no key', () => {
     expect(() => parseChord('Ctrl+Shift')).toThrow(/names no key/);
+  });
+
+  it('restarts with Ctrl+R only in a focused terminal whose shell exited, so it stays reverse search and reload otherwise', () => {
+    const ctrlR = key('r', { ctrlKey: true }, 'KeyR');
+    const only = (c: KeyCondition) => (x: KeyCondition) => x === c || (c === 'terminalExited' && x === 'terminalFocused');
+    expect(commandForKey(ctrlR, KEYMAP, only('terminalExited'))).toBe(COMMAND.restartTerminal);
+    expect(commandForKey(ctrlR, KEYMAP, only('terminalFocused'))).toBeUndefined();
+    expect(commandForKey(ctrlR)).toBeUndefined();
+    expect(shortcutFor(COMMAND.restartTerminal)).toBe('Ctrl+R');
+  });
+
+  it('toggles broadcast with Ctrl+B when a terminal pane has focus', () => {
+    const ctrlB = key('b', { ctrlKey: true }, 'KeyB');
+    expect(commandForKey(ctrlB, KEYMAP, (c) => c === 'terminalFocused')).toBe(COMMAND.toggleBroadcast);
+    expect(commandForKey(ctrlB, KEYMAP, () => false)).toBeUndefined();
+    expect(shortcutFor(COMMAND.toggleBroadcast)).toBe('Ctrl+B');
+  });
+
+  it("lists the terminal's own keys apart, on keys no app shortcut uses", () => {
+    expect(commandForKey(key('C', { ctrlKey: true, shiftKey: true }, 'KeyC'), TERMINAL_KEYMAP)).toBe(TERMINAL_KEY.copy);
+    expect(commandForKey(key('V', { ctrlKey: true, shiftKey: true }, 'KeyV'), TERMINAL_KEYMAP)).toBe(TERMINAL_KEY.paste);
+    expect(commandForKey(key('F', { ctrlKey: true, shiftKey: true }, 'KeyF'), TERMINAL_KEYMAP)).toBe(TERMINAL_KEY.find);
+    // Plain Ctrl+C is the shell's interrupt and must reach it.
+    expect(commandForKey(key('c', { ctrlKey: true }, 'KeyC'), TERMINAL_KEYMAP)).toBeUndefined();
+    expect(commandForKey(key('c', { ctrlKey: true }, 'KeyC'), KEYMAP, () => true)).toBeUndefined();
+    const app = new Set(KEYMAP.map((b) => JSON.stringify(parseChord(b.keys))));
+    expect(TERMINAL_KEYMAP.filter((b) => app.has(JSON.stringify(parseChord(b.keys))))).toEqual([]);
   });
 });

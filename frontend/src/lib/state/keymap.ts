@@ -1,10 +1,21 @@
 // The one keymap: the global key listener and the shortcuts shown in the command palette both
 // read this table, so they cannot disagree.
 
+/**
+ * When a binding applies. Outside its condition the key is not the app's: it goes on to the
+ * focused element (the shell, for Ctrl+R's reverse search) or the browser (Ctrl+R reloads).
+ */
+export type KeyCondition =
+  /** Focus is in a terminal pane (its screen or its header). */
+  | 'terminalFocused'
+  /** Focus is in a terminal pane whose shown tab has exited. */
+  | 'terminalExited';
+
 export interface KeyBinding {
   /** Written the way it is shown, e.g. "Ctrl+Shift+P". */
   keys: string;
   command: string;
+  when?: KeyCondition;
 }
 
 /** How many workspaces get a Ctrl+digit shortcut. */
@@ -20,6 +31,9 @@ export const COMMAND = {
   importWorkspace: 'workspace.import',
   togglePalette: 'palette.toggle',
   openSettings: 'settings.open',
+  restartTerminal: 'terminal.restart',
+  toggleBroadcast: 'terminal.toggleBroadcast',
+  newTerminalTab: 'terminal.newTab',
 } as const;
 
 /** Command id for switching to the Nth workspace (1-based). */
@@ -34,10 +48,30 @@ export const KEYMAP: readonly KeyBinding[] = [
   { keys: 'Ctrl+Shift+Tab', command: COMMAND.previousWorkspace },
   { keys: 'Ctrl+Shift+P', command: COMMAND.togglePalette },
   { keys: 'Ctrl+,', command: COMMAND.openSettings },
+  // While the shell runs, Ctrl+R is its reverse history search; it restarts only an exited one
+  // (the exit badge says so). The palette's "Restart Terminal" restarts a running one too.
+  { keys: 'Ctrl+R', command: COMMAND.restartTerminal, when: 'terminalExited' },
+  { keys: 'Ctrl+B', command: COMMAND.toggleBroadcast, when: 'terminalFocused' },
   ...Array.from({ length: NUMBERED_WORKSPACES }, (_, i) => ({
     keys: `Ctrl+${i + 1}`,
     command: switchCommand(i + 1),
   })),
+];
+
+/**
+ * Keys a focused terminal handles itself, before xterm turns them into input. Not app commands
+ * (the global listener never sees them as such), but listed here so every binding is in one file.
+ */
+export const TERMINAL_KEY = {
+  copy: 'terminal.copy',
+  paste: 'terminal.paste',
+  find: 'terminal.find',
+} as const;
+
+export const TERMINAL_KEYMAP: readonly KeyBinding[] = [
+  { keys: 'Ctrl+Shift+C', command: TERMINAL_KEY.copy },
+  { keys: 'Ctrl+Shift+V', command: TERMINAL_KEY.paste },
+  { keys: 'Ctrl+Shift+F', command: TERMINAL_KEY.find },
 ];
 
 export interface Chord {
@@ -88,20 +122,27 @@ export function matchesChord(e: KeyLike, chord: Chord): boolean {
   );
 }
 
-const parsed = new WeakMap<readonly KeyBinding[], Array<{ chord: Chord; command: string }>>();
+const parsed = new WeakMap<readonly KeyBinding[], Array<{ chord: Chord; command: string; when?: KeyCondition }>>();
 
 function compiled(keymap: readonly KeyBinding[]) {
   let table = parsed.get(keymap);
   if (!table) {
-    table = keymap.map((b) => ({ chord: parseChord(b.keys), command: b.command }));
+    table = keymap.map((b) => ({ chord: parseChord(b.keys), command: b.command, when: b.when }));
     parsed.set(keymap, table);
   }
   return table;
 }
 
-/** The command bound to this key event, if any. */
-export function commandForKey(e: KeyLike, keymap: readonly KeyBinding[] = KEYMAP): string | undefined {
-  return compiled(keymap).find((b) => matchesChord(e, b.chord))?.command;
+/**
+ * The command bound to this key event, if any. A binding with a condition counts only when
+ * `holds` says the condition is met (without `holds`, never).
+ */
+export function commandForKey(
+  e: KeyLike,
+  keymap: readonly KeyBinding[] = KEYMAP,
+  holds: (c: KeyCondition) => boolean = () => false,
+): string | undefined {
+  return compiled(keymap).find((b) => matchesChord(e, b.chord) && (!b.when || holds(b.when)))?.command;
 }
 
 /** The shortcut shown next to a command, if it has one. */

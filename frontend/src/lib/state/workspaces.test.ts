@@ -48,6 +48,17 @@ function fakeBackend(over: Partial<Backend> = {}) {
     discoverProviders: vi.fn(),
     prices: vi.fn(),
     setPrices: vi.fn(),
+    terminalOpen: vi.fn(),
+    terminalNewTab: vi.fn(),
+    terminalTabs: vi.fn(),
+    terminalAttach: vi.fn(),
+    terminalDetach: vi.fn(),
+    terminalInput: vi.fn(),
+    terminalResize: vi.fn(),
+    terminalRestart: vi.fn(),
+    terminalCloseTab: vi.fn(),
+    terminalActivate: vi.fn(),
+    terminalSetBroadcast: vi.fn(),
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// terminalText reads a terminal pane's buffer through the view's test hook.
+func terminalText(paneID string) string {
+	return fmt.Sprintf(`(window.__clusterspaceTerminalText && window.__clusterspaceTerminalText(%q)) || ''`, paneID)
+}
+
+// TestTerminalPaneEndToEnd types into a real shell through the UI in headless Chromium
+// against `clusterspace serve`, sees the output in the terminal's buffer, reloads the page,
+// and finds the output replayed from the backend's scrollback.
+func TestTerminalPaneEndToEnd(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	state := readState(t, ctx)
+	pane := state.Panes[0].ID
+	term := fmt.Sprintf(`[data-testid=terminal][data-pane-id=%q]`, pane)
+	step(t, ctx, "wait for the terminal to be ready",
+		chromedp.WaitVisible(term),
+		waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.ready === 'true'`, term)))
+	// xterm takes keyboard input through its hidden textarea, as it does for a person.
+	step(t, ctx, "type a command",
+		chromedp.Click(term),
+		chromedp.SendKeys(term+` textarea`, "echo hello-$((6*7))\r", chromedp.ByQuery),
+		waitJS(fmt.Sprintf(`(%s).includes('hello-42')`, terminalText(pane))))
+	shot(t, ctx, "terminal")
+	step(t, ctx, "reload and find the output again",
+		chromedp.Reload(),
+		chromedp.WaitVisible(`[data-testid=app-ready]`),
+		waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.ready === 'true'`, term)),
+		waitJS(fmt.Sprintf(`(%s).includes('hello-42')`, terminalText(pane))))
+	var text string
+	step(t, ctx, "read the buffer", chromedp.Evaluate(terminalText(pane), &text))
+	if strings.Count(text, "hello-42") < 1 || !strings.Contains(text, "echo hello-$((6*7))") {
+		t.Fatalf("terminal buffer after reload:\n%s", text)
+	}
+}

@@ -1,0 +1,89 @@
+// @vitest-environment jsdom
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { flushSync } from 'svelte';
+import { describe, expect, it, vi } from 'vitest';
+import type { Backend, TabInfo } from '../../lib/api';
+import { createAppContext } from '../../lib/state/context';
+import Harness from './TerminalHeaderHarness.test.svelte';
+
+function tab(tabId: string, over: Partial<TabInfo> = {}): TabInfo {
+  return {
+    paneId: 'p1',
+    tabId,
+    title: 'bash',
+    running: true,
+    exitCode: null,
+    cols: 80,
+    rows: 24,
+    confined: false,
+    active: false,
+    remote: '',
+    pid: 9,
+    ...over,
+  };
+}
+
+async function setup(tabs: TabInfo[]) {
+  const backend = {
+    kind: 'web',
+    terminalOpen: vi.fn(async () => tabs),
+    terminalActivate: vi.fn(async () => {}),
+    terminalCloseTab: vi.fn(async () => {}),
+    terminalRestart: vi.fn(async () => {}),
+    terminalNewTab: vi.fn(async () => tab('t9', { active: true })),
+    terminalSetBroadcast: vi.fn(async () => {}),
+  } as unknown as Backend;
+  const ctx = createAppContext(backend);
+  await ctx.terminals.open('p1', 80, 24);
+  render(Harness, { ctx, paneId: 'p1' });
+  return { ctx, backend };
+}
+
+const tabs = () => screen.queryAllByTestId('terminal-tab');
+
+describe('TerminalHeader', () => {
+  it('shows the tabs with the active one marked, and no exit badge while the shell runs', async () => {
+    await setup([tab('t1'), tab('t2', { active: true, title: 'vim' })]);
+    expect(tabs().map((t) => [t.dataset.tabId, t.dataset.active, t.textContent?.trim()])).toEqual([
+      ['t1', 'false', 'bash'],
+      ['t2', 'true', 'vim'],
+    ]);
+    expect(screen.queryByTestId('terminal-exit-badge')).toBeNull();
+    expect(screen.queryByTestId('terminal-restart')).toBeNull();
+  });
+
+  it('shows the exit code and restarts from the button', async () => {
+    const { backend } = await setup([tab('t1', { active: true, running: false, exitCode: 3, confined: true })]);
+    expect(screen.getByTestId('terminal-exit-badge').textContent).toBe('exited 3 — Ctrl+R to restart');
+    expect(screen.getByTestId('terminal-confined-badge')).toBeTruthy();
+    await fireEvent.click(screen.getByTestId('terminal-restart'));
+    expect(backend.terminalRestart).toHaveBeenCalledWith('p1', 't1');
+  });
+
+  it('activates, closes and adds tabs', async () => {
+    const { backend } = await setup([tab('t1', { active: true }), tab('t2')]);
+    await fireEvent.click(tabs()[1]);
+    expect(backend.terminalActivate).toHaveBeenCalledWith('p1', 't2');
+    expect(tabs()[1].dataset.active).toBe('true');
+
+    await fireEvent.click(screen.getAllByTestId('terminal-close-tab')[0]);
+    await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['t2']));
+    expect(backend.terminalCloseTab).toHaveBeenCalledWith('p1', 't1');
+
+    await fireEvent.click(screen.getByTestId('terminal-new-tab'));
+    await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['t2', 't9']));
+    expect(backend.terminalNewTab).toHaveBeenCalledWith('p1', 80, 24);
+  });
+
+  it('toggles "include in broadcast", and follows broadcast events', async () => {
+    const { ctx, backend } = await setup([tab('t1', { active: true })]);
+    const toggle = screen.getByTestId('broadcast-toggle');
+    expect(toggle.dataset.on).toBe('false');
+    await fireEvent.click(toggle);
+    await vi.waitFor(() => expect(toggle.dataset.on).toBe('true'));
+    expect(backend.terminalSetBroadcast).toHaveBeenCalledWith('p1', true);
+    ctx.terminals.handleEvent({ topic: 'terminal', type: 'broadcast', data: { paneId: 'p1', include: false } });
+    flushSync();
+    expect(toggle.dataset.on).toBe('false');
+  });
+});
