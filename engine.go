@@ -209,9 +209,17 @@ func (e *engine) sources() []pubsub.Source {
 		pubsub.From(e.sshEvents, "ssh"),
 		pubsub.From(e.browsers.Events(), "browser"),
 		pubsub.From(e.chatEvents, "chat"),
-		// Tab changes go out as type "tab" with {kind, tab}: the UI handles them in one place.
+		// Tab changes go out as type "tab" with {kind, tab}, broadcast flags as "broadcast" with
+		// {paneId, include}: the UI handles each in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
-			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) { env.Type = "tab"; send(env) })
+			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) {
+				if ev, ok := env.Data.(terminal.Event); ok && ev.Kind == terminal.EventBroadcast {
+					env.Type, env.Data = "broadcast", map[string]any{"paneId": ev.Tab.PaneID, "include": ev.Tab.Broadcast}
+				} else {
+					env.Type = "tab"
+				}
+				send(env)
+			})
 		},
 	}
 }

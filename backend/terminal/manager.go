@@ -77,6 +77,9 @@ type TabInfo struct {
 	Active   bool   `json:"active"`
 	Remote   string `json:"remote,omitempty"` // user@host:port of an SSH tab
 	PID      int    `json:"pid,omitempty"`
+	// Broadcast says the pane is included in broadcast input (a pane-wide flag, repeated on
+	// each tab so a UI learns it with the tabs).
+	Broadcast bool `json:"broadcast"`
 }
 
 // Event kinds published on Events().
@@ -87,6 +90,9 @@ const (
 	EventRestarted = "restarted"
 	EventTitle     = "title"
 	EventActivated = "activated"
+	// EventBroadcast: the pane was included in (or left out of) broadcast; Tab carries only
+	// PaneID and Broadcast.
+	EventBroadcast = "broadcast"
 )
 
 // Event is a change to a tab.
@@ -204,10 +210,13 @@ func (m *Manager) Tabs(paneID string) []TabInfo {
 	if p != nil {
 		tabs = slices.Clone(p.tabs)
 	}
+	broadcast := m.broadcast[paneID]
 	m.mu.Unlock()
 	infos := make([]TabInfo, 0, len(tabs))
 	for _, t := range tabs {
-		infos = append(infos, t.info())
+		info := t.info()
+		info.Broadcast = broadcast
+		infos = append(infos, info)
 	}
 	return infos
 }
@@ -365,12 +374,16 @@ func closeAll(tabs []*tab) {
 // SetBroadcast includes or excludes a pane from broadcast input.
 func (m *Manager) SetBroadcast(paneID string, include bool) {
 	m.mu.Lock()
+	changed := m.broadcast[paneID] != include
 	if include {
 		m.broadcast[paneID] = true
 	} else {
 		delete(m.broadcast, paneID)
 	}
 	m.mu.Unlock()
+	if changed {
+		m.events.Publish(EventBroadcast, Event{Kind: EventBroadcast, Tab: TabInfo{PaneID: paneID, Broadcast: include}})
+	}
 }
 
 // Broadcasting reports whether the pane is included in broadcast input.

@@ -372,3 +372,31 @@ func TestShutdownEndsEverything(t *testing.T) {
 		}
 	}
 }
+
+// The broadcast flag is announced when it changes and reported with the pane's tabs, so a UI
+// that reloads learns it.
+func TestBroadcastFlagIsAnnouncedAndReported(t *testing.T) {
+	m := terminal.NewManager(terminal.Options{})
+	defer m.Shutdown()
+	events := m.Events().Subscribe(t.Context())
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-b1"}); err != nil {
+		t.Fatal(err)
+	}
+	m.SetBroadcast("pane-b1", true)
+	m.SetBroadcast("pane-b1", true) // no change: no second event
+	for ev := range events {
+		if ev.Payload.Kind == terminal.EventBroadcast {
+			if ev.Payload.Tab.PaneID != "pane-b1" || !ev.Payload.Tab.Broadcast {
+				t.Fatalf("event %+v", ev.Payload)
+			}
+			break
+		}
+	}
+	if tabs := m.Tabs("pane-b1"); len(tabs) != 1 || !tabs[0].Broadcast {
+		t.Fatalf("tabs %+v", tabs)
+	}
+	m.SetBroadcast("pane-b1", false)
+	if tabs := m.Tabs("pane-b1"); tabs[0].Broadcast {
+		t.Fatal("flag still set")
+	}
+}

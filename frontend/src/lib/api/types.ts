@@ -209,6 +209,8 @@ export interface TabInfo {
   remote: string;
   /** 0 when not running. */
   pid: number;
+  /** The pane is included in broadcast input (a pane-wide flag, repeated on each tab). */
+  broadcast?: boolean;
 }
 
 export type TabEventKind = 'opened' | 'closed' | 'exited' | 'restarted' | 'title' | 'activated';

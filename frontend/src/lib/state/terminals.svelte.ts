@@ -97,7 +97,7 @@ export class TerminalStore {
   async open(paneId: string, cols: number, rows: number): Promise<TabInfo[]> {
     const seen = this.paneEvents.get(paneId) ?? 0;
     const tabs = await this.backend.terminalOpen(paneId, cols, rows);
-    if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setTabs(paneId, tabs);
+    if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setFetchedTabs(paneId, tabs);
     else await this.refresh(paneId); // an event came in meanwhile: ask again rather than guess
     return this.tabs(paneId);
   }
@@ -106,7 +106,7 @@ export class TerminalStore {
     const seen = this.paneEvents.get(paneId) ?? 0;
     try {
       const tabs = await this.backend.terminalTabs(paneId);
-      if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setTabs(paneId, tabs);
+      if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setFetchedTabs(paneId, tabs);
     } catch (err) {
       this.report(err);
     }
@@ -193,6 +193,13 @@ export class TerminalStore {
 
   private setTabs(paneId: string, tabs: TabInfo[]): void {
     this.panes = { ...this.panes, [paneId]: tabs };
+  }
+
+  /** Tabs fetched from the backend also say whether the pane is in broadcast (after a reload
+   * this is the only way to learn it). Events carry single tabs and leave the flag alone. */
+  private setFetchedTabs(paneId: string, tabs: TabInfo[]): void {
+    this.setTabs(paneId, tabs);
+    if (tabs.length > 0 && tabs[0].broadcast !== undefined) this.setBroadcastFlag(paneId, tabs[0].broadcast);
   }
 
   private setBroadcastFlag(paneId: string, include: boolean): void {

@@ -97,6 +97,21 @@ describe('TerminalStore', () => {
     expect(store.activeTab('p1')?.tabId).toBe('t1');
   });
 
+  it('learns the broadcast flag from the tabs it opens (a reload has no event for it)', async () => {
+    const { backend, emit } = fakeBackend({
+      terminalOpen: vi.fn(async () => [tab('t1', { active: true, broadcast: true })]),
+    } as Partial<Backend>);
+    const store = new TerminalStore(backend, vi.fn());
+    store.sync();
+    await store.open('p1', 80, 24);
+    expect(store.isBroadcast('p1')).toBe(true);
+    // A tab event carries one tab and must not clear the flag.
+    emit(tabEvent('title', tab('t1', { active: true, title: 'vim' })));
+    expect(store.isBroadcast('p1')).toBe(true);
+    emit({ topic: 'terminal', type: 'broadcast', data: { paneId: 'p1', include: false } });
+    expect(store.isBroadcast('p1')).toBe(false);
+  });
+
   it('asks for the tabs again when an event arrived while open was in flight', async () => {
     let finish!: (tabs: TabInfo[]) => void;
     const { backend, emit } = fakeBackend({
