@@ -8,14 +8,39 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 // minDistinctColours tells a rendered UI from a blank window: an empty webview or a solid
-// background has one or two colours; text, borders and anti-aliasing give dozens.
-const minDistinctColours = 24
+// background has one or two colours; a loading message a few dozen; the workspace with four
+// terminals, tabs and a status bar several hundred.
+const minDistinctColours = 150
+
+// childProcesses counts the live child processes of pid whose command is name, from /proc.
+func childProcesses(pid int, name string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so split after the last ')'.
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(s[close+1:])
+		if len(fields) >= 2 && s[open+1:close] == name && fields[1] == strconv.Itoa(pid) {
+			n++
+		}
+	}
+	return n
+}
 
 // startXvfb starts a virtual X server on a free display and returns its DISPLAY value.
 func startXvfb(t *testing.T) string {
@@ -104,7 +129,18 @@ func TestDesktopSmoke(t *testing.T) {
 		t.Fatalf("no ClusterSpace window appeared: %v\napp output:\n%s", err, appOut.String())
 	}
 
-	// The UI renders a moment after the window maps: poll screenshots until it shows.
+	// The UI has loaded and reached Go through the Wails bindings when its terminal panes
+	// have started their shells: one bash per pane of the first workspace (2 x 2).
+	shellDeadline := time.Now().Add(30 * time.Second)
+	for childProcesses(app.Process.Pid, "bash") < 4 {
+		if time.Now().After(shellDeadline) {
+			t.Fatalf("the desktop UI did not start its 4 terminal shells within 30 s (%d running)\napp output:\n%s",
+				childProcesses(app.Process.Pid, "bash"), appOut.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Then poll screenshots until the shells' prompts are drawn.
 	shotPath := filepath.Join(artifactDir(t), "desktop-smoke.png")
 	deadline := time.Now().Add(30 * time.Second)
 	var colours int
@@ -128,8 +164,14 @@ func TestDesktopSmoke(t *testing.T) {
 		if err != nil {
 			t.Fatalf("decode %s: %v", shotPath, err)
 		}
+		prev := colours
 		colours = distinctColours(img)
-		if colours >= minDistinctColours {
+		// Past the bar, keep shooting until the picture settles (the prompts get drawn), so the
+		// kept PNG shows the finished window.
+		if colours >= minDistinctColours && colours <= prev {
+			break
+		}
+		if time.Now().After(deadline) && colours >= minDistinctColours {
 			break
 		}
 		if time.Now().After(deadline) {
