@@ -81,26 +81,9 @@ func (a *App) TerminalDetach(paneID, tabID string) { a.views.Stop(paneID + "/" +
 // pane of the active workspace.
 func (a *App) TerminalInput(paneID, tabID, data string) error {
 	if a.eng.terminals.Broadcasting(paneID) {
-		return a.eng.terminals.WriteBroadcast(paneID, a.activePanes(), []byte(data))
+		return a.eng.terminals.WriteBroadcast(paneID, a.eng.workspaces.ActivePaneIDs(a.ctx), []byte(data))
 	}
 	return a.eng.terminals.Write(paneID, tabID, []byte(data))
-}
-
-func (a *App) activePanes() []string {
-	list, err := a.eng.workspaces.List(a.ctx)
-	if err != nil {
-		return nil
-	}
-	for _, ws := range list.Workspaces {
-		if ws.ID == list.ActiveID {
-			ids := make([]string, len(ws.Panes))
-			for i, p := range ws.Panes {
-				ids[i] = p.ID
-			}
-			return ids
-		}
-	}
-	return nil
 }
 
 // TerminalResize follows the view's size.

@@ -11,13 +11,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/zalando/go-keyring"
 
+	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/store"
 )
 
@@ -196,28 +195,9 @@ func (v *Vault) Delete(ctx context.Context, name string) error {
 }
 
 func loadOrCreateKey(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
-		if derr != nil || len(key) != 32 {
-			return nil, fmt.Errorf("secrets key %q is damaged: restore it from a backup; deleting it makes every stored secret unreadable", path)
-		}
-		return key, os.Chmod(path, 0o600)
+	key, err := config.LoadOrCreateKeyFile(path, 32)
+	if errors.Is(err, config.ErrDamagedKeyFile) {
+		return nil, fmt.Errorf("secrets key %q is damaged: restore it from a backup; deleting it makes every stored secret unreadable", path)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read secrets key: %w", err)
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("create secrets key: %w", err)
-	}
-	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return key, f.Close()
+	return key, err
 }

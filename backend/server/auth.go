@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/config"
+
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -117,34 +119,11 @@ func SetupAuth(ctx context.Context, dataDir string, settings SettingsRepo, passw
 }
 
 func loadOrCreateSecret(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
-		if derr != nil || len(key) < secretBytes {
-			return nil, fmt.Errorf("JWT secret %q is damaged: delete it to make a new one (every client will have to log in again)", path)
-		}
-		// The secret must stay private even if someone loosened its mode.
-		if err := os.Chmod(path, 0o600); err != nil {
-			return nil, err
-		}
-		return key, nil
+	key, err := config.LoadOrCreateKeyFile(path, secretBytes)
+	if errors.Is(err, config.ErrDamagedKeyFile) {
+		return nil, fmt.Errorf("JWT secret %q is damaged: delete it to make a new one (every client will have to log in again)", path)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read JWT secret: %w", err)
-	}
-	key := make([]byte, secretBytes)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("create JWT secret: %w", err)
-	}
-	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return key, f.Close()
+	return key, err
 }
 
 // CheckPassword reports whether password is the login password (bcrypt compares in constant time).

@@ -131,24 +131,6 @@ func (s *Server) setBroadcast(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// activePanes lists the panes of the active workspace: the reach of broadcast input.
-func (s *Server) activePanes(ctx context.Context) []string {
-	list, err := s.deps.Workspaces.List(ctx)
-	if err != nil {
-		return nil
-	}
-	for _, ws := range list.Workspaces {
-		if ws.ID == list.ActiveID {
-			ids := make([]string, len(ws.Panes))
-			for i, p := range ws.Panes {
-				ids[i] = p.ID
-			}
-			return ids
-		}
-	}
-	return nil
-}
-
 // clientMessage is what a UI sends over the WebSocket.
 type clientMessage struct {
 	Type   string `json:"type"` // term.attach | term.detach | term.input | term.resize
@@ -197,7 +179,7 @@ func (s *Server) handleClient(ctx context.Context, raw []byte, views *pubsub.Vie
 	case "term.input":
 		var err error
 		if s.deps.Terminals.Broadcasting(m.PaneID) {
-			err = s.deps.Terminals.WriteBroadcast(m.PaneID, s.activePanes(ctx), []byte(m.Data))
+			err = s.deps.Terminals.WriteBroadcast(m.PaneID, s.deps.Workspaces.ActivePaneIDs(ctx), []byte(m.Data))
 		} else {
 			err = s.deps.Terminals.Write(m.PaneID, m.TabID, []byte(m.Data))
 		}

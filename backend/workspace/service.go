@@ -333,3 +333,22 @@ func (s *Service) WorkspaceOf(ctx context.Context, paneID string) (string, bool)
 	}
 	return "", false
 }
+
+// ActivePaneIDs lists the panes of the workspace the user has open: where broadcast typing
+// reaches.
+func (s *Service) ActivePaneIDs(ctx context.Context) []string {
+	list, err := s.List(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, w := range list.Workspaces {
+		if w.ID == list.ActiveID {
+			ids := make([]string, len(w.Panes))
+			for i, p := range w.Panes {
+				ids[i] = p.ID
+			}
+			return ids
+		}
+	}
+	return nil
+}
