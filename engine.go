@@ -113,6 +113,7 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	}
 	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
 		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
+		Screenshot: e.browsers.Thumbnail,
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
 			ok, detail, err := tools.VisualCheck(ctx, e.browsers, e.vision(), paneID, question)
 			return criterion.Verdict{Passed: ok, Detail: detail}, err

@@ -39,6 +39,33 @@ func (r *run) runCalls(calls []llm.ToolCall) {
 	r.commit()
 }
 
+// browserToolPrefix names the browser tool family.
+const browserToolPrefix = "browser_"
+
+// attachScreenshot adds a small picture of the browser pane a call acted on, for a model
+// with vision: after a browser action, and after a failed call on a browser pane, the model
+// sees the page rather than guessing from text.
+func (r *run) attachScreenshot(call llm.ToolCall, args json.RawMessage, out *llm.ToolResult) {
+	if !r.model.Vision || r.svc.opts.Screenshot == nil || !strings.HasPrefix(call.Name, browserToolPrefix) {
+		return
+	}
+	var p struct {
+		PaneID string `json:"pane_id"`
+	}
+	if json.Unmarshal(args, &p) != nil || p.PaneID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, screenshotTimeout)
+	defer cancel()
+	jpeg, err := r.svc.opts.Screenshot(ctx, p.PaneID)
+	if err != nil || len(jpeg) == 0 {
+		return // Best effort: the text result stands on its own.
+	}
+	img := llm.Image{MediaType: "image/jpeg", Data: jpeg}
+	out.Images = append(out.Images, img)
+	r.lastImage = &img
+}
+
 // shuttingDown reports whether the app is stopping (the goal will be resumable).
 func (r *run) shuttingDown() bool { return errors.Is(context.Cause(r.ctx), errShutdown) }
 
@@ -123,6 +150,9 @@ func (r *run) handleCall(call llm.ToolCall) llm.ToolResult {
 		li := llm.Image{MediaType: img.MediaType, Data: img.Data}
 		out.Images = append(out.Images, li)
 		r.lastImage = &li
+	}
+	if len(out.Images) == 0 {
+		r.attachScreenshot(call, args, &out)
 	}
 	if d := r.guard.After(call.Name, args, res.Text, res.IsError); d.Action == GuardDisable {
 		r.event(EventGuard, d)

@@ -188,3 +188,25 @@ func TestFinishedGoalsArePrunedOldestFirst(t *testing.T) {
 	}
 	r.svc.Abort(context.Background(), busy.ID)
 }
+
+// A vision model sees a screenshot after each browser action, and at most the last three.
+func TestScreenshotsAfterBrowserActionsForVisionModels(t *testing.T) {
+	t.Parallel()
+	look := call("browser_look", map[string]string{"pane_id": "web-1"})
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{look, look, look, look, writeDone(), claim("done")}})
+	r.mods.m.Vision = true // a service started now resolves a vision model
+	r.start(func(o *goal.Options) {
+		o.Screenshot = func(ctx context.Context, paneID string) ([]byte, error) {
+			return []byte("\xff\xd8\xff\xe0 jpeg of " + paneID), nil
+		}
+	})
+	g, _ := r.run(r.spec())
+	if g.Status != goal.StatusCompleted {
+		t.Fatalf("status %s", g.Status)
+	}
+	reqs := r.srv.ChatRequests()
+	count := func(i int) int { return strings.Count(string(reqs[i].Body), "data:image/jpeg;base64,") }
+	if count(0) != 0 || count(1) != 1 || count(3) != 3 || count(4) != 3 {
+		t.Fatalf("images per request: %d %d %d %d %d", count(0), count(1), count(2), count(3), count(4))
+	}
+}

@@ -203,6 +203,11 @@ func testRegistry(sandbox string) *tools.Registry {
 		}) (tools.Result, error) {
 			return tools.Result{Text: "posted to " + p.URL}, nil
 		}),
+		tools.New("browser_look", "Look at a browser pane.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+			PaneID string `json:"pane_id"`
+		}) (tools.Result, error) {
+			return tools.Result{Text: "looked at " + p.PaneID}, nil
+		}),
 		tools.New("run_check", "Run the health check.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
 			return tools.Errorf("dial tcp 127.0.0.1:9: connection refused"), nil
 		}),

@@ -27,6 +27,13 @@ const finalTurnTimeout = 2 * time.Minute
 // evidenceSteps is how many recent step summaries judges and the finalize critic see.
 const evidenceSteps = 10
 
+// keptImages is how many pictures stay in the model's context: the latest show the page as
+// it is now; older ones cost tokens and mislead.
+const keptImages = 3
+
+// screenshotTimeout bounds the picture taken after a browser action.
+const screenshotTimeout = 5 * time.Second
+
 // Model is a resolved provider ready to call.
 type Model struct {
 	Provider  llm.Provider
@@ -306,7 +313,7 @@ func (r *run) userText(s string) llm.Message { return llm.UserText(s) }
 
 // request builds the next request: the conversation fitted to the model's window.
 func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
-	msgs := append(append([]llm.Message(nil), r.conv...), extra...)
+	msgs := keepLastImages(append(append([]llm.Message(nil), r.conv...), extra...), keptImages)
 	req := llm.Request{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared), Messages: msgs, MaxTokens: r.model.MaxTokens}
 	if withTools {
 		for _, d := range r.svc.registry.Definitions() {
@@ -321,6 +328,47 @@ func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
 		req = fitted
 	}
 	return req
+}
+
+// keepLastImages returns msgs with every image but the last n replaced by a short note. The
+// stored conversation keeps them all; only the request is thinned.
+func keepLastImages(msgs []llm.Message, n int) []llm.Message {
+	seen := 0
+	out := make([]llm.Message, len(msgs))
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		changed := false
+		parts := make([]llm.Part, 0, len(m.Parts))
+		for j := len(m.Parts) - 1; j >= 0; j-- {
+			p := m.Parts[j]
+			switch {
+			case p.Kind == llm.PartImage:
+				if seen++; seen > n {
+					p, changed = llm.Text("[an earlier screenshot was removed]"), true
+				}
+			case p.ToolResult != nil && len(p.ToolResult.Images) > 0:
+				tr := *p.ToolResult
+				var keep []llm.Image
+				for k := len(tr.Images) - 1; k >= 0; k-- {
+					if seen++; seen <= n {
+						keep = append([]llm.Image{tr.Images[k]}, keep...)
+					} else {
+						changed = true
+					}
+				}
+				if len(keep) != len(tr.Images) {
+					tr.Images = keep
+					p = llm.ToolResultPart(tr)
+				}
+			}
+			parts = append([]llm.Part{p}, parts...)
+		}
+		if changed {
+			m.Parts = parts
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // modelTurn streams one reply, publishing its text as it arrives, and appends it to the

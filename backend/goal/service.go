@@ -48,6 +48,9 @@ type Options struct {
 	// DefaultBudgetUSD and DefaultBudgetTokens apply to goals that name no budget (0 = none).
 	DefaultBudgetUSD    float64
 	DefaultBudgetTokens int
+	// Screenshot returns a small JPEG of a browser pane, attached to the model's context after
+	// browser actions when the model has vision (nil: none are attached).
+	Screenshot func(ctx context.Context, paneID string) ([]byte, error)
 	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
 	// It returns notices for the goal's story; an error fails the goal's start.
 	OnStart func(ctx context.Context, g Goal) ([]string, error)
