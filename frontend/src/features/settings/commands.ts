@@ -1,10 +1,15 @@
 import type { Command } from '../../lib/state/commands';
 import type { AppContext } from '../../lib/state/context';
 import { COMMAND } from '../../lib/state/keymap';
+import type { SettingsTab } from '../../lib/state/ui.svelte';
 
-/** Opens the Settings panel; shared by the palette, the Ctrl+, shortcut and the status bar gear. */
-export function openSettings(ctx: AppContext): void {
+/**
+ * Opens the Settings panel at a section (Providers unless told); shared by the palette, the
+ * Ctrl+, shortcut, the status bar gear and the terminal's SSH menu.
+ */
+export function openSettings(ctx: AppContext, tab: SettingsTab = 'providers'): void {
   ctx.ui.paletteOpen = false;
+  ctx.ui.settingsTab = tab;
   ctx.ui.settingsOpen = true;
 }
 

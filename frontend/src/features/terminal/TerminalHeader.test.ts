@@ -32,6 +32,10 @@ async function setup(tabs: TabInfo[]) {
     terminalRestart: vi.fn(async () => {}),
     terminalNewTab: vi.fn(async () => tab('t9', { active: true })),
     terminalSetBroadcast: vi.fn(async () => {}),
+    listSSHServers: vi.fn(async () => [
+      { id: 'ssh-1', name: 'build box', host: 'b', port: 0, user: '', keyPath: '', passwordSet: false, createdAt: '', updatedAt: '' },
+    ]),
+    terminalOpenSSH: vi.fn(async () => tab('t-ssh', { active: true, remote: 'b' })),
   } as unknown as Backend;
   const ctx = createAppContext(backend);
   await ctx.terminals.open('p1', 80, 24);
@@ -85,5 +89,25 @@ describe('TerminalHeader', () => {
     ctx.terminals.handleEvent({ topic: 'terminal', type: 'broadcast', data: { paneId: 'p1', include: false } });
     flushSync();
     expect(toggle.dataset.on).toBe('false');
+  });
+
+  it('opens an SSH tab from the "New SSH tab" menu, and from the palette’s request', async () => {
+    const { ctx, backend } = await setup([tab('t1', { active: true })]);
+    await fireEvent.click(screen.getByTestId('terminal-ssh-menu'));
+    await vi.waitFor(() => expect(screen.getAllByTestId('terminal-ssh-choice')).toHaveLength(1));
+    const choice = screen.getByTestId('terminal-ssh-choice');
+    expect(choice.dataset.serverId).toBe('ssh-1');
+    expect(choice.textContent).toContain('New SSH tab → build box');
+    await fireEvent.click(choice);
+    expect(backend.terminalOpenSSH).toHaveBeenCalledWith('p1', 'ssh-1', 80, 24);
+    await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['t1', 't-ssh']));
+    expect(screen.queryByTestId('terminal-ssh-choice')).toBeNull();
+
+    ctx.ui.sshMenuPaneId = 'p1';
+    flushSync();
+    await vi.waitFor(() => expect(screen.getAllByTestId('terminal-ssh-choice')).toHaveLength(1));
+    expect(ctx.ui.sshMenuPaneId).toBeNull();
+    await fireEvent.keyDown(screen.getByTestId('terminal-ssh-list'), { key: 'Escape' });
+    expect(screen.queryByTestId('terminal-ssh-list')).toBeNull();
   });
 });

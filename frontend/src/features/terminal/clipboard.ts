@@ -27,8 +27,8 @@ export function readClipboardSelf(): Promise<string> | null {
 }
 
 /**
- * Opens a link printed in a terminal. For now in a new browser tab (the OS browser on the
- * desktop); browser panes will take these over when they exist.
+ * Opens a link in a new browser tab (the OS browser on the desktop): a link printed in a
+ * terminal when no browser pane takes it (see features/browser/links.ts), or on Ctrl+click.
  */
 export function openLink(uri: string): void {
   if (!/^(https?|ftp):\/\//i.test(uri)) return; // only web links, never javascript: or file:

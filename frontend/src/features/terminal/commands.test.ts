@@ -3,7 +3,7 @@ import type { Backend, TabInfo, Workspace } from '../../lib/api';
 import { withShortcuts } from '../../lib/state/commands';
 import { createAppContext } from '../../lib/state/context';
 import { COMMAND } from '../../lib/state/keymap';
-import { keyConditionHolds, targetPaneId, terminalCommands } from './commands';
+import { keyConditionHolds, newSSHTab, targetPaneId, terminalCommands } from './commands';
 
 function tab(paneId: string, over: Partial<TabInfo> = {}): TabInfo {
   return {
@@ -48,7 +48,7 @@ function context(kinds: Array<'terminal' | 'browser'>) {
 }
 
 describe('terminal commands', () => {
-  it('offers the three palette commands with their shortcuts', async () => {
+  it('offers the palette commands with their shortcuts', async () => {
     const { ctx } = context(['terminal']);
     await ctx.terminals.open('p0', 80, 24);
     const cmds = withShortcuts(terminalCommands(ctx, null));
@@ -56,6 +56,7 @@ describe('terminal commands', () => {
       ['Restart Terminal', 'Ctrl+R'],
       ['Toggle Broadcast for Pane', 'Ctrl+B'],
       ['New Terminal Tab', undefined],
+      ['Connect Pane to SSH Server…', undefined],
     ]);
   });
 
@@ -85,6 +86,17 @@ describe('terminal commands', () => {
     await cmds.find((c) => c.id === COMMAND.newTerminalTab)!.run();
     expect(backend.terminalNewTab).toHaveBeenCalledWith('p1', 80, 24);
     expect(ctx.terminals.activeTab('p1')?.tabId).toBe('p1-t2');
+  });
+
+  it("asks the target pane's SSH menu to open, and opens an SSH tab sized like the pane", async () => {
+    const { ctx, backend } = context(['terminal', 'terminal']);
+    (backend as unknown as { terminalOpenSSH: unknown }).terminalOpenSSH = vi.fn(async () => tab('p1', { tabId: 'p1-ssh', remote: 'ci@build:2222' }));
+    await ctx.terminals.open('p1', 80, 24);
+    await terminalCommands(ctx, 'p1').find((c) => c.id === COMMAND.connectSSH)!.run();
+    expect(ctx.ui.sshMenuPaneId).toBe('p1');
+    await newSSHTab(ctx, 'p1', 'ssh-1');
+    expect(backend.terminalOpenSSH).toHaveBeenCalledWith('p1', 'ssh-1', 80, 24);
+    expect(ctx.terminals.activeTab('p1')).toMatchObject({ tabId: 'p1-ssh', remote: 'ci@build:2222' });
   });
 
   it('holds terminalExited only for a focused terminal whose shown shell has exited', async () => {

@@ -45,6 +45,14 @@ export async function newTerminalTab(ctx: AppContext, paneId: string): Promise<v
   if (tab) view?.focus();
 }
 
+/** Opens a tab connected to a saved SSH server, sized like the pane's view, with the keyboard. */
+export async function newSSHTab(ctx: AppContext, paneId: string, serverId: string): Promise<void> {
+  const view = terminalView(paneId);
+  const size = view?.size() ?? DEFAULT_SIZE;
+  const tab = await ctx.terminals.openSSH(paneId, serverId, size.cols, size.rows);
+  if (tab) view?.focus();
+}
+
 /** The terminal commands for the palette and the keymap; none when no terminal pane is shown. */
 export function terminalCommands(ctx: AppContext, focused: string | null = focusedTerminalPaneId()): Command[] {
   const paneId = targetPaneId(ctx, focused);
@@ -69,6 +77,14 @@ export function terminalCommands(ctx: AppContext, focused: string | null = focus
       run: () => terminals.toggleBroadcast(paneId),
     },
     { id: COMMAND.newTerminalTab, title: 'New Terminal Tab', run: () => newTerminalTab(ctx, paneId) },
+    {
+      id: COMMAND.connectSSH,
+      title: 'Connect Pane to SSH Server…',
+      // The pane's own "New SSH tab" menu lists the servers.
+      run: () => {
+        ctx.ui.sshMenuPaneId = paneId;
+      },
+    },
   );
   return commands;
 }

@@ -37,6 +37,8 @@ export interface XtermOptions {
   onRenderer: (kind: RendererKind) => void;
   /** Ctrl+Shift+F. */
   onFind: () => void;
+  /** A click on a link printed in the terminal; by default it opens in a new browser tab. */
+  onLink?: (event: MouseEvent, uri: string) => void;
   budget?: WebglBudget;
 }
 
@@ -65,7 +67,7 @@ export class XtermView {
     });
     this.term.loadAddon(this.fitAddon);
     this.term.loadAddon(this.search);
-    this.term.loadAddon(new WebLinksAddon((_event, uri) => openLink(uri)));
+    this.term.loadAddon(new WebLinksAddon((event, uri) => (opts.onLink ? opts.onLink(event, uri) : openLink(uri))));
     this.term.open(host);
     this.startRenderer();
 

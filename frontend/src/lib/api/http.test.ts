@@ -724,3 +724,203 @@ describe('HttpBackend terminal stream', () => {
     expect(events).toEqual([]);
   });
 });
+
+// ---- browser panes --------------------------------------------------------------------------
+
+describe('HttpBackend browser routes', () => {
+  const tab = {
+    paneId: 'p1',
+    tabId: 'btab-1',
+    workspaceId: 'w1',
+    url: 'about:blank',
+    title: '',
+    loading: false,
+    crashed: false,
+    discarded: false,
+    active: true,
+    canGoBack: false,
+    canGoForward: false,
+  };
+  const page = { tabId: 'btab-1', url: 'https://example.com/', title: 'Example', status: 200, loading: false };
+
+  it('calls every route with its method, path and body', async () => {
+    const f = fakeFetch((c) => {
+      if (c.url.endsWith('/browser') || c.url.endsWith('/browser/tabs')) {
+        return c.method === 'POST' && c.url.endsWith('/tabs') ? json(201, { ...tab, tabId: 'btab-2' }) : json(200, { tabs: [tab] });
+      }
+      if (/\/(navigate|back|forward|reload)$/.test(c.url)) return json(200, page);
+      if (c.url.endsWith('/activate') || c.url.endsWith('/reconnect')) return json(200, tab);
+      return new Response(null, { status: 204 });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.browserOpen('p1', '', 800, 600)).resolves.toEqual([tab]);
+    await expect(api.browserTabs('p 1')).resolves.toEqual([tab]);
+    await expect(api.browserNewTab('p1', 'example.com')).resolves.toMatchObject({ tabId: 'btab-2' });
+    await api.browserCloseTab('p1', 'btab/2');
+    await expect(api.browserActivate('p1', 'btab-1')).resolves.toEqual(tab);
+    await expect(api.browserNavigate('p1', 'example.com')).resolves.toEqual(page);
+    await api.browserBack('p1');
+    await api.browserForward('p1');
+    await api.browserReload('p1');
+    await api.browserViewport('p1', 1024, 700);
+    await expect(api.browserReconnect('p1')).resolves.toEqual(tab);
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'POST /api/panes/p1/browser {"url":"","width":800,"height":600}',
+      'GET /api/panes/p%201/browser/tabs',
+      'POST /api/panes/p1/browser/tabs {"url":"example.com"}',
+      'DELETE /api/panes/p1/browser/tabs/btab%2F2',
+      'POST /api/panes/p1/browser/tabs/btab-1/activate',
+      'POST /api/panes/p1/browser/navigate {"url":"example.com"}',
+      'POST /api/panes/p1/browser/back',
+      'POST /api/panes/p1/browser/forward',
+      'POST /api/panes/p1/browser/reload',
+      'PUT /api/panes/p1/browser/viewport {"width":1024,"height":700}',
+      'POST /api/panes/p1/browser/reconnect',
+    ]);
+    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
+  });
+
+  it("passes on a navigation's failure verbatim", async () => {
+    const f = fakeFetch(() => json(502, { error: 'could not load https://nope.invalid/: net::ERR_NAME_NOT_RESOLVED' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.browserNavigate('p1', 'nope.invalid')).rejects.toThrow('could not load https://nope.invalid/: net::ERR_NAME_NOT_RESOLVED');
+  });
+});
+
+describe('HttpBackend browser stream', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function setup() {
+    const f = fakeFetch(() => json(200, { version: '1' }));
+    const ws = socketFactory();
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+    const events: BackendEvent[] = [];
+    api.subscribe((e) => events.push(e));
+    return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };
+  }
+
+  it('sends watch, input and unwatch frames in their exact shapes, and hands frames to subscribers', () => {
+    const { api, socket, events } = setup();
+    socket().serverOpen();
+    api.browserWatch('p1');
+    api.browserInput('p1', { type: 'mousedown', x: 10.5, y: 20, button: 'left' });
+    api.browserInput('p1', { type: 'keydown', key: 'a', code: 'KeyA', shift: true });
+    api.browserUnwatch('p1');
+    expect(socket().sent).toEqual([
+      { type: 'browser.watch', paneId: 'p1' },
+      { type: 'browser.input', paneId: 'p1', event: { type: 'mousedown', x: 10.5, y: 20, button: 'left' } },
+      { type: 'browser.input', paneId: 'p1', event: { type: 'keydown', key: 'a', code: 'KeyA', shift: true } },
+      { type: 'browser.unwatch', paneId: 'p1' },
+    ]);
+    const frame = { topic: 'browser', type: 'frame', data: { paneId: 'p1', tabId: 'btab-1', data: '/9j/', width: 800, height: 600 } };
+    socket().serverSend(frame);
+    const error = { topic: 'browser', type: 'error', data: { paneId: 'p1', error: 'no such pane' } };
+    socket().serverSend(error);
+    expect(events).toEqual([frame, error]);
+  });
+
+  it('watches again after a reconnect the panes still watched, and drops input while down', async () => {
+    const { api, ws, socket } = setup();
+    api.browserWatch('p1'); // before the socket opened: sent when it opens
+    socket().serverOpen();
+    api.browserWatch('p2');
+    api.browserWatch('p3');
+    api.browserUnwatch('p3');
+    expect(socket().sent.map((m) => `${m.type} ${m.paneId}`)).toEqual([
+      'browser.watch p1',
+      'browser.watch p2',
+      'browser.watch p3',
+      'browser.unwatch p3',
+    ]);
+
+    socket().serverClose(1006);
+    api.browserInput('p1', { type: 'text', text: 'lost' });
+    await vi.advanceTimersByTimeAsync(WS_RETRY_MIN_MS);
+    expect(ws.sockets).toHaveLength(2);
+    expect(socket().sent).toEqual([]);
+    socket().serverOpen();
+    expect(socket().sent).toEqual([
+      { type: 'browser.watch', paneId: 'p1' },
+      { type: 'browser.watch', paneId: 'p2' },
+    ]);
+  });
+});
+
+// ---- SSH servers ----------------------------------------------------------------------------
+
+describe('HttpBackend SSH servers', () => {
+  const server = {
+    id: 'ssh-1',
+    name: 'build box',
+    host: '10.0.0.5',
+    port: 2222,
+    user: 'ci',
+    keyPath: '/home/me/.ssh/id_ed25519',
+    passwordSet: true,
+    createdAt: '2025-01-01T00:00:00Z',
+    updatedAt: '2025-01-01T00:00:00Z',
+  };
+  const input = { name: 'build box', host: '10.0.0.5', port: 2222, user: 'ci', keyPath: '' };
+
+  it('lists, adds, edits and deletes with the documented routes', async () => {
+    const f = fakeFetch((c) => {
+      if (c.method === 'GET') return json(200, { servers: [server] });
+      if (c.method === 'DELETE') return new Response(null, { status: 204 });
+      return json(c.method === 'POST' ? 201 : 200, server);
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.listSSHServers()).resolves.toEqual([server]);
+    await expect(api.saveSSHServer('', input)).resolves.toEqual(server);
+    await api.saveSSHServer('ssh-1', { ...input, password: undefined });
+    await api.saveSSHServer('ssh-1', { ...input, password: '' });
+    await api.saveSSHServer('ssh 1', { ...input, password: 'hunter2' });
+    await api.deleteSSHServer('ssh-1');
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'GET /api/ssh-servers',
+      'POST /api/ssh-servers {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":""}',
+      'PUT /api/ssh-servers/ssh-1 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":""}',
+      'PUT /api/ssh-servers/ssh-1 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":"","password":""}',
+      'PUT /api/ssh-servers/ssh%201 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":"","password":"hunter2"}',
+      'DELETE /api/ssh-servers/ssh-1',
+    ]);
+  });
+
+  it('names the field of a bad input', async () => {
+    const f = fakeFetch(() => json(400, { error: 'host: "a b" is not a host name or address', field: 'host' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.saveSSHServer('', { ...input, host: 'a b' }).catch((e) => e);
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.field).toBe('host');
+    expect(err.message).toBe('host: "a b" is not a host name or address');
+  });
+
+  it('opens an SSH tab in a pane, lists and kills remote sessions', async () => {
+    const tab = { paneId: 'p1', tabId: 'tab-3', title: 'ssh', running: true, cols: 100, rows: 30, confined: false, active: true, remote: 'ci@10.0.0.5:2222', pid: 9 };
+    const f = fakeFetch((c) => {
+      if (c.url.endsWith('/terminal/ssh')) return json(201, tab);
+      if (c.method === 'GET') return json(200, { sessions: [{ name: 'clusterspace-pane-abcd1234', windows: 2, attached: true, created: '2025-01-01T10:00:00Z', pane: true }, { name: 'misc', windows: 1, attached: false, created: '2025-01-01T09:00:00Z' }] });
+      return new Response(null, { status: 204 });
+    });
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    await expect(api.terminalOpenSSH('p1', 'ssh-1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-3', remote: 'ci@10.0.0.5:2222' });
+    await expect(api.remoteSessions('ssh-1')).resolves.toEqual([
+      { name: 'clusterspace-pane-abcd1234', windows: 2, attached: true, created: '2025-01-01T10:00:00Z', pane: true },
+      { name: 'misc', windows: 1, attached: false, created: '2025-01-01T09:00:00Z', pane: false },
+    ]);
+    await api.killRemoteSession('ssh-1', 'clusterspace-pane-abcd1234');
+    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
+      'POST /api/panes/p1/terminal/ssh {"serverId":"ssh-1","cols":100,"rows":30}',
+      'GET /api/ssh-servers/ssh-1/sessions',
+      'DELETE /api/ssh-servers/ssh-1/sessions/clusterspace-pane-abcd1234',
+    ]);
+  });
+
+  it("rejects with ssh's own words when the server cannot be reached", async () => {
+    const f = fakeFetch(() => json(502, { error: 'ssh: connect to host 10.0.0.5 port 2222: Connection refused' }));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.remoteSessions('ssh-1').catch((e) => e);
+    expect(err.status).toBe(502);
+    expect(err.message).toBe('ssh: connect to host 10.0.0.5 port 2222: Connection refused');
+  });
+});

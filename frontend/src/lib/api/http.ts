@@ -3,19 +3,37 @@
 import type { Auth, Backend } from './index';
 import type {
   BackendEvent,
+  BrowserInputEvent,
+  BrowserTab,
   ConnectionState,
   Discovered,
+  PageInfo,
   PanePatch,
   PriceTable,
   Provider,
   ProviderInput,
   ProviderList,
+  RemoteSession,
+  SSHServer,
+  SSHServerInput,
   TabInfo,
   TestResult,
   Workspace,
   WorkspaceList,
 } from './types';
-import { normalizeTab, normalizeTabs, TERMINAL_TOPIC, wireProviderInput } from './types';
+import {
+  normalizeBrowserTab,
+  normalizeBrowserTabs,
+  normalizePageInfo,
+  normalizeRemoteSessions,
+  normalizeSSHServer,
+  normalizeSSHServers,
+  normalizeTab,
+  normalizeTabs,
+  TERMINAL_TOPIC,
+  wireProviderInput,
+  wireSSHInput,
+} from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { BackendError, errorMessage } from './errors';
 
@@ -120,6 +138,8 @@ export class HttpBackend implements Backend {
   private readonly attachments = new Map<string, Attachment>();
   /** Per tab, in the order their term.attach frames went out: replays answer them in that order. */
   private readonly attachWaiters = new Map<string, AttachWaiter[]>();
+  /** Browser panes this client watches: watched again whenever the socket reopens. */
+  private readonly watchedPanes = new Set<string>();
 
   constructor(opts: HttpBackendOptions = {}) {
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -291,6 +311,86 @@ export class HttpBackend implements Backend {
     this.sendFrame({ type: 'term.resize', paneId, tabId, cols, rows });
   }
 
+  // ---- browser panes -----------------------------------------------------------------------
+
+  async browserOpen(paneId: string, url: string, width: number, height: number): Promise<BrowserTab[]> {
+    const body = await this.json<{ tabs: unknown }>('POST', browserPath(paneId), { url, width, height });
+    return normalizeBrowserTabs(body?.tabs);
+  }
+  async browserTabs(paneId: string): Promise<BrowserTab[]> {
+    const body = await this.json<{ tabs: unknown }>('GET', `${browserPath(paneId)}/tabs`);
+    return normalizeBrowserTabs(body?.tabs);
+  }
+  async browserNewTab(paneId: string, url: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/tabs`, { url }));
+  }
+  async browserCloseTab(paneId: string, tabId: string): Promise<void> {
+    await this.json('DELETE', `${browserPath(paneId)}/tabs/${enc(tabId)}`);
+  }
+  async browserActivate(paneId: string, tabId: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/tabs/${enc(tabId)}/activate`));
+  }
+  async browserNavigate(paneId: string, url: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/navigate`, { url }));
+  }
+  async browserBack(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/back`));
+  }
+  async browserForward(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/forward`));
+  }
+  async browserReload(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/reload`));
+  }
+  async browserViewport(paneId: string, width: number, height: number): Promise<void> {
+    await this.json('PUT', `${browserPath(paneId)}/viewport`, { width, height });
+  }
+  async browserReconnect(paneId: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/reconnect`));
+  }
+
+  /** Sent now if the socket is up, else when it opens; and again after every reconnect. */
+  browserWatch(paneId: string): void {
+    this.watchedPanes.add(paneId);
+    this.sendFrame({ type: 'browser.watch', paneId });
+  }
+
+  browserUnwatch(paneId: string): void {
+    this.watchedPanes.delete(paneId);
+    this.sendFrame({ type: 'browser.unwatch', paneId });
+  }
+
+  /** Input while the socket is down is dropped, as terminal typing is. */
+  browserInput(paneId: string, event: BrowserInputEvent): void {
+    this.sendFrame({ type: 'browser.input', paneId, event });
+  }
+
+  // ---- SSH servers -------------------------------------------------------------------------
+
+  async listSSHServers(): Promise<SSHServer[]> {
+    const body = await this.json<{ servers: unknown }>('GET', '/api/ssh-servers');
+    return normalizeSSHServers(body?.servers);
+  }
+  async saveSSHServer(id: string, input: SSHServerInput): Promise<SSHServer> {
+    const body = wireSSHInput(input);
+    return normalizeSSHServer(
+      id ? await this.json('PUT', `/api/ssh-servers/${enc(id)}`, body) : await this.json('POST', '/api/ssh-servers', body),
+    );
+  }
+  async deleteSSHServer(id: string): Promise<void> {
+    await this.json('DELETE', `/api/ssh-servers/${enc(id)}`);
+  }
+  async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo> {
+    return normalizeTab(await this.json('POST', `/api/panes/${enc(paneId)}/terminal/ssh`, { serverId, cols, rows }));
+  }
+  async remoteSessions(serverId: string): Promise<RemoteSession[]> {
+    const body = await this.json<{ sessions: unknown }>('GET', `/api/ssh-servers/${enc(serverId)}/sessions`);
+    return normalizeRemoteSessions(body?.sessions);
+  }
+  async killRemoteSession(serverId: string, name: string): Promise<void> {
+    await this.json('DELETE', `/api/ssh-servers/${enc(serverId)}/sessions/${enc(name)}`);
+  }
+
   /** Sends a client frame if the socket is open; false when it is not. */
   private sendFrame(frame: Record<string, unknown>): boolean {
     const ws = this.socket;
@@ -313,6 +413,8 @@ export class HttpBackend implements Backend {
       for (let i = 0; i < frames; i++) this.sendFrame({ type: 'term.attach', paneId: a.paneId, tabId: a.tabId });
       if (a.size) this.sendFrame({ type: 'term.resize', paneId: a.paneId, tabId: a.tabId, ...a.size });
     }
+    // Likewise the server forgot which browser panes this connection watched.
+    for (const paneId of this.watchedPanes) this.sendFrame({ type: 'browser.watch', paneId });
   }
 
   /**
@@ -673,6 +775,10 @@ function enc(segment: string): string {
 
 function tabPath(paneId: string, tabId: string): string {
   return `/api/panes/${enc(paneId)}/terminal/tabs/${enc(tabId)}`;
+}
+
+function browserPath(paneId: string): string {
+  return `/api/panes/${enc(paneId)}/browser`;
 }
 
 function signedOutError(): BackendError {

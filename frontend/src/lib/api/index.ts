@@ -3,13 +3,19 @@
 // `clusterspace serve`.
 import type {
   BackendEvent,
+  BrowserInputEvent,
+  BrowserTab,
   ConnectionState,
   Discovered,
+  PageInfo,
   PanePatch,
   PriceTable,
   Provider,
   ProviderInput,
   ProviderList,
+  RemoteSession,
+  SSHServer,
+  SSHServerInput,
   TabInfo,
   TestResult,
   Workspace,
@@ -21,6 +27,7 @@ import { WailsBackend, wailsApp } from './wails';
 export * from './types';
 export { BackendError, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
 export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type TerminalEvent } from './terminal';
+export { parseBrowserEvent, type BrowserEvent } from './browser';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -91,6 +98,47 @@ export interface Backend {
   terminalActivate(paneId: string, tabId: string): Promise<void>;
   /** Whether what is typed in any included pane of the workspace goes to this one too. */
   terminalSetBroadcast(paneId: string, include: boolean): Promise<void>;
+
+  // Browser panes. Each tab is a Chromium page that keeps running whoever looks at it; a view
+  // watches the pane to receive 'frame' events of its active tab. Failures of the
+  // fire-and-forget calls (watch, input) arrive as 'browser'/'error' events for the pane.
+
+  /** Opens a tab (at url; '' = blank) if the pane has none, sets the viewport; resolves to all its tabs. */
+  browserOpen(paneId: string, url: string, width: number, height: number): Promise<BrowserTab[]>;
+  browserTabs(paneId: string): Promise<BrowserTab[]>;
+  /** The new tab becomes the pane's active one. */
+  browserNewTab(paneId: string, url: string): Promise<BrowserTab>;
+  browserCloseTab(paneId: string, tabId: string): Promise<void>;
+  browserActivate(paneId: string, tabId: string): Promise<BrowserTab>;
+  /** Waits for the page to load (the backend gives up waiting after 30 s, not failing). */
+  browserNavigate(paneId: string, url: string): Promise<PageInfo>;
+  browserBack(paneId: string): Promise<PageInfo>;
+  browserForward(paneId: string): Promise<PageInfo>;
+  browserReload(paneId: string): Promise<PageInfo>;
+  /** The pages' size in CSS pixels (every tab of the pane). */
+  browserViewport(paneId: string, width: number, height: number): Promise<void>;
+  /** Recreates the active tab (after a crash) at its last URL. */
+  browserReconnect(paneId: string): Promise<BrowserTab>;
+  /** Starts 'frame' events for the pane; kept across reconnects until browserUnwatch. */
+  browserWatch(paneId: string): void;
+  browserUnwatch(paneId: string): void;
+  /** Fire-and-forget, sent in order. */
+  browserInput(paneId: string, event: BrowserInputEvent): void;
+
+  // SSH servers. Passwords travel from the form to the backend and never back.
+
+  listSSHServers(): Promise<SSHServer[]>;
+  /**
+   * id '' creates. input.password absent keeps the stored one, '' removes it, a value replaces
+   * it. Bad input rejects with a BackendError whose `field` names the input field.
+   */
+  saveSSHServer(id: string, input: SSHServerInput): Promise<SSHServer>;
+  deleteSSHServer(id: string): Promise<void>;
+  /** A new tab in the pane, connected to the server inside the pane's tmux session there. */
+  terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo>;
+  /** One-shot ssh: rejects with ssh's own error text when the server cannot be reached. */
+  remoteSessions(serverId: string): Promise<RemoteSession[]>;
+  killRemoteSession(serverId: string, name: string): Promise<void>;
 
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;

@@ -261,3 +261,228 @@ export function normalizeTab(raw: unknown): TabInfo {
 export function normalizeTabs(raw: unknown): TabInfo[] {
   return Array.isArray(raw) ? raw.map(normalizeTab) : [];
 }
+
+// ---- browser panes --------------------------------------------------------------------------
+
+/** The event topic of browser tabs, screencast frames and browser errors. */
+export const BROWSER_TOPIC = 'browser';
+
+/** One page (a Chromium target) of a browser pane; a pane holds one or more. */
+export interface BrowserTab {
+  paneId: string;
+  tabId: string;
+  workspaceId: string;
+  url: string;
+  title: string;
+  loading: boolean;
+  /** The renderer died: the pane offers Reconnect. */
+  crashed: boolean;
+  /** Idle in the background and unloaded; activating it loads it again. */
+  discarded: boolean;
+  /** The tab the pane shows. */
+  active: boolean;
+  canGoBack: boolean;
+  canGoForward: boolean;
+}
+
+/** Where a tab is after a navigation (navigate, back, forward, reload). */
+export interface PageInfo {
+  tabId: string;
+  url: string;
+  title: string;
+  /** HTTP status of the document; absent when unknown. */
+  status?: number;
+  /** Still loading when the backend stopped waiting. */
+  loading: boolean;
+  /** The navigation downloaded a file instead of showing a page. */
+  download?: boolean;
+}
+
+/** The input types backend/browser/input.go accepts. */
+export type BrowserInputType =
+  | 'mousemove'
+  | 'mousedown'
+  | 'mouseup'
+  | 'click'
+  | 'dblclick'
+  | 'wheel'
+  | 'keydown'
+  | 'keyup'
+  | 'text';
+
+/**
+ * One input from the person looking at a browser pane, forwarded to the page as a trusted
+ * DevTools input event. x and y are CSS pixels of the page's viewport; key and code are DOM
+ * KeyboardEvent values. Absent fields are zero / false on the Go side.
+ */
+export interface BrowserInputEvent {
+  type: BrowserInputType;
+  x?: number;
+  y?: number;
+  button?: 'left' | 'middle' | 'right';
+  /** DOM MouseEvent.buttons, for moves while dragging. */
+  buttons?: number;
+  deltaX?: number;
+  deltaY?: number;
+  key?: string;
+  code?: string;
+  text?: string;
+  alt?: boolean;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+}
+
+/** Data of a `browser`/`frame` event: one JPEG of a watched pane's active tab. */
+export interface BrowserFrame {
+  paneId: string;
+  tabId: string;
+  /** base64 of the JPEG. */
+  data: string;
+  /** The viewport the frame shows, in CSS pixels. */
+  width: number;
+  height: number;
+  scrollX: number;
+  scrollY: number;
+}
+
+/** Kinds of `browser` tab events (the envelope's type repeats the kind). */
+export type BrowserEventKind =
+  | 'opened'
+  | 'closed'
+  | 'activated'
+  | 'url'
+  | 'title'
+  | 'loading'
+  | 'crashed'
+  | 'reconnected'
+  | 'discarded'
+  | 'download'
+  | 'dialog';
+
+/** A BrowserTab as the UI uses it, whatever the transport left out. */
+export function normalizeBrowserTab(raw: unknown): BrowserTab {
+  const t = (raw ?? {}) as Partial<BrowserTab>;
+  return {
+    paneId: String(t.paneId ?? ''),
+    tabId: String(t.tabId ?? ''),
+    workspaceId: typeof t.workspaceId === 'string' ? t.workspaceId : '',
+    url: typeof t.url === 'string' ? t.url : '',
+    title: typeof t.title === 'string' ? t.title : '',
+    loading: t.loading === true,
+    crashed: t.crashed === true,
+    discarded: t.discarded === true,
+    active: t.active === true,
+    canGoBack: t.canGoBack === true,
+    canGoForward: t.canGoForward === true,
+  };
+}
+
+export function normalizeBrowserTabs(raw: unknown): BrowserTab[] {
+  return Array.isArray(raw) ? raw.map(normalizeBrowserTab) : [];
+}
+
+export function normalizePageInfo(raw: unknown): PageInfo {
+  const p = (raw ?? {}) as Partial<PageInfo>;
+  const page: PageInfo = {
+    tabId: String(p.tabId ?? ''),
+    url: typeof p.url === 'string' ? p.url : '',
+    title: typeof p.title === 'string' ? p.title : '',
+    loading: p.loading === true,
+  };
+  if (typeof p.status === 'number' && p.status > 0) page.status = p.status;
+  if (p.download === true) page.download = true;
+  return page;
+}
+
+// ---- SSH servers ----------------------------------------------------------------------------
+
+/** The event topic whose 'updated' events carry the full SSHServer list. */
+export const SSH_TOPIC = 'ssh';
+
+/** A saved SSH server. Its password never reaches the UI: only whether one is stored. */
+export interface SSHServer {
+  id: string;
+  name: string;
+  host: string;
+  /** 0 = ssh's default (22, or what ~/.ssh/config says). */
+  port: number;
+  /** '' = ssh's default. */
+  user: string;
+  /** '' = ssh's default keys. */
+  keyPath: string;
+  passwordSet: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An add or an edit. */
+export interface SSHServerInput {
+  name: string;
+  host: string;
+  port: number;
+  user: string;
+  keyPath: string;
+  /** Absent keeps the stored password; '' removes it; a value replaces it. */
+  password?: string;
+}
+
+/** A tmux session on a server, as "Sessions…" lists them. */
+export interface RemoteSession {
+  name: string;
+  windows: number;
+  attached: boolean;
+  /** RFC 3339. */
+  created: string;
+  /** Named like a ClusterSpace pane's session (clusterspace-pane-…). */
+  pane: boolean;
+}
+
+/** Request fields the SSH server API names in its errors (see PROVIDER_ERROR_FIELDS). */
+export const SSH_ERROR_FIELDS = ['name', 'host', 'port', 'user', 'keyPath', 'password'] as const;
+
+/** The exact SSHServerInput to send: the known fields, and password only when the caller set it. */
+export function wireSSHInput(input: SSHServerInput): SSHServerInput {
+  const wire: SSHServerInput = {
+    name: input.name,
+    host: input.host,
+    port: input.port,
+    user: input.user,
+    keyPath: input.keyPath,
+  };
+  if (input.password !== undefined) wire.password = input.password;
+  return wire;
+}
+
+export function normalizeSSHServer(raw: unknown): SSHServer {
+  const s = (raw ?? {}) as Partial<SSHServer>;
+  return {
+    id: String(s.id ?? ''),
+    name: typeof s.name === 'string' ? s.name : '',
+    host: typeof s.host === 'string' ? s.host : '',
+    port: typeof s.port === 'number' ? s.port : 0,
+    user: typeof s.user === 'string' ? s.user : '',
+    keyPath: typeof s.keyPath === 'string' ? s.keyPath : '',
+    passwordSet: s.passwordSet === true,
+    createdAt: typeof s.createdAt === 'string' ? s.createdAt : '',
+    updatedAt: typeof s.updatedAt === 'string' ? s.updatedAt : '',
+  };
+}
+
+export function normalizeSSHServers(raw: unknown): SSHServer[] {
+  return Array.isArray(raw) ? raw.map(normalizeSSHServer) : [];
+}
+
+export function normalizeRemoteSessions(raw: unknown): RemoteSession[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((r) => {
+    const s = (r ?? {}) as Partial<RemoteSession>;
+    return {
+      name: typeof s.name === 'string' ? s.name : '',
+      windows: typeof s.windows === 'number' ? s.windows : 0,
+      attached: s.attached === true,
+      created: typeof s.created === 'string' ? s.created : '',
+      pane: s.pane === true,
+    };
+  });
+}

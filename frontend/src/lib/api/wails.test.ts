@@ -283,3 +283,179 @@ describe('WailsBackend terminals', () => {
     await vi.waitFor(() => expect(order).toEqual(['detach', 'attach', 'resize 120x32']));
   });
 });
+
+describe('WailsBackend browser panes', () => {
+  const tab = { paneId: 'p1', tabId: 'btab-1', url: 'about:blank', title: '', active: true };
+  const page = { tabId: 'btab-1', url: 'https://example.com/', title: 'Example', loading: false };
+
+  it('calls the bound methods with their arguments and fills in omitted fields', async () => {
+    const app = fakeApp({
+      BrowserOpen: vi.fn(async () => [tab]),
+      BrowserTabs: vi.fn(async () => null),
+      BrowserNewTab: vi.fn(async () => ({ ...tab, tabId: 'btab-2' })),
+      BrowserCloseTab: vi.fn(async () => {}),
+      BrowserActivate: vi.fn(async () => tab),
+      BrowserNavigate: vi.fn(async () => page),
+      BrowserBack: vi.fn(async () => page),
+      BrowserForward: vi.fn(async () => page),
+      BrowserReload: vi.fn(async () => ({ ...page, status: 200 })),
+      BrowserViewport: vi.fn(async () => {}),
+      BrowserReconnect: vi.fn(async () => tab),
+    });
+    const api = new WailsBackend(app, undefined);
+    await expect(api.browserOpen('p1', '', 800, 600)).resolves.toEqual([
+      { ...tab, workspaceId: '', loading: false, crashed: false, discarded: false, canGoBack: false, canGoForward: false },
+    ]);
+    await expect(api.browserTabs('p1')).resolves.toEqual([]);
+    await expect(api.browserNewTab('p1', 'example.com')).resolves.toMatchObject({ tabId: 'btab-2' });
+    await api.browserCloseTab('p1', 'btab-2');
+    await expect(api.browserActivate('p1', 'btab-1')).resolves.toMatchObject({ tabId: 'btab-1', active: true });
+    await expect(api.browserNavigate('p1', 'example.com')).resolves.toEqual(page);
+    await api.browserBack('p1');
+    await api.browserForward('p1');
+    await expect(api.browserReload('p1')).resolves.toEqual({ ...page, status: 200 });
+    await api.browserViewport('p1', 1024, 700);
+    await api.browserReconnect('p1');
+    expect(app.BrowserOpen).toHaveBeenCalledWith('p1', '', 800, 600);
+    expect(app.BrowserNewTab).toHaveBeenCalledWith('p1', 'example.com');
+    expect(app.BrowserCloseTab).toHaveBeenCalledWith('p1', 'btab-2');
+    expect(app.BrowserActivate).toHaveBeenCalledWith('p1', 'btab-1');
+    expect(app.BrowserNavigate).toHaveBeenCalledWith('p1', 'example.com');
+    expect(app.BrowserBack).toHaveBeenCalledWith('p1');
+    expect(app.BrowserForward).toHaveBeenCalledWith('p1');
+    expect(app.BrowserViewport).toHaveBeenCalledWith('p1', 1024, 700);
+    expect(app.BrowserReconnect).toHaveBeenCalledWith('p1');
+  });
+
+  /** A runtime whose 'backend' event the test fires by hand. */
+  function fakeRuntime() {
+    let registered: ((...data: any[]) => void) | undefined;
+    const runtime: WailsRuntime = {
+      EventsOn: (_name: string, cb: (...data: any[]) => void) => {
+        registered = cb;
+        return () => (registered = undefined);
+      },
+    };
+    return { runtime, fire: (e: unknown) => registered?.(e) };
+  }
+
+  it('delivers frames from the backend event, and a failed watch or input as a browser error event', async () => {
+    const { runtime, fire } = fakeRuntime();
+    const api = new WailsBackend(
+      fakeApp({
+        BrowserWatch: () => Promise.reject('no browser pane "p9": the browser panes are p1'),
+        BrowserInput: () => Promise.reject('unknown key "Foo"'),
+      }),
+      runtime,
+    );
+    const seen: unknown[] = [];
+    const unsubscribe = api.subscribe((e) => seen.push(e));
+    const frame = { topic: 'browser', type: 'frame', data: { paneId: 'p1', data: '/9j/', width: 1, height: 1 } };
+    fire(frame);
+    api.browserWatch('p9');
+    api.browserInput('p1', { type: 'keydown', key: 'Foo' });
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen[0]).toEqual(frame);
+    // Watch and input go in separate lanes: their failures may come in either order.
+    expect(seen).toContainEqual({ topic: 'browser', type: 'error', data: { paneId: 'p9', error: 'no browser pane "p9": the browser panes are p1' } });
+    expect(seen).toContainEqual({ topic: 'browser', type: 'error', data: { paneId: 'p1', error: 'unknown key "Foo"' } });
+    unsubscribe();
+    api.browserInput('p1', { type: 'keydown', key: 'Foo' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(seen).toHaveLength(3);
+  });
+
+  it('sends input one call at a time in order, keeping only the newest of waiting mouse moves', async () => {
+    const sent: string[] = [];
+    const gates: Array<() => void> = [];
+    const api = new WailsBackend(
+      fakeApp({
+        BrowserInput: (_p: string, ev: { type: string; x?: number }) => {
+          sent.push(ev.type === 'mousemove' ? `move ${ev.x}` : ev.type);
+          return new Promise<void>((resolve) => gates.push(resolve));
+        },
+      }),
+      undefined,
+    );
+    api.browserInput('p1', { type: 'mousemove', x: 1, y: 1 });
+    await vi.waitFor(() => expect(sent).toEqual(['move 1']));
+    api.browserInput('p1', { type: 'mousemove', x: 2, y: 1 });
+    api.browserInput('p1', { type: 'mousemove', x: 3, y: 1 });
+    api.browserInput('p1', { type: 'mousedown', x: 3, y: 1 });
+    api.browserInput('p1', { type: 'mouseup', x: 3, y: 1 });
+    api.browserInput('p1', { type: 'mousemove', x: 4, y: 1 });
+    for (let i = 0; i < 4; i++) {
+      gates[i]();
+      await vi.waitFor(() => expect(sent).toHaveLength(i + 2));
+    }
+    expect(sent).toEqual(['move 1', 'move 3', 'mousedown', 'mouseup', 'move 4']);
+  });
+
+  it('orders watch and unwatch of a pane', async () => {
+    const order: string[] = [];
+    let releaseWatch: () => void = () => {};
+    const api = new WailsBackend(
+      fakeApp({
+        BrowserWatch: () => {
+          order.push('watch');
+          return new Promise<void>((resolve) => (releaseWatch = resolve));
+        },
+        BrowserUnwatch: async () => {
+          order.push('unwatch');
+        },
+      }),
+      undefined,
+    );
+    api.browserWatch('p1');
+    api.browserUnwatch('p1');
+    await Promise.resolve();
+    expect(order).toEqual(['watch']);
+    releaseWatch();
+    await vi.waitFor(() => expect(order).toEqual(['watch', 'unwatch']));
+  });
+});
+
+describe('WailsBackend SSH servers', () => {
+  const input = { name: 'build box', host: '10.0.0.5', port: 0, user: '', keyPath: '' };
+
+  it("passes '' to create, and leaves password out unless it is set (Go's nil keeps it)", async () => {
+    const SaveSSHServer = vi.fn(async () => ({ id: 'ssh-1', name: 'build box' }));
+    const api = new WailsBackend(fakeApp({ SaveSSHServer }), undefined);
+    await expect(api.saveSSHServer('', input)).resolves.toMatchObject({ id: 'ssh-1', passwordSet: false, port: 0 });
+    await api.saveSSHServer('ssh-1', { ...input, password: undefined });
+    await api.saveSSHServer('ssh-1', { ...input, password: '' });
+    await api.saveSSHServer('ssh-1', { ...input, password: 'pw' });
+    const calls = SaveSSHServer.mock.calls as unknown as Array<[string, Record<string, unknown>]>;
+    expect(calls.map(([id]) => id)).toEqual(['', 'ssh-1', 'ssh-1', 'ssh-1']);
+    expect('password' in calls[0][1]).toBe(false);
+    expect('password' in calls[1][1]).toBe(false);
+    expect(calls[2][1].password).toBe('');
+    expect(calls[3][1].password).toBe('pw');
+  });
+
+  it('reads the field a Go error names', async () => {
+    const api = new WailsBackend(fakeApp({ SaveSSHServer: () => Promise.reject('keyPath: "/nope" is not a readable key file') }), undefined);
+    const err = await api.saveSSHServer('', input).catch((e) => e);
+    expect(err.field).toBe('keyPath');
+  });
+
+  it('calls the other bound methods, turning nil slices into empty ones', async () => {
+    const app = fakeApp({
+      ListSSHServers: vi.fn(async () => null),
+      DeleteSSHServer: vi.fn(async () => {}),
+      TerminalOpenSSH: vi.fn(async () => ({ paneId: 'p1', tabId: 't2', running: true, remote: 'box' })),
+      RemoteSessions: vi.fn(async () => null),
+      KillRemoteSession: vi.fn(async () => {}),
+    });
+    const api = new WailsBackend(app, undefined);
+    await expect(api.listSSHServers()).resolves.toEqual([]);
+    await api.deleteSSHServer('ssh-1');
+    await expect(api.terminalOpenSSH('p1', 'ssh-1', 120, 40)).resolves.toMatchObject({ tabId: 't2', remote: 'box', exitCode: null });
+    await expect(api.remoteSessions('ssh-1')).resolves.toEqual([]);
+    await api.killRemoteSession('ssh-1', 'misc');
+    expect(app.DeleteSSHServer).toHaveBeenCalledWith('ssh-1');
+    expect(app.TerminalOpenSSH).toHaveBeenCalledWith('p1', 'ssh-1', 120, 40);
+    expect(app.RemoteSessions).toHaveBeenCalledWith('ssh-1');
+    expect(app.KillRemoteSession).toHaveBeenCalledWith('ssh-1', 'misc');
+  });
+});

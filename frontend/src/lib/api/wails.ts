@@ -3,18 +3,38 @@
 import type { Backend } from './index';
 import type {
   BackendEvent,
+  BrowserInputEvent,
+  BrowserTab,
   Discovered,
+  PageInfo,
   PanePatch,
   PriceTable,
   Provider,
   ProviderInput,
   ProviderList,
+  RemoteSession,
+  SSHServer,
+  SSHServerInput,
   TabInfo,
   TestResult,
   Workspace,
   WorkspaceList,
 } from './types';
-import { normalizeTab, normalizeTabs, PROVIDER_ERROR_FIELDS, wireProviderInput } from './types';
+import {
+  BROWSER_TOPIC,
+  normalizeBrowserTab,
+  normalizeBrowserTabs,
+  normalizePageInfo,
+  normalizeRemoteSessions,
+  normalizeSSHServer,
+  normalizeSSHServers,
+  normalizeTab,
+  normalizeTabs,
+  PROVIDER_ERROR_FIELDS,
+  SSH_ERROR_FIELDS,
+  wireProviderInput,
+  wireSSHInput,
+} from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { BackendError, errorMessage, fieldFromMessage } from './errors';
 
@@ -57,6 +77,30 @@ export interface WailsApp {
   TerminalCloseTab(paneId: string, tabId: string): Promise<void>;
   TerminalActivate(paneId: string, tabId: string): Promise<void>;
   TerminalSetBroadcast(paneId: string, include: boolean): Promise<void>;
+  /** Go's nil slice arrives as null. */
+  BrowserOpen(paneId: string, url: string, width: number, height: number): Promise<Partial<BrowserTab>[] | null>;
+  BrowserTabs(paneId: string): Promise<Partial<BrowserTab>[] | null>;
+  BrowserNewTab(paneId: string, url: string): Promise<Partial<BrowserTab>>;
+  BrowserCloseTab(paneId: string, tabId: string): Promise<void>;
+  BrowserActivate(paneId: string, tabId: string): Promise<Partial<BrowserTab>>;
+  BrowserNavigate(paneId: string, url: string): Promise<Partial<PageInfo>>;
+  BrowserBack(paneId: string): Promise<Partial<PageInfo>>;
+  BrowserForward(paneId: string): Promise<Partial<PageInfo>>;
+  BrowserReload(paneId: string): Promise<Partial<PageInfo>>;
+  BrowserViewport(paneId: string, width: number, height: number): Promise<void>;
+  BrowserReconnect(paneId: string): Promise<Partial<BrowserTab>>;
+  /** Resolves once the screencast started; frames follow as 'browser'/'frame' events. */
+  BrowserWatch(paneId: string): Promise<void>;
+  BrowserUnwatch(paneId: string): Promise<void>;
+  BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
+  /** Go's nil slice arrives as null. */
+  ListSSHServers(): Promise<Partial<SSHServer>[] | null>;
+  /** id '' creates; an absent password keeps the stored one (Go sees nil). */
+  SaveSSHServer(id: string, input: SSHServerInput): Promise<Partial<SSHServer>>;
+  DeleteSSHServer(id: string): Promise<void>;
+  TerminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<Partial<TabInfo>>;
+  RemoteSessions(serverId: string): Promise<Partial<RemoteSession>[] | null>;
+  KillRemoteSession(serverId: string, name: string): Promise<void>;
 }
 
 export interface WailsRuntime {
@@ -94,6 +138,13 @@ export class WailsBackend implements Backend {
   private readonly pendingInput = new Map<string, string>();
   /** The newest size not yet sent, per tab: only the last of a burst of resizes matters. */
   private readonly pendingSize = new Map<string, { cols: number; rows: number }>();
+  /** Browser input not yet sent, per pane: events made while a call is in flight wait here. */
+  private readonly pendingBrowserInput = new Map<string, BrowserInputEvent[]>();
+  /**
+   * Our own subscribers, besides Wails' event bus: failures of fire-and-forget browser calls
+   * are handed to them as 'browser'/'error' events, as the web transport receives them.
+   */
+  private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
   constructor(
     private readonly app: WailsApp,
@@ -173,13 +224,13 @@ export class WailsBackend implements Backend {
     return normalizeTabs(await call(() => this.app.TerminalTabs(paneId)));
   }
   terminalAttach(paneId: string, tabId: string) {
-    return this.inLane(paneId, tabId, async () => {
+    return this.inLane(tabKey(paneId, tabId), async () => {
       const b64 = await call(() => this.app.TerminalAttach(paneId, tabId));
       return base64ToBytes(b64 ?? '');
     });
   }
   terminalDetach(paneId: string, tabId: string) {
-    return this.inLane(paneId, tabId, () => call(() => this.app.TerminalDetach(paneId, tabId)));
+    return this.inLane(tabKey(paneId, tabId), () => call(() => this.app.TerminalDetach(paneId, tabId)));
   }
   terminalInput(paneId: string, tabId: string, data: string): void {
     const key = tabKey(paneId, tabId);
@@ -189,7 +240,7 @@ export class WailsBackend implements Backend {
       return;
     }
     this.pendingInput.set(key, data);
-    this.inLane(paneId, tabId, () => {
+    this.inLane(key, () => {
       const text = this.pendingInput.get(key) ?? '';
       this.pendingInput.delete(key);
       return call(() => this.app.TerminalInput(paneId, tabId, text));
@@ -203,7 +254,7 @@ export class WailsBackend implements Backend {
     const queued = this.pendingSize.has(key);
     this.pendingSize.set(key, { cols, rows });
     if (queued) return;
-    this.inLane(paneId, tabId, () => {
+    this.inLane(key, () => {
       const size = this.pendingSize.get(key) ?? { cols, rows };
       this.pendingSize.delete(key);
       return call(() => this.app.TerminalResize(paneId, tabId, size.cols, size.rows));
@@ -224,9 +275,110 @@ export class WailsBackend implements Backend {
     return call(() => this.app.TerminalSetBroadcast(paneId, include));
   }
 
-  /** Runs fn after every earlier call of the tab's lane has settled. */
-  private inLane<T>(paneId: string, tabId: string, fn: () => Promise<T>): Promise<T> {
-    const key = tabKey(paneId, tabId);
+  async browserOpen(paneId: string, url: string, width: number, height: number) {
+    return normalizeBrowserTabs(await call(() => this.app.BrowserOpen(paneId, url, width, height)));
+  }
+  async browserTabs(paneId: string) {
+    return normalizeBrowserTabs(await call(() => this.app.BrowserTabs(paneId)));
+  }
+  async browserNewTab(paneId: string, url: string) {
+    return normalizeBrowserTab(await call(() => this.app.BrowserNewTab(paneId, url)));
+  }
+  browserCloseTab(paneId: string, tabId: string) {
+    return call(() => this.app.BrowserCloseTab(paneId, tabId));
+  }
+  async browserActivate(paneId: string, tabId: string) {
+    return normalizeBrowserTab(await call(() => this.app.BrowserActivate(paneId, tabId)));
+  }
+  async browserNavigate(paneId: string, url: string) {
+    return normalizePageInfo(await call(() => this.app.BrowserNavigate(paneId, url)));
+  }
+  async browserBack(paneId: string) {
+    return normalizePageInfo(await call(() => this.app.BrowserBack(paneId)));
+  }
+  async browserForward(paneId: string) {
+    return normalizePageInfo(await call(() => this.app.BrowserForward(paneId)));
+  }
+  async browserReload(paneId: string) {
+    return normalizePageInfo(await call(() => this.app.BrowserReload(paneId)));
+  }
+  browserViewport(paneId: string, width: number, height: number) {
+    return call(() => this.app.BrowserViewport(paneId, width, height));
+  }
+  async browserReconnect(paneId: string) {
+    return normalizeBrowserTab(await call(() => this.app.BrowserReconnect(paneId)));
+  }
+
+  async listSSHServers() {
+    return normalizeSSHServers(await call(() => this.app.ListSSHServers()));
+  }
+  async saveSSHServer(id: string, input: SSHServerInput) {
+    return normalizeSSHServer(await call(() => this.app.SaveSSHServer(id, wireSSHInput(input)), SSH_ERROR_FIELDS));
+  }
+  deleteSSHServer(id: string) {
+    return call(() => this.app.DeleteSSHServer(id));
+  }
+  async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number) {
+    return normalizeTab(await call(() => this.app.TerminalOpenSSH(paneId, serverId, cols, rows)));
+  }
+  async remoteSessions(serverId: string) {
+    return normalizeRemoteSessions(await call(() => this.app.RemoteSessions(serverId)));
+  }
+  killRemoteSession(serverId: string, name: string) {
+    return call(() => this.app.KillRemoteSession(serverId, name));
+  }
+
+  /** Watch and unwatch of a pane go one at a time, in order, so the last one wins. */
+  browserWatch(paneId: string): void {
+    this.inLane(browserLane(paneId, 'watch'), () => call(() => this.app.BrowserWatch(paneId))).catch((err) =>
+      this.browserError(paneId, err),
+    );
+  }
+  browserUnwatch(paneId: string): void {
+    this.inLane(browserLane(paneId, 'watch'), () => call(() => this.app.BrowserUnwatch(paneId))).catch((err) => {
+      console.warn('clusterspace: browser unwatch was not delivered:', errorMessage(err));
+    });
+  }
+
+  /**
+   * One call at a time per pane, in order. Events made while a call is in flight wait and go
+   * next; of consecutive waiting mouse moves only the newest is sent.
+   */
+  browserInput(paneId: string, event: BrowserInputEvent): void {
+    const key = browserLane(paneId, 'input');
+    const queued = this.pendingBrowserInput.get(key);
+    if (queued) {
+      const last = queued[queued.length - 1];
+      if (last && last.type === 'mousemove' && event.type === 'mousemove') queued[queued.length - 1] = event;
+      else queued.push(event);
+      return;
+    }
+    this.pendingBrowserInput.set(key, [event]);
+    const drain = async (): Promise<void> => {
+      for (;;) {
+        const next = this.pendingBrowserInput.get(key)?.shift();
+        if (!next) {
+          this.pendingBrowserInput.delete(key);
+          return;
+        }
+        try {
+          await call(() => this.app.BrowserInput(paneId, next));
+        } catch (err) {
+          this.browserError(paneId, err);
+        }
+      }
+    };
+    void drain();
+  }
+
+  /** A failed fire-and-forget browser call, told to subscribers as the web transport hears it. */
+  private browserError(paneId: string, err: unknown): void {
+    const event: BackendEvent = { topic: BROWSER_TOPIC, type: 'error', data: { paneId, error: errorMessage(err) } };
+    for (const h of [...this.localHandlers]) h(event);
+  }
+
+  /** Runs fn after every earlier call of the lane (one tab's, or one pane's) has settled. */
+  private inLane<T>(key: string, fn: () => Promise<T>): Promise<T> {
     let lane = this.lanes.get(key);
     if (!lane) {
       lane = { tail: Promise.resolve(), depth: 0 };
@@ -249,8 +401,17 @@ export class WailsBackend implements Backend {
     if (!this.runtime) {
       throw new BackendError('Wails runtime is missing: backend events cannot be received');
     }
-    return this.runtime.EventsOn(WAILS_EVENT, (e: BackendEvent) => handler(e));
+    const off = this.runtime.EventsOn(WAILS_EVENT, (e: BackendEvent) => handler(e));
+    this.localHandlers.add(handler);
+    return () => {
+      this.localHandlers.delete(handler);
+      off();
+    };
   }
+}
+
+function browserLane(paneId: string, lane: 'watch' | 'input'): string {
+  return `browser-${lane}\u0000${paneId}`;
 }
 
 interface Lane {

@@ -1,9 +1,11 @@
 import { getContext, setContext } from 'svelte';
 import type { Backend } from '../api';
+import { BrowserStore } from './browsers.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Notices } from './notices.svelte';
 import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
+import { SSHStore } from './ssh.svelte';
 import { TerminalPrefs } from './terminalPrefs.svelte';
 import { TerminalStore } from './terminals.svelte';
 import { UiState } from './ui.svelte';
@@ -15,6 +17,8 @@ export interface AppContext {
   workspaces: WorkspaceStore;
   providers: ProviderStore;
   terminals: TerminalStore;
+  browsers: BrowserStore;
+  ssh: SSHStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -30,6 +34,8 @@ export function createAppContext(backend: Backend): AppContext {
     workspaces: new WorkspaceStore(backend, notices.report),
     providers: new ProviderStore(backend),
     terminals: new TerminalStore(backend, notices.report),
+    browsers: new BrowserStore(backend),
+    ssh: new SSHStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs: new Dialogs(),

@@ -34,6 +34,7 @@ export const COMMAND = {
   restartTerminal: 'terminal.restart',
   toggleBroadcast: 'terminal.toggleBroadcast',
   newTerminalTab: 'terminal.newTab',
+  connectSSH: 'terminal.connectSSH',
 } as const;
 
 /** Command id for switching to the Nth workspace (1-based). */

@@ -114,8 +114,14 @@ export class TerminalStore {
 
   async newTab(paneId: string, cols: number, rows: number): Promise<TabInfo | undefined> {
     const tab = await this.attempt(() => this.backend.terminalNewTab(paneId, cols, rows));
-    // The backend makes a new tab the pane's active one.
-    if (tab) this.setTabs(paneId, applyTabEvent(this.tabs(paneId), 'opened', { ...tab, active: true }));
+    if (tab) this.addOpened(paneId, tab);
+    return tab;
+  }
+
+  /** A new tab connected to a saved SSH server (inside the pane's tmux session there). */
+  async openSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo | undefined> {
+    const tab = await this.attempt(() => this.backend.terminalOpenSSH(paneId, serverId, cols, rows));
+    if (tab) this.addOpened(paneId, tab);
     return tab;
   }
 
@@ -190,6 +196,16 @@ export class TerminalStore {
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  /**
+   * A tab a call opened, which the backend makes the pane's active one. Its events may have
+   * come first (an SSH tab that cannot connect has exited by the time the call answers): then
+   * what they said is newer than the call's answer, and only the active mark is taken.
+   */
+  private addOpened(paneId: string, tab: TabInfo): void {
+    const known = this.tabs(paneId).find((t) => t.tabId === tab.tabId);
+    this.setTabs(paneId, applyTabEvent(this.tabs(paneId), 'opened', { ...(known ?? tab), active: true }));
+  }
 
   private setTabs(paneId: string, tabs: TabInfo[]): void {
     this.panes = { ...this.panes, [paneId]: tabs };

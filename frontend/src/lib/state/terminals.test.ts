@@ -207,4 +207,21 @@ describe('TerminalStore', () => {
     await Promise.resolve();
     expect(report).not.toHaveBeenCalled();
   });
+
+  it('keeps what events said about a tab a call opened when they came before its answer', async () => {
+    let answer: (t: TabInfo) => void = () => {};
+    const { backend, emit } = fakeBackend({
+      terminalOpenSSH: vi.fn(() => new Promise<TabInfo>((r) => (answer = r))),
+    } as Partial<Backend>);
+    const store = new TerminalStore(backend, vi.fn());
+    store.sync();
+    await store.open('p1', 80, 24);
+    const opening = store.openSSH('p1', 'ssh-1', 80, 24);
+    // The connection failed at once: the tab exited before the call answered.
+    emit(tabEvent('exited', tab('t5', { running: false, exitCode: 255, remote: 'me@box' })));
+    answer(tab('t5', { running: true, remote: 'me@box' }));
+    await opening;
+    expect(store.activeTab('p1')).toMatchObject({ tabId: 't5', running: false, exitCode: 255, active: true });
+    expect(backend.terminalOpenSSH).toHaveBeenCalledWith('p1', 'ssh-1', 80, 24);
+  });
 });

@@ -1,7 +1,14 @@
+/** The sections of the Settings panel. */
+export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh';
+
 /** Small pieces of UI state that several features reach for. */
 export class UiState {
   paletteOpen = $state(false);
   settingsOpen = $state(false);
+  /** The section Settings shows. */
+  settingsTab = $state<SettingsTab>('providers');
+  /** The terminal pane whose "New SSH tab" menu should open (the palette asks for it). */
+  sshMenuPaneId = $state<string | null>(null);
   /** The workspace whose tab shows the inline rename input, if any. */
   renamingId = $state<string | null>(null);
   /** Opens the import file picker; set by the component that owns the file input. */

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestBrowserPaneEndToEnd turns a pane into a browser pane in the UI (headless Chromium against
+// `clusterspace serve`), loads a local page through the URL bar, sees its screencast drawn on
+// the pane's canvas, and clicks the canvas: the page's handler, which only counts trusted
+// clicks, must see it. Two Chromiums take part: the test's (the user's browser) and the
+// server's (the one the pane drives).
+func TestBrowserPaneEndToEnd(t *testing.T) {
+	var trustedClicks atomic.Int32
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/clicked" {
+			trustedClicks.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<title>Local page</title><body style="margin:0">
+<button id=b style="position:fixed;inset:0;width:100%;height:100%;font-size:40px"
+ onclick="if (event.isTrusted) fetch('/clicked')">Click anywhere</button>`)
+	}))
+	defer page.Close()
+
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	pane := readState(t, ctx).Panes[1].ID
+	paneSelector := fmt.Sprintf(`[data-testid=pane][data-pane-id=%q]`, pane)
+	view := fmt.Sprintf(`[data-testid=browser-view][data-pane-id=%q]`, pane)
+	step(t, ctx, "make the pane a browser pane",
+		chromedp.Click(paneSelector+` [data-testid=pane-kind-toggle]`),
+		waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.kind === 'browser'`, paneSelector)),
+		chromedp.WaitVisible(view))
+	step(t, ctx, "wait for the pane's browser to start",
+		waitJS(fmt.Sprintf(`document.querySelector(%q)?.disabled === false`, paneSelector+` [data-testid=browser-url]`)))
+	step(t, ctx, "load the local page from the URL bar",
+		chromedp.SendKeys(paneSelector+` [data-testid=browser-url]`, strings.Repeat(kb.Backspace, 40)+page.URL+kb.Enter),
+		waitJS(fmt.Sprintf(`(document.querySelector(%q)?.textContent ?? '').includes('Local page')`, paneSelector+` [data-testid=browser-title]`)),
+		waitJS(fmt.Sprintf(`Number(document.querySelector(%q)?.dataset.frames ?? 0) > 0`, view)))
+	shot(t, ctx, "browser-pane")
+	step(t, ctx, "click the canvas", chromedp.Click(view))
+	waitFor(t, "the page counted a trusted click", func() bool { return trustedClicks.Load() > 0 })
+}

@@ -1,0 +1,88 @@
+// @vitest-environment jsdom
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { BackendError, type SSHServer, type SSHServerInput } from '../../lib/api';
+import SSHForm from './SSHForm.svelte';
+import { draftFromServer, emptySSHDraft } from './sshFormState';
+
+const saved: SSHServer = {
+  id: 'ssh-1',
+  name: 'build box',
+  host: '10.0.0.5',
+  port: 2222,
+  user: 'ci',
+  keyPath: '',
+  passwordSet: true,
+  createdAt: '2025-01-01T00:00:00Z',
+  updatedAt: '2025-01-01T00:00:00Z',
+};
+
+function setup(server?: SSHServer, onsave: (input: SSHServerInput) => Promise<unknown> = async () => {}) {
+  const save = vi.fn(onsave);
+  const onclose = vi.fn();
+  render(SSHForm, { server, initial: server ? draftFromServer(server) : emptySSHDraft(), onsave: save, onclose });
+  const field = (id: string) => screen.getByTestId(id) as HTMLInputElement;
+  const type = (id: string, value: string) => fireEvent.input(field(id), { target: { value } });
+  const submit = () => fireEvent.click(screen.getByTestId('ssh-save'));
+  return { save, onclose, field, type, submit };
+}
+
+describe('SSHForm', () => {
+  it('says a password is set but never shows it, and closes without saving when nothing changed', async () => {
+    const { save, onclose, field, submit } = setup(saved);
+    expect(screen.getByTestId('ssh-password-state').textContent).toContain('password set');
+    expect(field('ssh-password').type).toBe('password');
+    expect(field('ssh-password').value).toBe('');
+    expect(field('ssh-port').value).toBe('2222');
+    await submit();
+    expect(save).not.toHaveBeenCalled();
+    expect(onclose).toHaveBeenCalledTimes(1);
+  });
+
+  it('omits the password when only other fields change', async () => {
+    const { save, onclose, type, submit } = setup(saved);
+    await type('ssh-host', 'build.example.com');
+    await submit();
+    await vi.waitFor(() => expect(onclose).toHaveBeenCalled());
+    const input = save.mock.calls[0][0];
+    expect(input).toEqual({ name: 'build box', host: 'build.example.com', port: 2222, user: 'ci', keyPath: '' });
+    expect('password' in input).toBe(false);
+  });
+
+  it("sends '' after Remove, and the typed value to replace", async () => {
+    const removed = setup(saved);
+    await fireEvent.click(screen.getByTestId('ssh-password-remove'));
+    expect(removed.field('ssh-password').disabled).toBe(true);
+    await removed.submit();
+    await vi.waitFor(() => expect(removed.save).toHaveBeenCalled());
+    expect(removed.save.mock.calls[0][0].password).toBe('');
+  });
+
+  it('sends a typed password when adding', async () => {
+    const { save, type, submit } = setup();
+    await type('ssh-name', 'box');
+    await type('ssh-host', 'h');
+    await type('ssh-user', 'me');
+    await type('ssh-key-path', '/home/me/.ssh/id');
+    await type('ssh-password', 'hunter2');
+    await submit();
+    await vi.waitFor(() => expect(save).toHaveBeenCalled());
+    expect(save.mock.calls[0][0]).toEqual({ name: 'box', host: 'h', port: 0, user: 'me', keyPath: '/home/me/.ssh/id', password: 'hunter2' });
+  });
+
+  it('shows a bad port, and the backend’s field errors, next to their fields until typed over', async () => {
+    const { save, type, submit } = setup(undefined, async () => {
+      throw new BackendError('keyPath: "/nope" is not a readable key file', { field: 'keyPath' });
+    });
+    await type('ssh-port', 'ssh');
+    await submit();
+    expect(save).not.toHaveBeenCalled();
+    expect(screen.getByTestId('field-error').dataset.field).toBe('port');
+    await type('ssh-port', '22');
+    expect(screen.queryByTestId('field-error')).toBeNull();
+    await type('ssh-key-path', '/nope');
+    await submit();
+    await vi.waitFor(() => expect(screen.getByTestId('field-error').dataset.field).toBe('keyPath'));
+    expect(screen.getByTestId('field-error').textContent).toBe('keyPath: "/nope" is not a readable key file');
+  });
+});
