@@ -414,3 +414,36 @@ func TestIdleBackgroundTabsAreDiscarded(t *testing.T) {
 		t.Fatalf("content after reload: %+v %v", c, err)
 	}
 }
+
+// A pane someone watches keeps getting frames after its crashed tab is reconnected.
+func TestWatchedTabResumesFramesAfterReconnect(t *testing.T) {
+	m, _ := browsertest.NewManager(t)
+	site := browsertest.NewSite(t)
+	ctx := testCtx(t)
+	events := m.Events().Subscribe(ctx)
+	if _, err := m.Open(ctx, "p", "ws", site.Page("/list")); err != nil {
+		t.Fatal(err)
+	}
+	frames, err := m.StartScreencast(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextFrame := func(what string) {
+		t.Helper()
+		select {
+		case <-frames:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no frame %s", what)
+		}
+	}
+	nextFrame("before the crash")
+	m.Navigate(ctx, "p", "chrome://crash") // Best effort: the navigation dies with the renderer.
+	waitEvent(t, events, browser.EventCrashed, nil)
+	for len(frames) > 0 { // drop what arrived before the crash
+		<-frames
+	}
+	if _, err := m.Reconnect(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	nextFrame("after the reconnect")
+}

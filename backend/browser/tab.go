@@ -114,6 +114,9 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	prof.register(c.id, t)
 	t.mu.Lock()
 	t.conn = c
+	// A new page has no screencast running yet, whatever the old one had: without this a
+	// watched tab that crashed and was reconnected never started sending frames again.
+	t.casting = false
 	t.crashed, t.crashWhy = false, ""
 	t.touchLocked()
 	t.mu.Unlock()
