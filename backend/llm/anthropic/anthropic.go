@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -108,26 +107,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (*llm.Stream, er
 	}
 	w.Kick()
 	r := &eventReader{}
-	pull := func() (llm.Event, error) {
-		for {
-			if ev, ok := r.turn.Pop(); ok {
-				return ev, nil
-			}
-			if r.turn.Closed() {
-				return llm.Event{}, io.EOF
-			}
-			if !s.Next() {
-				if err := s.Err(); err != nil {
-					stop()
-					return llm.Event{}, p.classify(ctx, wctx, info.Model, err)
-				}
-				r.turn.Close()
-				continue
-			}
-			w.Kick()
-			r.event(s.Current())
-		}
-	}
+	pull := wire.Pull(&r.turn, s, w, stop, r.event, func(err error) error { return p.classify(ctx, wctx, info.Model, err) })
 	return llm.NewStream(info, pull, func() error { stop(); return s.Close() }), nil
 }
 

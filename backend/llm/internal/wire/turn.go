@@ -5,6 +5,7 @@ package wire
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
@@ -195,3 +196,37 @@ func (t *Turn) Close() {
 
 // Closed reports whether Close has run.
 func (t *Turn) Closed() bool { return t.closed }
+
+// SDKStream is what both SDKs' streaming responses offer.
+type SDKStream[T any] interface {
+	Next() bool
+	Current() T
+	Err() error
+}
+
+// Pull turns an SDK stream into the pull function of an llm.Stream: it hands out the events
+// turn has ready, reads the next SDK item into it (via read) when none are, and ends with
+// io.EOF after the stream ends cleanly. Every item kicks the idle watchdog; a stream error
+// stops it and goes through fail (the protocol's error classification).
+func Pull[T any](turn *Turn, s SDKStream[T], w *Watchdog, stop func(), read func(T), fail func(error) error) func() (llm.Event, error) {
+	return func() (llm.Event, error) {
+		for {
+			if ev, ok := turn.Pop(); ok {
+				return ev, nil
+			}
+			if turn.Closed() {
+				return llm.Event{}, io.EOF
+			}
+			if !s.Next() {
+				if err := s.Err(); err != nil {
+					stop()
+					return llm.Event{}, fail(err)
+				}
+				turn.Close()
+				continue
+			}
+			w.Kick()
+			read(s.Current())
+		}
+	}
+}
