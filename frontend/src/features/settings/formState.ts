@@ -7,6 +7,7 @@ import {
   type ProviderInput,
   type ProviderKind,
 } from '../../lib/api';
+import { secretChange, type SecretEdit } from './secretEdit';
 
 /** The form's inputs as typed. Numbers stay strings until saving, so a half-typed one is not lost. */
 export interface ProviderDraft {
@@ -25,16 +26,8 @@ export interface ProviderDraft {
   contextWindow: string;
 }
 
-/**
- * What the user did to the API key. Kept apart from the draft so a key never travels with it:
- * `value` is the password input's own content and nothing else holds it.
- */
-export interface KeyEdit {
-  /** What is typed in the key input; blank means "leave the key alone". */
-  value: string;
-  /** The user asked to remove the stored key. */
-  remove: boolean;
-}
+/** What the user did to the API key (see SecretEdit). */
+export type KeyEdit = SecretEdit;
 
 /** The inputs an error can be shown next to. */
 export const FORM_FIELDS = [
@@ -102,14 +95,10 @@ export function withKind(d: ProviderDraft, kind: ProviderKind): ProviderDraft {
   return { ...d, kind, baseUrl };
 }
 
-/**
- * The apiKey part of an input: omitted unless the user typed a new key or asked to remove the
- * stored one, because an omitted key is kept by the backend and an empty one is deleted.
- */
+/** The apiKey part of an input, per secretChange: omitted, '' (remove) or the new key. */
 export function apiKeyChange(key: KeyEdit): Pick<ProviderInput, 'apiKey'> {
-  if (key.remove) return { apiKey: '' };
-  if (key.value.trim()) return { apiKey: key.value };
-  return {};
+  const apiKey = secretChange(key);
+  return apiKey === undefined ? {} : { apiKey };
 }
 
 export type DraftResult =

@@ -1,6 +1,7 @@
 // The SSH server form's state as pure functions, as formState.ts is for providers: the inputs
 // as typed, how they become an SSHServerInput, and what an edit changed.
 import type { SSHServer, SSHServerInput } from '../../lib/api';
+import { secretChange, type SecretEdit } from './secretEdit';
 
 /** The form's inputs as typed; the port stays a string until saving. */
 export interface SSHDraft {
@@ -12,16 +13,8 @@ export interface SSHDraft {
   keyPath: string;
 }
 
-/**
- * What the user did to the password, kept apart from the draft so a password never travels with
- * it: `value` is the password input's own content and nothing else holds it.
- */
-export interface PasswordEdit {
-  /** What is typed in the password input; blank means "leave the password alone". */
-  value: string;
-  /** The user asked to remove the stored password. */
-  remove: boolean;
-}
+/** What the user did to the password (see SecretEdit). */
+export type PasswordEdit = SecretEdit;
 
 export const SSH_FORM_FIELDS = ['name', 'host', 'port', 'user', 'keyPath', 'password'] as const;
 export type SSHFormField = (typeof SSH_FORM_FIELDS)[number];
@@ -39,15 +32,10 @@ export function draftFromServer(s: SSHServer): SSHDraft {
   return { name: s.name, host: s.host, port: s.port ? String(s.port) : '', user: s.user, keyPath: s.keyPath };
 }
 
-/**
- * The password part of an input: omitted unless the user typed a new password or asked to
- * remove the stored one, because an omitted password is kept by the backend and an empty one is
- * deleted.
- */
+/** The password part of an input, per secretChange: omitted, '' (remove) or the new one. */
 export function passwordChange(pw: PasswordEdit): Pick<SSHServerInput, 'password'> {
-  if (pw.remove) return { password: '' };
-  if (pw.value.trim()) return { password: pw.value };
-  return {};
+  const password = secretChange(pw);
+  return password === undefined ? {} : { password };
 }
 
 export type SSHDraftResult = { ok: true; input: SSHServerInput } | { ok: false; field: SSHFormField; message: string };
