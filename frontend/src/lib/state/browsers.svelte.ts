@@ -9,6 +9,7 @@ import {
   type BrowserTab,
   type PageInfo,
 } from '../api';
+import { followBackend } from './follow';
 
 /** Receives a watched pane's screencast frames. */
 export type FrameListener = (frame: BrowserFrame) => void;
@@ -44,17 +45,13 @@ export class BrowserStore {
    * reopens (events sent while it was down are gone; the transport watches again by itself).
    */
   sync(): () => void {
-    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
-    let wasConnected = false;
-    const stopConn = this.backend.onConnectionChange?.((s) => {
-      if (s !== 'connected') return;
-      if (wasConnected) for (const paneId of Object.keys(this.panes)) void this.refresh(paneId);
-      wasConnected = true;
-    });
-    return () => {
-      stopEvents();
-      stopConn?.();
-    };
+    return followBackend(
+      this.backend,
+      (e) => this.handleEvent(e),
+      (first) => {
+        if (!first) for (const paneId of Object.keys(this.panes)) void this.refresh(paneId);
+      },
+    );
   }
 
   handleEvent(e: BackendEvent): void {

@@ -9,6 +9,7 @@ import type {
   SecretsBackend,
   TestResult,
 } from '../api';
+import { followBackend } from './follow';
 import { errorMessage } from '../api';
 
 /** The event topic whose data is a full ProviderList snapshot. */
@@ -52,14 +53,13 @@ export class ProviderStore {
    * while it was down are gone), once something has been loaded. Returns the stop function.
    */
   sync(): () => void {
-    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
-    const stopConn = this.backend.onConnectionChange?.((s) => {
-      if (s === 'connected' && this.loaded) void this.load();
-    });
-    return () => {
-      stopEvents();
-      stopConn?.();
-    };
+    return followBackend(
+      this.backend,
+      (e) => this.handleEvent(e),
+      () => {
+        if (this.loaded) void this.load();
+      },
+    );
   }
 
   handleEvent(e: BackendEvent): void {

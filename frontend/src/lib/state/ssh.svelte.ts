@@ -1,4 +1,5 @@
 import type { Backend, BackendEvent, RemoteSession, SSHServer, SSHServerInput } from '../api';
+import { followBackend } from './follow';
 import { errorMessage, normalizeSSHServers, SSH_TOPIC } from '../api';
 
 /**
@@ -28,14 +29,13 @@ export class SSHStore {
    * while it was down are gone), once something has been loaded. Returns the stop function.
    */
   sync(): () => void {
-    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
-    const stopConn = this.backend.onConnectionChange?.((s) => {
-      if (s === 'connected' && this.loaded) void this.load();
-    });
-    return () => {
-      stopEvents();
-      stopConn?.();
-    };
+    return followBackend(
+      this.backend,
+      (e) => this.handleEvent(e),
+      () => {
+        if (this.loaded) void this.load();
+      },
+    );
   }
 
   handleEvent(e: BackendEvent): void {

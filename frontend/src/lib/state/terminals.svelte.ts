@@ -6,6 +6,7 @@ import {
   type TabInfo,
   type TerminalEvent,
 } from '../api';
+import { followBackend } from './follow';
 
 /** Receives a tab's output: bytes to write, after a reset of the screen when `resync` is set. */
 export type OutputListener = (data: Uint8Array, resync: boolean) => void;
@@ -37,17 +38,13 @@ export class TerminalStore {
    * (re)opens, since events sent while it was down are gone. Returns the stop function.
    */
   sync(): () => void {
-    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
-    let wasConnected = false;
-    const stopConn = this.backend.onConnectionChange?.((s) => {
-      if (s !== 'connected') return;
-      if (wasConnected) for (const paneId of Object.keys(this.panes)) void this.refresh(paneId);
-      wasConnected = true;
-    });
-    return () => {
-      stopEvents();
-      stopConn?.();
-    };
+    return followBackend(
+      this.backend,
+      (e) => this.handleEvent(e),
+      (first) => {
+        if (!first) for (const paneId of Object.keys(this.panes)) void this.refresh(paneId);
+      },
+    );
   }
 
   handleEvent(e: BackendEvent): void {

@@ -5,6 +5,7 @@ import type {
   Workspace,
   WorkspaceList,
 } from '../api';
+import { followBackend } from './follow';
 
 /** The event topic whose data is a full WorkspaceList snapshot. */
 export const WORKSPACES_TOPIC = 'workspaces';
@@ -38,14 +39,11 @@ export class WorkspaceStore {
    * events sent while it was down are gone. Returns the stop function.
    */
   sync(): () => void {
-    const stopEvents = this.backend.subscribe((e) => this.handleEvent(e));
-    const stopConn = this.backend.onConnectionChange?.((s) => {
-      if (s === 'connected') void this.load();
-    });
-    return () => {
-      stopEvents();
-      stopConn?.();
-    };
+    return followBackend(
+      this.backend,
+      (e) => this.handleEvent(e),
+      () => void this.load(),
+    );
   }
 
   handleEvent(e: BackendEvent): void {
