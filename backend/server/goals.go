@@ -157,16 +157,14 @@ func (s *Server) setGoalSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// writeGoalError maps the goal service's errors: bad input 400, unknown 404, a control that
-// does not fit the goal's state 409.
+// writeGoalError maps the goal service's errors: bad input and unknown goals as every service
+// error is mapped, and a control that does not fit the goal's state (pausing a finished goal)
+// as 409.
 func writeGoalError(w http.ResponseWriter, err error) {
 	var fe *goal.FieldError
-	switch {
-	case errors.As(err, &fe):
-		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
-	case errors.Is(err, goal.ErrNotFound):
-		writeError(w, http.StatusNotFound, err.Error(), "")
-	default:
-		writeError(w, http.StatusConflict, err.Error(), "")
+	if errors.As(err, &fe) || errors.Is(err, goal.ErrNotFound) {
+		writeServiceError(w, err)
+		return
 	}
+	writeError(w, http.StatusConflict, err.Error(), "")
 }
