@@ -41,10 +41,24 @@ export function errorMessage(err: unknown): string {
  * Wails passes only the text, so this is how a desktop error finds its form field.
  */
 export function fieldFromMessage(message: string, fields: readonly string[]): string | undefined {
-  const m = /^([A-Za-z]+): /.exec(message);
+  const m = /^([A-Za-z][A-Za-z.]*): /.exec(message);
   return m && fields.includes(m[1]) ? m[1] : undefined;
 }
 
 export function isAuthRequired(err: unknown): boolean {
   return err instanceof BackendError && err.authRequired;
+}
+
+/**
+ * Runs a bound Wails call. Wails rejects with the Go error's text as a plain string; callers get
+ * a BackendError instead, with the field the text names when it is one of `fields`.
+ */
+export async function callWails<T>(fn: () => Promise<T>, fields: readonly string[] = []): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BackendError) throw err;
+    const message = errorMessage(err);
+    throw new BackendError(message, { field: fieldFromMessage(message, fields) });
+  }
 }

@@ -35,6 +35,8 @@ import {
   wireSSHInput,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
+import { HttpChat } from './chat';
+import { HttpGoals } from './goals';
 import { BackendError, errorMessage } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
@@ -115,6 +117,8 @@ export interface HttpBackendOptions {
 export class HttpBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
+  readonly goals: HttpGoals;
+  readonly chat: HttpChat;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -150,6 +154,9 @@ export class HttpBackend implements Backend {
     this.wsUrlOverride = opts.wsUrl;
     this.saveFile = opts.saveFile ?? downloadBlob;
     this.tokens = readTokens(this.storage);
+    const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
+    this.goals = new HttpGoals(json);
+    this.chat = new HttpChat(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password) => this.login(password),

@@ -21,6 +21,8 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
+import type { ChatApi } from './chat';
+import type { GoalsApi } from './goals';
 import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
@@ -28,6 +30,8 @@ export * from './types';
 export { BackendError, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
 export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type TerminalEvent } from './terminal';
 export { parseBrowserEvent, type BrowserEvent } from './browser';
+export * from './goals';
+export * from './chat';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -139,6 +143,11 @@ export interface Backend {
   /** One-shot ssh: rejects with ssh's own error text when the server cannot be reached. */
   remoteSessions(serverId: string): Promise<RemoteSession[]>;
   killRemoteSession(serverId: string, name: string): Promise<void>;
+
+  /** The Goal Runner: goals, their steps and events, approvals, the tool registry. */
+  goals: GoalsApi;
+  /** The chat panel: one conversation per workspace, actor–critic mode. */
+  chat: ChatApi;
 
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;

@@ -36,10 +36,12 @@ import {
   wireSSHInput,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
-import { BackendError, errorMessage, fieldFromMessage } from './errors';
+import { WailsChat, type WailsChatMethods } from './chat';
+import { WailsGoals, type WailsGoalMethods } from './goals';
+import { BackendError, callWails as call, errorMessage } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -146,10 +148,16 @@ export class WailsBackend implements Backend {
    */
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
+  readonly goals: WailsGoals;
+  readonly chat: WailsChat;
+
   constructor(
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,
-  ) {}
+  ) {
+    this.goals = new WailsGoals(app);
+    this.chat = new WailsChat(app);
+  }
 
   version() {
     return call(() => this.app.Version());
@@ -417,18 +425,4 @@ function browserLane(paneId: string, lane: 'watch' | 'input'): string {
 interface Lane {
   tail: Promise<void>;
   depth: number;
-}
-
-/**
- * Wails rejects with the Go error's text as a plain string; give callers a real Error, with the
- * field the text names when it is one of `fields`.
- */
-async function call<T>(fn: () => Promise<T>, fields: readonly string[] = []): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof BackendError) throw err;
-    const message = errorMessage(err);
-    throw new BackendError(message, { field: fieldFromMessage(message, fields) });
-  }
 }

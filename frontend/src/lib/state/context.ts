@@ -1,7 +1,9 @@
 import { getContext, setContext } from 'svelte';
 import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
+import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
+import { GoalStore } from './goals.svelte';
 import { Notices } from './notices.svelte';
 import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
@@ -19,6 +21,8 @@ export interface AppContext {
   terminals: TerminalStore;
   browsers: BrowserStore;
   ssh: SSHStore;
+  goals: GoalStore;
+  chat: ChatStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -36,6 +40,8 @@ export function createAppContext(backend: Backend): AppContext {
     terminals: new TerminalStore(backend, notices.report),
     browsers: new BrowserStore(backend),
     ssh: new SSHStore(backend),
+    goals: new GoalStore(backend, notices.report),
+    chat: new ChatStore(backend, notices.report),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs: new Dialogs(),

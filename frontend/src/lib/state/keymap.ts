@@ -35,6 +35,9 @@ export const COMMAND = {
   toggleBroadcast: 'terminal.toggleBroadcast',
   newTerminalTab: 'terminal.newTab',
   connectSSH: 'terminal.connectSSH',
+  toggleGoals: 'goals.toggle',
+  newGoal: 'goals.new',
+  toggleChat: 'chat.toggle',
 } as const;
 
 /** Command id for switching to the Nth workspace (1-based). */
@@ -49,6 +52,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { keys: 'Ctrl+Shift+Tab', command: COMMAND.previousWorkspace },
   { keys: 'Ctrl+Shift+P', command: COMMAND.togglePalette },
   { keys: 'Ctrl+,', command: COMMAND.openSettings },
+  { keys: 'Ctrl+Shift+G', command: COMMAND.toggleGoals },
+  { keys: 'Ctrl+Shift+A', command: COMMAND.toggleChat },
   // While the shell runs, Ctrl+R is its reverse history search; it restarts only an exited one
   // (the exit badge says so). The palette's "Restart Terminal" restarts a running one too.
   { keys: 'Ctrl+R', command: COMMAND.restartTerminal, when: 'terminalExited' },

@@ -11,6 +11,15 @@ export class UiState {
   sshMenuPaneId = $state<string | null>(null);
   /** The workspace whose tab shows the inline rename input, if any. */
   renamingId = $state<string | null>(null);
+  /** The Goal Dashboard (Ctrl+Shift+G) covers the workspace while open. */
+  goalsOpen = $state(false);
+  /** The goal the dashboard shows in detail; a pane's goal badge sets it. */
+  selectedGoalId = $state<string | null>(null);
+  /** The New Goal dialog, and the pane it starts with ('' = let the user pick). */
+  newGoalOpen = $state(false);
+  newGoalPaneId = $state('');
+  /** The chat panel (Ctrl+Shift+A) beside the panes. */
+  chatOpen = $state(false);
   /** Opens the import file picker; set by the component that owns the file input. */
   openImportPicker: () => void = () => {};
 }

@@ -79,6 +79,8 @@ function fakeBackend(over: Partial<Backend> = {}) {
     terminalOpenSSH: vi.fn(),
     remoteSessions: vi.fn(),
     killRemoteSession: vi.fn(),
+    goals: {} as Backend['goals'],
+    chat: {} as Backend['chat'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
