@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -18,6 +19,11 @@ func (a *App) GetGoal(id string) (goal.Goal, error) { return a.eng.goals.Get(a.c
 // GoalSteps returns up to limit steps after index after.
 func (a *App) GoalSteps(id string, after, limit int) ([]goal.Step, error) {
 	return a.eng.goals.Steps(a.ctx, id, after, limit)
+}
+
+// GoalStepImage returns picture n (from 0) of a step's result.
+func (a *App) GoalStepImage(id string, index, n int) (llm.Image, error) {
+	return a.eng.goals.StepImage(a.ctx, id, index, n)
 }
 
 // GoalEvents returns a goal's stored events after seq.

@@ -177,10 +177,10 @@ func (r *run) record(call llm.ToolCall, args json.RawMessage, res llm.ToolResult
 		stored = stored[:maxStoredResult] + "\n[… cut for the step log …]"
 	}
 	st := Step{GoalID: r.g.ID, Index: r.g.State.Steps, CallID: call.ID, Tool: call.Name, Args: args, Result: stored,
-		IsError: res.IsError, StartedAt: start.UTC(), DurationMS: time.Since(start).Milliseconds()}
+		IsError: res.IsError, StartedAt: start.UTC(), DurationMS: time.Since(start).Milliseconds(), Images: len(res.Images), Pictures: res.Images}
 	r.pend.steps = append(r.pend.steps, st)
 	r.event(EventStep, map[string]any{"index": st.Index, "tool": st.Tool, "args": st.Args, "isError": st.IsError,
-		"preview": truncate(oneLine(st.Result), 200), "durationMs": st.DurationMS, "images": len(res.Images)})
+		"preview": truncate(oneLine(st.Result), 200), "durationMs": st.DurationMS, "images": st.Images})
 	r.commit()
 	res.Text = cutResult(res.Text)
 	return res

@@ -2,6 +2,7 @@ package goal_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,27 @@ func TestScreenshotsAfterBrowserActionsForVisionModels(t *testing.T) {
 	count := func(i int) int { return strings.Count(string(reqs[i].Body), "data:image/jpeg;base64,") }
 	if count(0) != 0 || count(1) != 1 || count(3) != 3 || count(4) != 3 {
 		t.Fatalf("images per request: %d %d %d %d %d", count(0), count(1), count(2), count(3), count(4))
+	}
+
+	// The dashboard shows each step's pictures, all of them, from the store.
+	ctx := context.Background()
+	steps, err := r.svc.Steps(ctx, g.ID, 0, 10)
+	if err != nil || len(steps) != 6 {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	// Three looks with a picture each; the fourth was blocked by the loop guard, unrun.
+	for i, want := range []int{1, 1, 1, 0, 0, 0} {
+		if steps[i].Images != want {
+			t.Fatalf("step %d (%s) has %d pictures, want %d", steps[i].Index, steps[i].Tool, steps[i].Images, want)
+		}
+	}
+	img, err := r.svc.StepImage(ctx, g.ID, 1, 0)
+	if err != nil || img.MediaType != "image/jpeg" || !strings.Contains(string(img.Data), "jpeg of web-1") {
+		t.Fatalf("first step's picture: %q %q, %v", img.MediaType, img.Data, err)
+	}
+	for _, bad := range [][2]int{{1, 1}, {4, 0}, {99, 0}} {
+		if _, err := r.svc.StepImage(ctx, g.ID, bad[0], bad[1]); !errors.Is(err, goal.ErrNotFound) {
+			t.Fatalf("step %d picture %d: want not found, got %v", bad[0], bad[1], err)
+		}
 	}
 }

@@ -168,6 +168,10 @@ type Step struct {
 	IsError    bool            `json:"isError"`
 	StartedAt  time.Time       `json:"startedAt"`
 	DurationMS int64           `json:"durationMs"`
+	// Images counts the pictures the result carried (screenshots); Service.StepImage serves them.
+	Images int `json:"images"`
+	// Pictures are those pictures, on their way to the store (never sent with the step).
+	Pictures []llm.Image `json:"-"`
 }
 
 // Summary is the one-line form the critic and judges read: "[i] tool(args…) → ok|err: preview".

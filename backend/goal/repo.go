@@ -45,6 +45,8 @@ type Repo interface {
 	DeleteGoal(ctx context.Context, id string) error
 	GoalMessages(ctx context.Context, id string) ([]llm.Message, error)
 	GoalSteps(ctx context.Context, id string, after, limit int) ([]Step, error)
+	// GoalStepImage returns picture n of step index, or an error wrapping ErrNotFound.
+	GoalStepImage(ctx context.Context, id string, index, n int) (llm.Image, error)
 	GoalEvents(ctx context.Context, id string, after int64) ([]Event, error)
 	SaveApproval(ctx context.Context, a Approval) error
 	Approvals(ctx context.Context, pendingOnly bool) ([]Approval, error)

@@ -615,6 +615,11 @@ func (s *Service) Steps(ctx context.Context, id string, after, limit int) ([]Ste
 	return s.repo.GoalSteps(ctx, id, after, limit)
 }
 
+// StepImage returns picture n (from 0) of a step's result.
+func (s *Service) StepImage(ctx context.Context, id string, index, n int) (llm.Image, error) {
+	return s.repo.GoalStepImage(ctx, id, index, n)
+}
+
 // History returns a goal's stored events after seq.
 func (s *Service) History(ctx context.Context, id string, after int64) ([]Event, error) {
 	return s.repo.GoalEvents(ctx, id, after)

@@ -44,6 +44,19 @@ func (s *Server) goalSteps(w http.ResponseWriter, r *http.Request) {
 	respond(w, http.StatusOK, map[string]any{"steps": steps}, err)
 }
 
+// goalStepImage answers {mediaType, data (base64)}: the page fetches it with its token and shows
+// it as a data: URL, since an <img src> cannot carry the Authorization header.
+func (s *Server) goalStepImage(w http.ResponseWriter, r *http.Request) {
+	index, err1 := strconv.Atoi(r.PathValue("index"))
+	n, err2 := strconv.Atoi(r.PathValue("n"))
+	if err1 != nil || err2 != nil {
+		writeError(w, http.StatusBadRequest, "the step index and picture number must be whole numbers, e.g. /steps/3/images/0", "")
+		return
+	}
+	img, err := s.deps.Goals.StepImage(r.Context(), r.PathValue("id"), index, n)
+	respond(w, http.StatusOK, img, err)
+}
+
 func (s *Server) goalEvents(w http.ResponseWriter, r *http.Request) {
 	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	evs, err := s.deps.Goals.History(r.Context(), r.PathValue("id"), after)

@@ -71,6 +71,7 @@ func (s *Server) coreRoutes() []route {
 		{"GET", "/api/goals/{id}", false, s.getGoal},
 		{"DELETE", "/api/goals/{id}", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Delete(r.Context(), id) })},
 		{"GET", "/api/goals/{id}/steps", false, s.goalSteps},
+		{"GET", "/api/goals/{id}/steps/{index}/images/{n}", false, s.goalStepImage},
 		{"GET", "/api/goals/{id}/events", false, s.goalEvents},
 		{"POST", "/api/goals/{id}/pause", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Pause(r.Context(), id) })},
 		{"POST", "/api/goals/{id}/resume", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Resume(r.Context(), id) })},

@@ -639,6 +639,12 @@ func TestGoalStartRefusalsNameTheField(t *testing.T) {
 	if resp, _ := h.do(t, "POST", "/api/goals/goal-nope/pause", tok, ""); resp.StatusCode != 404 {
 		t.Errorf("pause of an unknown goal: %d", resp.StatusCode)
 	}
+	if resp, body := h.do(t, "GET", "/api/goals/goal-nope/steps/x/images/0", tok, ""); resp.StatusCode != 400 || !strings.Contains(body, "whole numbers") {
+		t.Errorf("a step picture with a bad index: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "GET", "/api/goals/goal-nope/steps/1/images/0", tok, ""); resp.StatusCode != 404 {
+		t.Errorf("a picture of an unknown goal: %d", resp.StatusCode)
+	}
 }
 
 // TestBrowserPaneOverHTTPAndWebSocket opens a real Chromium tab in a pane on a local page,

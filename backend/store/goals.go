@@ -63,17 +63,25 @@ func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
 			}
 		}
 		for _, st := range c.Steps {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms)
-				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
-				ms(st.StartedAt), st.DurationMS); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms, images)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
+				ms(st.StartedAt), st.DurationMS, st.Images); err != nil {
 				return fmt.Errorf("save step %d of goal %s: %w", st.Index, goalID, err)
+			}
+			for n, img := range st.Pictures {
+				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_step_images(goal_id, idx, n, media_type, data) VALUES(?, ?, ?, ?, ?)`,
+					goalID, st.Index, n, img.MediaType, img.Data); err != nil {
+					return fmt.Errorf("save picture %d of step %d of goal %s: %w", n, st.Index, goalID, err)
+				}
 			}
 		}
 		if len(c.Steps) > 0 {
 			last := c.Steps[len(c.Steps)-1].Index
-			if _, err := tx.ExecContext(ctx, `DELETE FROM goal_steps WHERE goal_id = ? AND idx > ? AND idx <= ?`,
-				goalID, stepsKeepFirst, last-stepsKeepLast); err != nil {
-				return err
+			for _, table := range []string{"goal_steps", "goal_step_images"} {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE goal_id = ? AND idx > ? AND idx <= ?`,
+					goalID, stepsKeepFirst, last-stepsKeepLast); err != nil {
+					return err
+				}
 			}
 		}
 		for i := range c.Events {
@@ -205,7 +213,7 @@ func (s *Store) GoalMessages(ctx context.Context, id string) ([]llm.Message, err
 
 // GoalSteps returns up to limit steps with index > after, in order.
 func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]goal.Step, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms FROM goal_steps
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms, images FROM goal_steps
 		WHERE goal_id = ? AND idx > ? ORDER BY idx LIMIT ?`, id, after, limit)
 	if err != nil {
 		return nil, err
@@ -216,13 +224,24 @@ func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]g
 		st := goal.Step{GoalID: id}
 		var args string
 		var started int64
-		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS); err != nil {
+		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS, &st.Images); err != nil {
 			return nil, err
 		}
 		st.Args, st.StartedAt = json.RawMessage(args), time.UnixMilli(started).UTC()
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// GoalStepImage returns picture n of a goal's step.
+func (s *Store) GoalStepImage(ctx context.Context, id string, index, n int) (llm.Image, error) {
+	var img llm.Image
+	err := s.db.QueryRowContext(ctx, `SELECT media_type, data FROM goal_step_images WHERE goal_id = ? AND idx = ? AND n = ?`,
+		id, index, n).Scan(&img.MediaType, &img.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return img, fmt.Errorf("goal %s has no picture %d at step %d: %w", id, n, index, goal.ErrNotFound)
+	}
+	return img, err
 }
 
 // GoalEvents returns a goal's events with seq > after, in order.
