@@ -122,7 +122,7 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
-	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger})
+	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.browsers.Thumbnail})
 	return nil
 }
 

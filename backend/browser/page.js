@@ -181,6 +181,21 @@
     return f.el ? cs.aim(f.el, f.strategy) : { error: f.error };
   };
 
+  // secretField says why the field typing would go to (the located one, or the focused one
+  // without a locator) holds a secret — a password, a card number, a one-time code — or ''.
+  cs.secretField = (spec) => {
+    const el = spec.selector || spec.ariaLabel || spec.text ? cs.find(spec).el : document.activeElement;
+    if (!el || el === document.body) return '';
+    const what = cs.describe(el);
+    const name = what.name || el.getAttribute('name') || el.id || el.tagName.toLowerCase();
+    if (lower(el.getAttribute('type')) === 'password') return 'a password field (' + JSON.stringify(name) + ')';
+    const ac = lower(el.getAttribute('autocomplete'));
+    if (/password|cc-number|cc-csc|one-time-code/.test(ac)) return 'a field for ' + ac + ' (' + JSON.stringify(name) + ')';
+    const ident = lower((el.getAttribute('name') || '') + ' ' + el.id);
+    if (/pass(word|wd|code)?\b|pwd|\bpin\b|cvv|cvc|secret|otp\b/.test(ident)) return 'a field that looks like it takes a secret (' + JSON.stringify(name) + ')';
+    return '';
+  };
+
   cs.locateIndex = (i) => {
     const el = cs.marked[i - 1];
     if (!el || !el.isConnected) {

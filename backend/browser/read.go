@@ -437,5 +437,18 @@ func (m *Manager) MoneyReason(paneID string) string {
 	return MoneyPage(u, "")
 }
 
+// SecretField says why the field that typing with loc would fill holds a secret (a password,
+// a card number, a one-time code), or "" if it does not; an empty loc means the focused
+// element. A field it cannot find is not a secret: the typing itself will report it.
+func (m *Manager) SecretField(ctx context.Context, paneID string, loc Locator) (string, error) {
+	_, t, err := m.tab(paneID, "")
+	if err != nil {
+		return "", err
+	}
+	var why string
+	err = t.eval(ctx, "cs.secretField("+jsArg(map[string]string{"selector": loc.Selector, "ariaLabel": loc.AriaLabel, "text": loc.Text})+")", &why)
+	return why, err
+}
+
 func jsonString(v []byte, out *string) error  { return json.Unmarshal(v, out) }
 func jsonNumber(v []byte, out *float64) error { return json.Unmarshal(v, out) }

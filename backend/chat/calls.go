@@ -27,6 +27,11 @@ const (
 	// toolResultChars bounds one tool result as stored and sent to the model; longer output
 	// keeps its head and tail.
 	toolResultChars = 16_000
+	// keptImages is how many pictures stay in the actor's context: the latest show the page
+	// as it is, older ones only cost tokens.
+	keptImages = 3
+	// screenshotTimeout bounds the picture taken after a browser tool.
+	screenshotTimeout = 5 * time.Second
 )
 
 // toolDefs are the tools offered in chat: the goal's tools minus the goal tools, which
@@ -119,33 +124,47 @@ func (r *run) decideAndRun(c llm.ToolCall) llm.ToolResult {
 	for _, img := range res.Images {
 		out.Images = append(out.Images, llm.Image{MediaType: img.MediaType, Data: img.Data})
 	}
+	if len(out.Images) == 0 && r.ctx.Err() == nil {
+		r.attachScreenshot(c, &out)
+	}
 	return out
+}
+
+// attachScreenshot adds a small picture of the browser pane a call acted on, for an actor
+// with vision: after a browser action, and after a failed one, the model sees the page
+// rather than guessing from text.
+func (r *run) attachScreenshot(c llm.ToolCall, out *llm.ToolResult) {
+	pane := tools.BrowserPane(c.Name, c.Args)
+	if !r.vision || r.svc.shot == nil || pane == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, screenshotTimeout)
+	defer cancel()
+	jpeg, err := r.svc.shot(ctx, pane)
+	if err != nil || len(jpeg) == 0 {
+		return // Best effort: the text result stands on its own.
+	}
+	out.Images = append(out.Images, llm.Image{MediaType: "image/jpeg", Data: jpeg})
 }
 
 func errorResult(c llm.ToolCall, format string, args ...any) llm.ToolResult {
 	return llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: fmt.Sprintf(format, args...)}
 }
 
-// callRisker is how a tool raises one call's risk above its declared level, saying why
-// (tools.CallRisk: the browser tools do it on pages that look like payment). A call so raised
-// always asks the user, whatever the workspace's ask-above level.
-//
-// TODO(browser tools): typing into password-like fields and uploading files must be raised
-// the same way by the tools that do them; this is the one place the chat looks.
-type callRisker interface {
-	RiskFor(args json.RawMessage) (tools.Risk, string)
-}
-
-// askReason is why the call needs the user's yes, or "" if it may run: chat has no goal
-// ceiling, only the workspace's ask-above level and the calls a tool flags itself.
+// askReason is why the call needs the user's yes, or "" if it may run. Chat has no goal
+// ceiling: it asks for calls above the workspace's ask-above level, for calls a tool raises
+// itself (tools.CallRisk: acting on a page that looks like payment) whatever that level, and
+// for calls a tool wants the person to see first (tools.Confirmer: typing a password,
+// uploading files).
 func (r *run) askReason(tool tools.Tool, call tools.Call) (tools.Risk, string) {
-	risk := tool.Risk()
-	if cr, ok := tool.(callRisker); ok {
-		raised, why := cr.RiskFor(call.Args)
-		if why != "" {
-			return raised, why
+	risk, why := tools.RiskOf(tool, call.Args)
+	if why != "" {
+		return risk, why
+	}
+	if c, ok := tool.(tools.Confirmer); ok {
+		if why := c.Confirm(r.ctx, call.Args); why != "" {
+			return risk, why
 		}
-		risk = raised
 	}
 	askAbove := r.cfg.Settings.AskAbove
 	v := policy.Policy{Ceiling: askAbove}.Check(riskAt{tool, risk}, call, r.ss.grants())

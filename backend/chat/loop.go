@@ -27,7 +27,8 @@ type run struct {
 	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
 	// and loop_stopped not yet. auto: the next turn is automatic, not the chain's first.
 	open, auto bool
-	toolTurns  int // automatic tool turns since the actor last got a user-role message
+	vision     bool // the actor's model takes images: browser tool results carry a picture
+	toolTurns  int  // automatic tool turns since the actor last got a user-role message
 	failStreak int // failing tool batches in a row
 	iterations int // critic reviews in this chain
 }
@@ -189,7 +190,9 @@ func (r *run) actorTurn() Source {
 		}
 		return r.fail(err)
 	}
-	req := llm.Request{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv), Tools: r.svc.toolDefs(), MaxTokens: m.MaxTokens}
+	r.vision = m.Vision
+	req := llm.Request{System: actorSystem(cfg.CriticMode), Messages: llm.KeepLastImages(ActorView(r.conv), keptImages),
+		Tools: r.svc.toolDefs(), MaxTokens: m.MaxTokens}
 	reply, ok := r.stream(SourceActor, m, req)
 	if !ok {
 		return ""

@@ -76,11 +76,18 @@ type rig struct {
 	reg    *tools.Registry
 	events *collector
 	dir    string
+	opts   chat.Options
 }
 
 // newRig starts a chat service on a real SQLite store with one workspace, the scripted model
 // server as every model (over real HTTP), and small real tools.
 func newRig(t *testing.T, script llmtest.Script) *rig {
+	t.Helper()
+	return newRigWith(t, script, nil)
+}
+
+// newRigWith is newRig with edit applied before the service starts (other tools, options).
+func newRigWith(t *testing.T, script llmtest.Script, edit func(*rig)) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
@@ -99,6 +106,9 @@ func newRig(t *testing.T, script llmtest.Script) *rig {
 	r.broker = pubsub.NewBrokerBuffer[chat.Event](1 << 14)
 	r.events = collect(t, r.broker)
 	t.Cleanup(r.broker.Shutdown)
+	if edit != nil {
+		edit(r)
+	}
 	r.start()
 	return r
 }
@@ -114,7 +124,7 @@ func (r *rig) model(name string) goal.Model {
 
 // start (or restart) the service on the same store, as a new process would.
 func (r *rig) start() {
-	svc := chat.NewService(r.st, r.mods, r.reg, r.broker, chat.Options{})
+	svc := chat.NewService(r.st, r.mods, r.reg, r.broker, r.opts)
 	r.svc = svc
 	r.t.Cleanup(svc.Shutdown)
 }

@@ -33,6 +33,9 @@ var (
 // Options tune the service; zero values take defaults.
 type Options struct {
 	Logger *slog.Logger
+	// Screenshot returns a small JPEG of a browser pane. For a model with vision it is
+	// attached to browser tools' results, so the model sees the page (the last few only).
+	Screenshot func(ctx context.Context, paneID string) ([]byte, error)
 }
 
 // Service runs the chats of all workspaces: one loop goroutine per busy workspace.
@@ -42,6 +45,7 @@ type Service struct {
 	registry *tools.Registry
 	events   *pubsub.Broker[Event]
 	log      *slog.Logger
+	shot     func(ctx context.Context, paneID string) ([]byte, error)
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -63,7 +67,7 @@ func NewService(repo Repo, models Models, registry *tools.Registry, events *pubs
 		registry = tools.NewRegistry()
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger,
+	return &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot,
 		sessions: map[string]*session{}, waiting: map[string]*waiter{}, ctx: ctx, cancel: cancel}
 }
 

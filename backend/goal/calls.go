@@ -39,25 +39,17 @@ func (r *run) runCalls(calls []llm.ToolCall) {
 	r.commit()
 }
 
-// browserToolPrefix names the browser tool family.
-const browserToolPrefix = "browser_"
-
 // attachScreenshot adds a small picture of the browser pane a call acted on, for a model
 // with vision: after a browser action, and after a failed call on a browser pane, the model
 // sees the page rather than guessing from text.
 func (r *run) attachScreenshot(call llm.ToolCall, args json.RawMessage, out *llm.ToolResult) {
-	if !r.model.Vision || r.svc.opts.Screenshot == nil || !strings.HasPrefix(call.Name, browserToolPrefix) {
-		return
-	}
-	var p struct {
-		PaneID string `json:"pane_id"`
-	}
-	if json.Unmarshal(args, &p) != nil || p.PaneID == "" {
+	pane := tools.BrowserPane(call.Name, args)
+	if !r.model.Vision || r.svc.opts.Screenshot == nil || pane == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, screenshotTimeout)
 	defer cancel()
-	jpeg, err := r.svc.opts.Screenshot(ctx, p.PaneID)
+	jpeg, err := r.svc.opts.Screenshot(ctx, pane)
 	if err != nil || len(jpeg) == 0 {
 		return // Best effort: the text result stands on its own.
 	}

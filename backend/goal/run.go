@@ -313,7 +313,7 @@ func (r *run) userText(s string) llm.Message { return llm.UserText(s) }
 
 // request builds the next request: the conversation fitted to the model's window.
 func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
-	msgs := keepLastImages(append(append([]llm.Message(nil), r.conv...), extra...), keptImages)
+	msgs := llm.KeepLastImages(append(append([]llm.Message(nil), r.conv...), extra...), keptImages)
 	req := llm.Request{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared), Messages: msgs, MaxTokens: r.model.MaxTokens}
 	if withTools {
 		for _, d := range r.svc.registry.Definitions() {
@@ -328,47 +328,6 @@ func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
 		req = fitted
 	}
 	return req
-}
-
-// keepLastImages returns msgs with every image but the last n replaced by a short note. The
-// stored conversation keeps them all; only the request is thinned.
-func keepLastImages(msgs []llm.Message, n int) []llm.Message {
-	seen := 0
-	out := make([]llm.Message, len(msgs))
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		changed := false
-		parts := make([]llm.Part, 0, len(m.Parts))
-		for j := len(m.Parts) - 1; j >= 0; j-- {
-			p := m.Parts[j]
-			switch {
-			case p.Kind == llm.PartImage:
-				if seen++; seen > n {
-					p, changed = llm.Text("[an earlier screenshot was removed]"), true
-				}
-			case p.ToolResult != nil && len(p.ToolResult.Images) > 0:
-				tr := *p.ToolResult
-				var keep []llm.Image
-				for k := len(tr.Images) - 1; k >= 0; k-- {
-					if seen++; seen <= n {
-						keep = append([]llm.Image{tr.Images[k]}, keep...)
-					} else {
-						changed = true
-					}
-				}
-				if len(keep) != len(tr.Images) {
-					tr.Images = keep
-					p = llm.ToolResultPart(tr)
-				}
-			}
-			parts = append([]llm.Part{p}, parts...)
-		}
-		if changed {
-			m.Parts = parts
-		}
-		out[i] = m
-	}
-	return out
 }
 
 // modelTurn streams one reply, publishing its text as it arrives, and appends it to the

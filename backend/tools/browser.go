@@ -51,6 +51,8 @@ type BrowserDriver interface {
 	Doctor(ctx context.Context, paneID string) (browser.Diagnosis, error)
 	// MoneyReason says why the active page looks like it spends money ("" if not).
 	MoneyReason(paneID string) string
+	// SecretField says why the field typing would fill holds a secret ("" if not).
+	SecretField(ctx context.Context, paneID string, loc browser.Locator) (string, error)
 }
 
 var _ BrowserDriver = (*browser.Manager)(nil)
@@ -66,6 +68,19 @@ type Vision interface {
 type VisionFunc func() (llm.Provider, string)
 
 func (f VisionFunc) VisionModel() (llm.Provider, string) { return f() }
+
+// BrowserPane is the pane a browser tool's call acts on, or "" for other tools (and calls
+// without a pane): goals and chat attach a picture of that pane to the tool's result.
+func BrowserPane(toolName string, args json.RawMessage) string {
+	if !strings.HasPrefix(toolName, "browser_") {
+		return ""
+	}
+	var p paneParams
+	if json.Unmarshal(args, &p) != nil {
+		return ""
+	}
+	return p.PaneID
+}
 
 // gatedTool raises a tool's risk to spends_money when gate finds a money page.
 type gatedTool struct {
@@ -110,6 +125,39 @@ type pathTool struct {
 }
 
 func (p pathTool) Paths(args json.RawMessage) ([]string, error) { return p.paths(args) }
+
+// typeTool is browser_type: gated on money pages, and it asks first before typing a secret.
+type typeTool struct {
+	gatedTool
+	b BrowserDriver
+}
+
+func (t typeTool) Confirm(ctx context.Context, args json.RawMessage) string {
+	var p typeParams
+	if json.Unmarshal(args, &p) != nil {
+		return "" // Bad arguments fail in Run, before anything is typed.
+	}
+	why, err := t.b.SecretField(ctx, p.PaneID, browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Text: p.Label})
+	if err != nil {
+		// Not knowing what the field is must not let a secret through unasked.
+		return fmt.Sprintf("typing into a field that could not be checked for secrets (%v)", err)
+	}
+	if why != "" {
+		return "typing into " + why
+	}
+	return ""
+}
+
+// uploadTool is browser_set_files: choosing files hands them to the page, so it asks first.
+type uploadTool struct{ pathTool }
+
+func (uploadTool) Confirm(_ context.Context, args json.RawMessage) string {
+	var p setFilesParams
+	if json.Unmarshal(args, &p) != nil || len(p.Paths) == 0 {
+		return ""
+	}
+	return "uploading files from this computer to the page: " + strings.Join(p.Paths, ", ")
+}
 
 // Limits and defaults of the browser tools, as the model is told them.
 const (
@@ -458,7 +506,7 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				}
 				return page(hitText("Clicked", h), p.PaneID), nil
 			})),
-		gatedTool{New("browser_type", "Type text with real key events: into the field found by selector (or aria_label, or label), which is focused and by default cleared first, "+
+		typeTool{gatedTool{New("browser_type", "Type text with real key events: into the field found by selector (or aria_label, or label), which is focused and by default cleared first, "+
 			"or into whatever has focus. submit presses Enter afterwards.", NetworkWrite,
 			func(ctx context.Context, _ Call, p typeParams) (Result, error) {
 				o := browser.TypeOptions{Locator: browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Text: p.Label},
@@ -485,7 +533,7 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				return "the text holds what looks like a payment card number"
 			}
 			return onMoneyPage(args)
-		}},
+		}}, b},
 		gated(New("browser_keypress", "Press a key, optionally with modifiers (ctrl+a, shift+Tab), as real key events to the focused element.", NetworkWrite,
 			func(ctx context.Context, _ Call, p keypressParams) (Result, error) {
 				if err := b.Press(ctx, p.PaneID, p.Key, p.Modifiers); err != nil {
@@ -564,7 +612,7 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				}
 				return page("Dragged.", p.PaneID), nil
 			})),
-		pathTool{New("browser_set_files", "Choose files in an <input type=file>, as a person picking them in the file dialog.", NetworkWrite,
+		uploadTool{pathTool{New("browser_set_files", "Choose files in an <input type=file>, as a person picking them in the file dialog.", NetworkWrite,
 			func(ctx context.Context, _ Call, p setFilesParams) (Result, error) {
 				if len(p.Paths) == 0 {
 					return Errorf("paths is empty: give the absolute paths of the files to choose."), nil
@@ -580,7 +628,7 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				return nil, err
 			}
 			return p.Paths, nil
-		}},
+		}}},
 	)
 	registerBrowserReading(r, b, gated)
 	registerBrowserCapture(r, b, vision, gated)

@@ -544,3 +544,50 @@ func TestBrowserMoneyGateRaisesRisk(t *testing.T) {
 		t.Errorf("reading a checkout page: %v", got)
 	}
 }
+
+// Typing into a password-like field and uploading files ask the person first (the chat
+// honours tools.Confirmer whatever its ask-above level); ordinary fields do not.
+func TestBrowserConfirmsSecretsAndUploads(t *testing.T) {
+	r, _, _ := browserTools(t, "/login", nil)
+	confirm := func(name string, args map[string]any) string {
+		tool, _ := r.Get(name)
+		c, ok := tool.(tools.Confirmer)
+		if !ok {
+			t.Fatalf("%s cannot ask the person first", name)
+		}
+		if _, ok := args["pane_id"]; !ok {
+			args["pane_id"] = bpane
+		}
+		b, _ := json.Marshal(args)
+		return c.Confirm(context.Background(), b)
+	}
+	for _, tc := range []struct {
+		args map[string]any
+		want string // "" = no question
+	}{
+		{map[string]any{"selector": "#user", "text": "ada"}, ""},
+		{map[string]any{"selector": "#pw", "text": "hunter2"}, "password field"},
+		{map[string]any{"label": "Code", "text": "123456"}, "one-time-code"},
+		{map[string]any{"aria_label": "Card PIN", "text": "1234"}, "takes a secret"},
+		{map[string]any{"selector": "#nope", "text": "x"}, ""}, // not found: browser_type reports it
+	} {
+		if got := confirm("browser_type", tc.args); (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("browser_type %v: asks %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	// Without a locator the text goes to the focused element.
+	browse(t, r, "browser_click", map[string]any{"selector": "#pw"})
+	if got := confirm("browser_type", map[string]any{"text": "hunter2"}); !strings.Contains(got, "password field") {
+		t.Errorf("typing into the focused password field asks %q", got)
+	}
+	browse(t, r, "browser_click", map[string]any{"selector": "#user"})
+	if got := confirm("browser_type", map[string]any{"text": "ada"}); got != "" {
+		t.Errorf("typing into the focused user field asks %q", got)
+	}
+	if got := confirm("browser_set_files", map[string]any{"selector": "#file", "paths": []string{"/tmp/report.pdf"}}); !strings.Contains(got, "/tmp/report.pdf") {
+		t.Errorf("uploading asks %q", got)
+	}
+	if got := confirm("browser_type", map[string]any{"pane_id": "nope", "text": "x"}); !strings.Contains(got, "could not be checked") {
+		t.Errorf("a field that cannot be checked asks %q", got)
+	}
+}

@@ -70,6 +70,13 @@ type CallRisk interface {
 	RiskFor(args json.RawMessage) (Risk, string)
 }
 
+// Confirmer is implemented by tools some of whose calls the person should see before they run,
+// whatever the risk level allows: typing into a password field, uploading files. Confirm says
+// why, or "" if the call may run. The chat asks; a goal's ceiling already covers these tools.
+type Confirmer interface {
+	Confirm(ctx context.Context, args json.RawMessage) string
+}
+
 // RiskOf is the risk of one call of t: its CallRisk if it has one, else its declared risk.
 func RiskOf(t Tool, args json.RawMessage) (Risk, string) {
 	if cr, ok := t.(CallRisk); ok {

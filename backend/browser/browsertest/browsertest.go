@@ -111,6 +111,13 @@ var pages = map[string]string{
 <a id="blank" href="/" target="_blank">New tab</a>
 <a id="download" href="/file.txt">Download report</a>`,
 
+	"/login": head + `<title>Log in</title><h1>Log in</h1>
+<label>User <input id="user" name="user"></label><br>
+<label>Password <input id="pw" name="pw" type="password"></label><br>
+<label>Code <input id="code" autocomplete="one-time-code"></label><br>
+<input id="pin" name="pin" aria-label="Card PIN">
+<button id="go">Log in</button>`,
+
 	"/upload": head + `<title>Upload</title><h1>Upload</h1>
 <input type="file" id="file" multiple onchange="document.getElementById('chosen').textContent = Array.from(this.files).map(f => f.name + ':' + f.size).join(',')">
 <p id="chosen">nothing chosen</p>`,
