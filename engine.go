@@ -50,6 +50,8 @@ type engineOptions struct {
 	autoApprove goal.AutoAnswer
 	// paneExists overrides pane validation (the CLI's term-1).
 	paneExists func(string) bool
+	// vision overrides the stored default provider's vision model (the CLI's --vision-model).
+	vision tools.Vision
 }
 
 // openEngine resolves and creates the data dir, opens (and migrates) the store and starts the
@@ -97,7 +99,11 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	e.registry = tools.NewRegistry()
 	e.registry.Register(tools.GoalTools()...)
 	tools.RegisterTerminal(e.registry, e.terminals)
-	tools.RegisterBrowser(e.registry, e.browsers, e.vision())
+	vision := o.vision
+	if vision == nil {
+		vision = e.vision()
+	}
+	tools.RegisterBrowser(e.registry, e.browsers, vision)
 
 	var models goal.Models = storedModels{e.providers}
 	if o.models != nil {
@@ -115,7 +121,7 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
 		Screenshot: e.browsers.Thumbnail,
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
-			ok, detail, err := tools.VisualCheck(ctx, e.browsers, e.vision(), paneID, question)
+			ok, detail, err := tools.VisualCheck(ctx, e.browsers, vision, paneID, question)
 			return criterion.Verdict{Passed: ok, Detail: detail}, err
 		},
 		MaxConcurrent: defaults.MaxConcurrent, DefaultBudgetUSD: defaults.BudgetUSD, DefaultBudgetTokens: defaults.BudgetTokens})

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -32,6 +33,14 @@ const (
 // cliPane is the terminal pane a CLI goal works in.
 const cliPane = "term-1"
 
+// cliBrowserPane is the browser pane a CLI goal with a visual check gets (--visual-pane
+// names it otherwise): it opens blank, the agent drives it with the browser tools, and the
+// judge looks at it.
+const cliBrowserPane = "web-1"
+
+// cliWorkspace owns the CLI's browser pane (its Chromium profile lives under that name).
+const cliWorkspace = "cli"
+
 const goalUsage = `Usage:
   clusterspace goal run --goal TEXT <criterion> [options]
     criterion, exactly one:
@@ -39,7 +48,8 @@ const goalUsage = `Usage:
       --check-question TEXT [--threshold yes|high_confidence]
       --check-json EXPR [--json-source claim|file:PATH|command:CMD]
       --check-manual
-    --provider NAME | --base-url URL --model NAME [--api-kind openai|anthropic] [--api-key-env VAR]
+      --check-visual TEXT [--visual-pane ID]   (a vision model looks at a browser pane the run opens)
+    --provider NAME | --base-url URL --model NAME [--vision-model NAME] [--api-kind openai|anthropic] [--api-key-env VAR]
     --critic-provider NAME | --critic-base-url URL --critic-model NAME [--critic-api-kind …] [--critic-api-key-env VAR]
     --critic-every N   --finalize-critic   --bounce-budget N
     --risk read_only|write_local|network_get|network_write|spends_money   (default write_local)
@@ -79,6 +89,8 @@ func usagef(format string, args ...any) error { return usageErr{fmt.Sprintf(form
 
 type modelFlags struct {
 	provider, baseURL, model, kind, keyEnv string
+	// vision is the model on the same server that judges screenshots.
+	vision string
 }
 
 func (m modelFlags) given() bool { return m.baseURL != "" || m.model != "" }
@@ -96,7 +108,7 @@ func (m modelFlags) config(name string) (llm.Config, error) {
 	if kind == "" {
 		kind = llm.KindOpenAI
 	}
-	cfg := llm.Config{Name: "cli-" + strings.TrimSuffix(name, "-") + "model", Kind: kind, BaseURL: m.baseURL, Model: m.model}
+	cfg := llm.Config{Name: "cli-" + strings.TrimSuffix(name, "-") + "model", Kind: kind, BaseURL: m.baseURL, Model: m.model, VisionModel: m.vision}
 	if cfg.Name == "cli-model" {
 		cfg.Name = "cli"
 	}
@@ -117,6 +129,42 @@ func (m modelFlags) config(name string) (llm.Config, error) {
 type cliModels struct {
 	actor, critic *llm.Config
 	stored        goal.Models
+}
+
+// vision is the flags' vision model (nil: the stored default provider's, as in the app).
+func (m cliModels) vision() tools.Vision {
+	if m.actor == nil || m.actor.VisionModel == "" {
+		return nil
+	}
+	cfg := *m.actor
+	return tools.VisionFunc(func() (llm.Provider, string) {
+		prov, err := providers.New(cfg)
+		if err != nil {
+			return nil, ""
+		}
+		return prov, cfg.VisionModel
+	})
+}
+
+// cliPanes are the panes a CLI goal may name: its terminal, and the browser pane of a
+// visual check.
+func cliPanes(spec goal.Spec) func(string) bool {
+	return func(id string) bool {
+		return id == cliPane || (spec.Criterion.Kind == criterion.KindVisual && id == spec.Criterion.PaneID)
+	}
+}
+
+// openCLIBrowser opens the visual check's browser pane, blank, for the agent to drive.
+func openCLIBrowser(eng *engine, spec goal.Spec) error {
+	if spec.Criterion.Kind != criterion.KindVisual {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := eng.browsers.Open(ctx, spec.Criterion.PaneID, cliWorkspace, ""); err != nil {
+		return fmt.Errorf("--check-visual needs a browser pane, and Chromium could not open one: %w", err)
+	}
+	return nil
 }
 
 func (m cliModels) Model(ctx context.Context, ref string) (goal.Model, error) {
@@ -157,12 +205,12 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs.Func("check-json", "", func(v string) error { f.checks++; c.Kind, c.Expr = criterion.KindJSONPredicate, v; return nil })
 	fs.StringVar(&c.Source, "json-source", "", "")
 	fs.BoolFunc("check-manual", "", func(string) error { f.checks++; c.Kind = criterion.KindManual; return nil })
-	fs.Func("check-visual", "", func(string) error {
-		return errors.New("--check-visual needs browser panes, which this build does not have yet")
-	})
+	fs.Func("check-visual", "", func(v string) error { f.checks++; c.Kind, c.Question = criterion.KindVisual, v; return nil })
+	fs.StringVar(&c.PaneID, "visual-pane", "", "")
 	fs.StringVar(&f.actor.provider, "provider", "", "")
 	fs.StringVar(&f.actor.baseURL, "base-url", "", "")
 	fs.StringVar(&f.actor.model, "model", "", "")
+	fs.StringVar(&f.actor.vision, "vision-model", "", "")
 	fs.StringVar(&f.actor.kind, "api-kind", "", "")
 	fs.StringVar(&f.actor.keyEnv, "api-key-env", "", "")
 	fs.StringVar(&f.critic.provider, "critic-provider", "", "")
@@ -203,7 +251,15 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		return nil, "", usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if f.checks != 1 {
-		return nil, "", usagef("give exactly one criterion (--check-shell, --check-question, --check-json or --check-manual); got %d", f.checks)
+		return nil, "", usagef("give exactly one criterion (--check-shell, --check-question, --check-json, --check-visual or --check-manual); got %d", f.checks)
+	}
+	if c := &f.spec.Criterion; c.Kind == criterion.KindVisual && c.PaneID == "" {
+		c.PaneID = cliBrowserPane
+	} else if c.Kind != criterion.KindVisual && c.PaneID != "" {
+		return nil, "", usagef("--visual-pane goes with --check-visual")
+	}
+	if f.actor.vision != "" && !f.actor.given() {
+		return nil, "", usagef("--vision-model goes with --base-url and --model (a stored --provider has its own Vision model setting)")
 	}
 	risk, err := tools.ParseRisk(f.risk)
 	if err != nil {
@@ -247,10 +303,15 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	eng, err := openEngine(context.Background(), f.dataDir, func(o *engineOptions) {
 		o.logger, o.autoApprove = logger, auto
-		o.paneExists = func(id string) bool { return id == cliPane }
+		o.paneExists = cliPanes(f.spec)
 		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
+		o.vision = models.vision()
 	})
 	if err != nil {
+		return nil, "", err
+	}
+	if err := openCLIBrowser(eng, f.spec); err != nil {
+		eng.Close()
 		return nil, "", err
 	}
 	g, err := eng.goals.Start(context.Background(), f.spec)
@@ -436,6 +497,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	var actor modelFlags
 	fs.StringVar(&actor.baseURL, "base-url", "", "")
 	fs.StringVar(&actor.model, "model", "", "")
+	fs.StringVar(&actor.vision, "vision-model", "", "")
 	fs.StringVar(&actor.kind, "api-kind", "", "")
 	fs.StringVar(&actor.keyEnv, "api-key-env", "", "")
 	// Flags may come before or after the id.
@@ -472,6 +534,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		o.logger = logger
 		o.paneExists = func(id string) bool { return id == cliPane }
 		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
+		o.vision = models.vision()
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
@@ -519,7 +582,16 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	case "resume", "reopen":
-		var err error
+		// A visual check's browser pane died with the last process: it opens blank again.
+		g, err := eng.goals.Get(ctx, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+			return exitUsage
+		}
+		if err := openCLIBrowser(eng, g.Spec); err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+			return exitError
+		}
 		if cmd == "resume" {
 			err = eng.goals.Resume(ctx, id)
 		} else {

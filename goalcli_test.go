@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +19,12 @@ import (
 // runGoalCLI runs `clusterspace goal run` (the built binary) against a scripted model server.
 func runGoalCLI(t *testing.T, script llmtest.Script, args ...string) (int, string, string) {
 	t.Helper()
-	srv := llmtest.New(t, script)
+	return runGoalCLIOn(t, llmtest.New(t, script), args...)
+}
+
+// runGoalCLIOn is runGoalCLI against a server the test keeps, to look at its requests.
+func runGoalCLIOn(t *testing.T, srv *llmtest.Server, args ...string) (int, string, string) {
+	t.Helper()
 	sandbox := t.TempDir()
 	base := []string{"goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", sandbox,
 		"--data-dir", t.TempDir(), "--approve", "deny", "--critic-every", "0"}
@@ -185,5 +192,58 @@ func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(sandbox, f)); err != nil {
 			t.Errorf("%s missing: %v", f, err)
 		}
+	}
+}
+
+// --check-visual: the run opens a blank browser pane, the agent drives it with the browser
+// tools, and on each claim a vision model judges a screenshot of it — not the agent's words.
+func TestGoalCLIVisualCheckFailsThenPasses(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<title>Status</title><h1 style="color:green">All systems go</h1>`)
+	}))
+	defer page.Close()
+	// Critic off, so the requests come in this order: actor, judge, actor, actor, judge.
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
+		toolCall("claim_complete", map[string]string{"rationale": "the status page is up"}),
+		llmtest.Text("NO\nThe page is blank."),
+		toolCall("browser_navigate", map[string]string{"pane_id": "web-1", "url": page.URL}),
+		toolCall("claim_complete", map[string]string{"rationale": "now it shows the status"}),
+		llmtest.Text("YES\nA green heading says all systems go."),
+	}})
+	code, out, errs := runGoalCLIOn(t, srv, "--goal", "Open the status page", "--risk", "network_get",
+		"--check-visual", "Does the page say all systems go?", "--vision-model", "scripted-vision")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"The page is blank", "A green heading says all systems go", "ended     completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var judged int
+	for _, r := range srv.ChatRequests() {
+		body := string(r.Body)
+		if strings.Contains(body, "strict visual judge") {
+			judged++
+			if !strings.Contains(body, `"model":"scripted-vision"`) || !strings.Contains(body, "data:image/png;base64,") {
+				t.Errorf("judge request %d lacks the vision model or the screenshot", judged)
+			}
+		}
+	}
+	if judged != 2 {
+		t.Fatalf("%d judge requests, want 2", judged)
+	}
+}
+
+func TestGoalCLIVisualFlagsRefusedOutOfPlace(t *testing.T) {
+	code, _, errs := runGoalCLI(t, llmtest.Script{}, "--goal", "x", "--check-manual", "--visual-pane", "web-2")
+	if code != 64 || !strings.Contains(errs, "--visual-pane goes with --check-visual") {
+		t.Errorf("--visual-pane without a visual check: exit %d, %s", code, errs)
+	}
+	out, err := exec.Command(testBinary(t), "goal", "run", "--goal", "x", "--check-manual", "--provider", "p",
+		"--vision-model", "v", "--data-dir", t.TempDir()).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 64 || !strings.Contains(string(out), "--vision-model goes with --base-url") {
+		t.Errorf("--vision-model with a stored provider: %v, %s", err, out)
 	}
 }

@@ -228,7 +228,7 @@ type visual struct {
 
 func parseVisual(spec Spec, deps Deps) (Criterion, *FieldError) {
 	if deps.Visual == nil {
-		return nil, fieldErr("kind", "visual checks need a browser pane; they arrive with browser panes")
+		return nil, fieldErr("kind", "visual checks need the browser engine, and this runner has none: run the goal in the app, serve or the CLI")
 	}
 	if fe := onlyFields(spec, "question", "paneId"); fe != nil {
 		return nil, fe
