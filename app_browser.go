@@ -100,3 +100,8 @@ func (a *App) BrowserUnwatch(paneID string) { a.views.Stop("browser/" + paneID) 
 func (a *App) BrowserInput(paneID string, ev browser.InputEvent) error {
 	return a.eng.browsers.Input(paneID, ev)
 }
+
+// BrowserAnswerPrompt answers the question the pane's page asks: HTTP auth or a bad certificate.
+func (a *App) BrowserAnswerPrompt(paneID string, answer browser.PromptAnswer) error {
+	return a.eng.browsers.AnswerPrompt(a.ctx, paneID, answer)
+}

@@ -24,6 +24,15 @@ func TestBrowserPaneEndToEnd(t *testing.T) {
 			trustedClicks.Add(1)
 			return
 		}
+		if r.URL.Path == "/private" {
+			if u, p, ok := r.BasicAuth(); !ok || u != "ada" || p != "e2e-pw" {
+				w.Header().Set("WWW-Authenticate", `Basic realm="staging"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			fmt.Fprint(w, `<title>Private area</title>welcome`)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<title>Local page</title><body style="margin:0">
 <button id=b style="position:fixed;inset:0;width:100%;height:100%;font-size:40px"
@@ -50,4 +59,16 @@ func TestBrowserPaneEndToEnd(t *testing.T) {
 	shot(t, ctx, "browser-pane")
 	step(t, ctx, "click the canvas", chromedp.Click(view))
 	waitFor(t, "the page counted a trusted click", func() bool { return trustedClicks.Load() > 0 })
+
+	// A page behind HTTP authentication: the pane asks the person, not the agent.
+	prompt := paneSelector + ` [data-testid=browser-prompt]`
+	step(t, ctx, "open a page that asks to sign in",
+		chromedp.SendKeys(paneSelector+` [data-testid=browser-url]`, strings.Repeat(kb.Backspace, 80)+page.URL+"/private"+kb.Enter),
+		chromedp.WaitVisible(prompt),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).textContent.includes('asks you to sign in (“staging”)')`, prompt)))
+	step(t, ctx, "sign in",
+		chromedp.SendKeys(prompt+` [data-testid=browser-prompt-user]`, "ada"),
+		chromedp.SendKeys(prompt+` [data-testid=browser-prompt-password]`, "e2e-pw"+kb.Enter),
+		waitJS(fmt.Sprintf(`(document.querySelector(%q)?.textContent ?? '').includes('Private area')`, paneSelector+` [data-testid=browser-title]`)),
+		waitJS(fmt.Sprintf(`document.querySelector(%q) === null`, prompt)))
 }

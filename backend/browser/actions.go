@@ -201,6 +201,9 @@ func (p PageInfo) String() string {
 	if p.Download {
 		s += " (the address was a download: it was saved to the downloads folder)"
 	}
+	if p.Prompt != nil {
+		s += "\nWaiting: " + p.Prompt.String() + ". Wait for the answer (browser_wait_for_navigation) rather than working around it."
+	}
 	return s
 }
 

@@ -94,6 +94,8 @@ type TabInfo struct {
 	Active       bool   `json:"active"`
 	CanGoBack    bool   `json:"canGoBack"`
 	CanGoForward bool   `json:"canGoForward"`
+	// Prompt is the question the page waits on the person for (HTTP auth, a bad certificate).
+	Prompt *Prompt `json:"prompt,omitempty"`
 }
 
 // Event kinds published on Events().
@@ -109,6 +111,7 @@ const (
 	EventDiscarded   = "discarded"
 	EventDownload    = "download"
 	EventDialog      = "dialog"
+	EventPrompt      = "prompt" // the tab's Prompt was set (Detail: its kind) or answered (Detail "")
 )
 
 // Event is a change to a tab. Detail carries the download's file or the dialog's message.

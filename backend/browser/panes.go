@@ -39,6 +39,8 @@ type PageInfo struct {
 	Loading bool   `json:"loading"`          // still loading when the wait ended
 	// Download is set when the navigation downloaded a file instead of showing a page.
 	Download bool `json:"download,omitempty"`
+	// Prompt is the question the page waits on the person for, if any.
+	Prompt *Prompt `json:"prompt,omitempty"`
 }
 
 // NavigationError is a navigation the page refused (no such host, connection refused, …).
@@ -526,7 +528,7 @@ func (t *tab) waitLoaded(ctx context.Context, mark uint64, d time.Duration) bool
 func (t *tab) pageInfo() PageInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return PageInfo{TabID: t.id, URL: t.url, Title: t.title, Status: t.status, Loading: t.loading}
+	return PageInfo{TabID: t.id, URL: t.url, Title: t.title, Status: t.status, Loading: t.loading, Prompt: t.prompt}
 }
 
 // SetViewport sets the size in CSS pixels of the pane's pages (every tab of the pane).

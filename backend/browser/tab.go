@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -48,7 +49,9 @@ type tab struct {
 	loadSeq    uint64 // main-frame loads finished
 	markSeq    uint64 // navSeq when the last agent action started (see waitNavigation)
 	lastUsed   time.Time
-	money      string // why the page looks like it spends money, "" if it does not
+	money      string  // why the page looks like it spends money, "" if it does not
+	prompt     *Prompt // the question the page waits on the person for, if any
+	certErr    string  // a certificate error the next main-frame navigation shows
 	width      int
 	height     int
 	casting    bool
@@ -87,7 +90,11 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	cctx, cancel := chromedp.NewContext(prof.rootCtx, opts...)
 	c := &conn{prof: prof, ctx: cctx, cancel: cancel, evc: make(chan any, eventQueue),
 		frames: make(chan *page.EventScreencastFrame, frameQueue), done: make(chan struct{})}
-	chromedp.ListenTarget(cctx, c.listen)
+	chromedp.ListenTarget(cctx, func(ev any) {
+		if !t.listenPrompts(c, ev) {
+			c.listen(ev)
+		}
+	})
 	t.mu.Lock()
 	w, h := t.width, t.height
 	t.mu.Unlock()
@@ -96,7 +103,7 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	// below bounds it instead.
 	go func() {
 		errc <- chromedp.Run(cctx, emulation.SetDeviceMetricsOverride(int64(w), int64(h), 1, false),
-			page.SetLifecycleEventsEnabled(false))
+			page.SetLifecycleEventsEnabled(false), chromedp.ActionFunc(preparePage))
 	}()
 	var err error
 	select {
@@ -194,6 +201,7 @@ func (t *tab) handle(c *conn, ev any) {
 			return
 		}
 		t.update(func() { t.url, t.navSeq, t.money = ev.Frame.URL+ev.Frame.URLFragment, t.navSeq+1, "" })
+		t.navigatedPrompt(ev.Frame)
 		t.refresh(c)
 		t.m.publish(EventURL, t, "")
 		t.m.record(t, "navigated", t.currentURL(), "")
@@ -244,6 +252,8 @@ func (t *tab) handle(c *conn, ev any) {
 		}
 		t.m.record(t, "dialog", detail, "")
 		t.m.publish(EventDialog, t, detail)
+	case *runtime.EventBindingCalled, *network.EventLoadingFailed:
+		t.handlePrompt(c, ev)
 	case downloadEnded:
 		path := ev.progress.FilePath
 		if path == "" {
@@ -318,7 +328,8 @@ func (t *tab) info() TabInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return TabInfo{PaneID: t.paneID, TabID: t.id, WorkspaceID: t.ws, URL: t.url, Title: t.title, Loading: t.loading,
-		Crashed: t.crashed, Discarded: t.conn == nil && !t.crashed, Active: t.active, CanGoBack: t.canBack, CanGoForward: t.canForward}
+		Crashed: t.crashed, Discarded: t.conn == nil && !t.crashed, Active: t.active, CanGoBack: t.canBack, CanGoForward: t.canForward,
+		Prompt: t.prompt}
 }
 
 func (t *tab) currentURL() string {

@@ -27,6 +27,8 @@ func writeBrowserError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, err.Error(), "")
 	case errors.Is(err, browser.ErrNoHistory):
 		writeError(w, http.StatusConflict, err.Error(), "")
+	case errors.As(err, new(*browser.PageError)):
+		writeError(w, http.StatusConflict, err.Error(), "")
 	default:
 		// Chromium missing, crashed, or a page that would not load: the browser side failed.
 		writeError(w, http.StatusBadGateway, err.Error(), "")
@@ -189,7 +191,22 @@ func (s *Server) browserRoutes() []route {
 		})},
 		{"PUT", "/api/panes/{paneId}/browser/viewport", false, s.browserViewport},
 		{"POST", "/api/panes/{paneId}/browser/reconnect", false, s.browserReconnect},
+		{"POST", "/api/panes/{paneId}/browser/prompt", false, s.browserAnswerPrompt},
 	}
+}
+
+// browserAnswerPrompt answers the question the pane's page asks (HTTP auth, a bad
+// certificate). The password goes to the page and nowhere else.
+func (s *Server) browserAnswerPrompt(w http.ResponseWriter, r *http.Request) {
+	var a browser.PromptAnswer
+	if !decodeBody(w, r, &a) {
+		return
+	}
+	if err := s.deps.Browsers.AnswerPrompt(r.Context(), r.PathValue("paneId"), a); err != nil {
+		writeBrowserError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // browserMessage is a browser pane's message over the WebSocket.

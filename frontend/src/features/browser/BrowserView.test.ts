@@ -19,6 +19,7 @@ function tab(tabId: string, over: Partial<BrowserTab> = {}): BrowserTab {
     active: false,
     canGoBack: false,
     canGoForward: false,
+    prompt: null,
     ...over,
   };
 }
@@ -71,6 +72,7 @@ async function setup(tabs: BrowserTab[]) {
     browserWatch: vi.fn(),
     browserUnwatch: vi.fn(),
     browserInput: vi.fn(),
+    browserAnswerPrompt: vi.fn(async () => {}),
     subscribe: (h: (e: BackendEvent) => void) => {
       emit = h;
       return () => {};
@@ -120,6 +122,37 @@ describe('BrowserView', () => {
     view.unmount();
     expect(backend.browserUnwatch).toHaveBeenCalledTimes(3);
     expect(backend.browserUnwatch).toHaveBeenLastCalledWith('p1');
+  });
+
+  it('asks the person to sign in when the page wants HTTP auth, and sends only their answer', async () => {
+    const { backend, emit } = await setup([tab('b1', { active: true })]);
+    expect(screen.queryByTestId('browser-prompt')).toBeNull();
+    const asking = tab('b1', { active: true, prompt: { kind: 'auth', url: 'https://intranet.example/x', realm: 'lab', scheme: 'basic' } });
+    emit({ topic: 'browser', type: 'prompt', data: { kind: 'prompt', tab: asking, detail: 'auth' } });
+    flushSync();
+    expect(screen.getByTestId('browser-prompt').textContent).toContain('intranet.example asks you to sign in (“lab”)');
+    await fireEvent.click(screen.getByTestId('browser-prompt-proceed'));
+    expect(screen.getByRole('alert').textContent).toContain('Enter the user name');
+    expect(backend.browserAnswerPrompt).not.toHaveBeenCalled();
+    await fireEvent.input(screen.getByTestId('browser-prompt-user'), { target: { value: 'ada' } });
+    await fireEvent.input(screen.getByTestId('browser-prompt-password'), { target: { value: 'pw' } });
+    await fireEvent.click(screen.getByTestId('browser-prompt-proceed'));
+    expect(backend.browserAnswerPrompt).toHaveBeenCalledWith('p1', { proceed: true, username: 'ada', password: 'pw' });
+    emit({ topic: 'browser', type: 'prompt', data: { kind: 'prompt', tab: tab('b1', { active: true }), detail: '' } });
+    flushSync();
+    expect(screen.queryByTestId('browser-prompt')).toBeNull();
+  });
+
+  it('asks before going on to a site with a bad certificate, and shows a refused answer', async () => {
+    const { backend, emit } = await setup([tab('b1', { active: true })]);
+    (backend.browserAnswerPrompt as ReturnType<typeof vi.fn>).mockRejectedValueOnce(new Error('the question was answered already'));
+    const asking = tab('b1', { active: true, prompt: { kind: 'certificate', url: 'https://self.test/', error: 'net::ERR_CERT_AUTHORITY_INVALID' } });
+    emit({ topic: 'browser', type: 'prompt', data: { kind: 'prompt', tab: asking, detail: 'certificate' } });
+    flushSync();
+    expect(screen.getByTestId('browser-prompt').textContent).toContain('ERR_CERT_AUTHORITY_INVALID');
+    await fireEvent.click(screen.getByTestId('browser-prompt-proceed'));
+    expect(backend.browserAnswerPrompt).toHaveBeenCalledWith('p1', { proceed: true });
+    await vi.waitFor(() => expect(screen.getByRole('alert').textContent).toContain('answered already'));
   });
 
   it('navigates on Enter in the URL bar', async () => {

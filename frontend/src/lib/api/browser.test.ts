@@ -71,7 +71,12 @@ describe('browser wire normalisers', () => {
       active: false,
       canGoBack: false,
       canGoForward: false,
+      prompt: null,
     });
+    expect(
+      normalizeBrowserTab({ paneId: 'p1', tabId: 't', prompt: { kind: 'certificate', url: 'https://x/', error: 'net::ERR_CERT_DATE_INVALID' } }).prompt,
+    ).toEqual({ kind: 'certificate', url: 'https://x/', error: 'net::ERR_CERT_DATE_INVALID', proxy: false, realm: undefined, scheme: undefined });
+    expect(normalizeBrowserTab({ paneId: 'p1', tabId: 't', prompt: { kind: 'popup' } }).prompt).toBeNull();
     expect(normalizePageInfo({ tabId: 't', url: 'u', title: '', loading: false })).toEqual({ tabId: 't', url: 'u', title: '', loading: false });
     expect(normalizePageInfo({ tabId: 't', url: 'u', title: 'x', loading: true, status: 404, download: true })).toEqual({
       tabId: 't',

@@ -15,6 +15,7 @@ const BROWSER_EVENT_KINDS: readonly BrowserEventKind[] = [
   'discarded',
   'download',
   'dialog',
+  'prompt',
 ];
 
 /** A browser event, checked. Frames keep their JPEG as base64: the view decodes it. */

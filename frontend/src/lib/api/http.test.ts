@@ -740,6 +740,7 @@ describe('HttpBackend browser routes', () => {
     active: true,
     canGoBack: false,
     canGoForward: false,
+    prompt: null,
   };
   const page = { tabId: 'btab-1', url: 'https://example.com/', title: 'Example', status: 200, loading: false };
 
@@ -764,6 +765,7 @@ describe('HttpBackend browser routes', () => {
     await api.browserReload('p1');
     await api.browserViewport('p1', 1024, 700);
     await expect(api.browserReconnect('p1')).resolves.toEqual(tab);
+    await api.browserAnswerPrompt('p1', { proceed: true, username: 'ada', password: 'pw' });
     expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
       'POST /api/panes/p1/browser {"url":"","width":800,"height":600}',
       'GET /api/panes/p%201/browser/tabs',
@@ -776,6 +778,7 @@ describe('HttpBackend browser routes', () => {
       'POST /api/panes/p1/browser/reload',
       'PUT /api/panes/p1/browser/viewport {"width":1024,"height":700}',
       'POST /api/panes/p1/browser/reconnect',
+      'POST /api/panes/p1/browser/prompt {"proceed":true,"username":"ada","password":"pw"}',
     ]);
     expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
   });

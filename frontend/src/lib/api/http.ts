@@ -4,6 +4,7 @@ import type { Auth, Backend } from './index';
 import type {
   BackendEvent,
   BrowserInputEvent,
+  BrowserPromptAnswer,
   BrowserTab,
   ConnectionState,
   Discovered,
@@ -368,6 +369,9 @@ export class HttpBackend implements Backend {
   }
 
   /** Input while the socket is down is dropped, as terminal typing is. */
+  async browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void> {
+    await this.json('POST', `/api/panes/${enc(paneId)}/browser/prompt`, answer);
+  }
   browserInput(paneId: string, event: BrowserInputEvent): void {
     this.sendFrame({ type: 'browser.input', paneId, event });
   }

@@ -4,6 +4,7 @@
 import type {
   BackendEvent,
   BrowserInputEvent,
+  BrowserPromptAnswer,
   BrowserTab,
   ConnectionState,
   Discovered,
@@ -128,6 +129,8 @@ export interface Backend {
   browserUnwatch(paneId: string): void;
   /** Fire-and-forget, sent in order. */
   browserInput(paneId: string, event: BrowserInputEvent): void;
+  /** Answers the question the active tab's page asks (its `prompt`). */
+  browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
 
   // SSH servers. Passwords travel from the form to the backend and never back.
 

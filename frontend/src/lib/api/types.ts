@@ -283,6 +283,27 @@ export interface BrowserTab {
   active: boolean;
   canGoBack: boolean;
   canGoForward: boolean;
+  /** A question the page waits on the person for (HTTP sign-in, a bad certificate); null if none. */
+  prompt: BrowserPrompt | null;
+}
+
+/** What a page asks the person: the agent never answers these. */
+export interface BrowserPrompt {
+  kind: 'auth' | 'certificate';
+  url: string;
+  /** auth: the server's realm and scheme ("basic", "digest"…); proxy: a proxy asks. */
+  realm?: string;
+  scheme?: string;
+  proxy?: boolean;
+  /** certificate: Chromium's error, e.g. "net::ERR_CERT_AUTHORITY_INVALID". */
+  error?: string;
+}
+
+/** The person's answer: go on (with credentials for auth), or not. */
+export interface BrowserPromptAnswer {
+  proceed: boolean;
+  username?: string;
+  password?: string;
 }
 
 /** Where a tab is after a navigation (navigate, back, forward, reload). */
@@ -358,7 +379,8 @@ export type BrowserEventKind =
   | 'reconnected'
   | 'discarded'
   | 'download'
-  | 'dialog';
+  | 'dialog'
+  | 'prompt';
 
 /** A BrowserTab as the UI uses it, whatever the transport left out. */
 export function normalizeBrowserTab(raw: unknown): BrowserTab {
@@ -375,6 +397,20 @@ export function normalizeBrowserTab(raw: unknown): BrowserTab {
     active: t.active === true,
     canGoBack: t.canGoBack === true,
     canGoForward: t.canGoForward === true,
+    prompt: normalizePrompt(t.prompt),
+  };
+}
+
+function normalizePrompt(raw: unknown): BrowserPrompt | null {
+  const p = raw as Partial<BrowserPrompt> | null | undefined;
+  if (!p || (p.kind !== 'auth' && p.kind !== 'certificate')) return null;
+  return {
+    kind: p.kind,
+    url: String(p.url ?? ''),
+    realm: p.realm,
+    scheme: p.scheme,
+    proxy: p.proxy === true,
+    error: p.error,
   };
 }
 

@@ -301,10 +301,11 @@ describe('WailsBackend browser panes', () => {
       BrowserReload: vi.fn(async () => ({ ...page, status: 200 })),
       BrowserViewport: vi.fn(async () => {}),
       BrowserReconnect: vi.fn(async () => tab),
+      BrowserAnswerPrompt: vi.fn(async () => {}),
     });
     const api = new WailsBackend(app, undefined);
     await expect(api.browserOpen('p1', '', 800, 600)).resolves.toEqual([
-      { ...tab, workspaceId: '', loading: false, crashed: false, discarded: false, canGoBack: false, canGoForward: false },
+      { ...tab, workspaceId: '', loading: false, crashed: false, discarded: false, canGoBack: false, canGoForward: false, prompt: null },
     ]);
     await expect(api.browserTabs('p1')).resolves.toEqual([]);
     await expect(api.browserNewTab('p1', 'example.com')).resolves.toMatchObject({ tabId: 'btab-2' });
@@ -316,6 +317,8 @@ describe('WailsBackend browser panes', () => {
     await expect(api.browserReload('p1')).resolves.toEqual({ ...page, status: 200 });
     await api.browserViewport('p1', 1024, 700);
     await api.browserReconnect('p1');
+    await api.browserAnswerPrompt('p1', { proceed: false });
+    expect(app.BrowserAnswerPrompt).toHaveBeenCalledWith('p1', { proceed: false });
     expect(app.BrowserOpen).toHaveBeenCalledWith('p1', '', 800, 600);
     expect(app.BrowserNewTab).toHaveBeenCalledWith('p1', 'example.com');
     expect(app.BrowserCloseTab).toHaveBeenCalledWith('p1', 'btab-2');

@@ -4,6 +4,7 @@ import type { Backend } from './index';
 import type {
   BackendEvent,
   BrowserInputEvent,
+  BrowserPromptAnswer,
   BrowserTab,
   Discovered,
   PageInfo,
@@ -95,6 +96,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   BrowserWatch(paneId: string): Promise<void>;
   BrowserUnwatch(paneId: string): Promise<void>;
   BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
+  BrowserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
   /** Go's nil slice arrives as null. */
   ListSSHServers(): Promise<Partial<SSHServer>[] | null>;
   /** id '' creates; an absent password keeps the stored one (Go sees nil). */
@@ -348,6 +350,9 @@ export class WailsBackend implements Backend {
     });
   }
 
+  browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer) {
+    return call(() => this.app.BrowserAnswerPrompt(paneId, answer));
+  }
   /**
    * One call at a time per pane, in order. Events made while a call is in flight wait and go
    * next; of consecutive waiting mouse moves only the newest is sent.

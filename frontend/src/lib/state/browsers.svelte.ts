@@ -2,6 +2,7 @@ import {
   errorMessage,
   parseBrowserEvent,
   type Backend,
+  type BrowserPromptAnswer,
   type BackendEvent,
   type BrowserEvent,
   type BrowserFrame,
@@ -175,6 +176,11 @@ export class BrowserStore {
 
   reload(paneId: string): Promise<PageInfo | undefined> {
     return this.pageAction(paneId, () => this.backend.browserReload(paneId));
+  }
+
+  /** Answers the active tab's question (the tab's next event clears it); rejects with the backend's error. */
+  answerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void> {
+    return this.backend.browserAnswerPrompt(paneId, answer);
   }
 
   async reconnect(paneId: string): Promise<void> {

@@ -16,6 +16,7 @@ function tab(tabId: string, over: Partial<BrowserTab> = {}): BrowserTab {
     active: false,
     canGoBack: false,
     canGoForward: false,
+    prompt: null,
     ...over,
   };
 }

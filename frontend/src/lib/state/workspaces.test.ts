@@ -73,6 +73,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     browserWatch: vi.fn(),
     browserUnwatch: vi.fn(),
     browserInput: vi.fn(),
+    browserAnswerPrompt: vi.fn(),
     listSSHServers: vi.fn(),
     saveSSHServer: vi.fn(),
     deleteSSHServer: vi.fn(),
