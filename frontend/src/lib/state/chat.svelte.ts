@@ -145,8 +145,9 @@ export class ChatStore {
    * arriving after the message it would stop the loop the message starts.
    */
   async send(ws: string, text: string, images: ChatImage[]): Promise<void> {
-    await this.editingCall.get(ws);
+    const pending = this.editingCall.get(ws);
     this.editingSent.set(ws, false); // the backend clears it with every message
+    await pending;
     await this.backend.chat.send(ws, text, images);
   }
 
