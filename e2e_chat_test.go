@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -257,4 +258,38 @@ func TestChatToolCallEndToEnd(t *testing.T) {
 	if strings.Contains(string(reqs[0].Body), criticSystemMark) {
 		t.Fatal("a plain chat asked the critic")
 	}
+}
+
+// TestChatStopEndToEnd: Stop ends a reply that hangs mid-stream within a second; what arrived is
+// kept and marked cut off, and Resume continues the conversation.
+func TestChatStopEndToEnd(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
+		{Text: "A partial answer that never ends", Chunks: 4, Fault: &llmtest.Fault{Stall: true, StallAfter: 3}},
+	}})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	setUpChat(t, ctx, srv.URL, model)
+
+	step(t, ctx, "ask: the reply starts, then hangs",
+		sendChat("Tell me everything."),
+		waitJS(`document.querySelector('[data-testid=chat-message][data-streaming=true]')?.textContent.includes('partial')`),
+		chromedp.WaitVisible(chatSel(`[data-testid=chat-stop]`)))
+	start := time.Now()
+	step(t, ctx, "stop it",
+		chromedp.Click(chatSel(`[data-testid=chat-stop]`), chromedp.ByQuery),
+		waitJS(`!document.querySelector('[data-testid=chat-stop]') && document.querySelector('[data-testid=chat-panel]').dataset.running === 'false'`))
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the UI showed the stop after %v, want within a second", took)
+	}
+	step(t, ctx, "the cut-off reply is kept, and Resume is offered",
+		waitJS(`document.querySelector('[data-testid=chat-message][data-source=actor][data-partial=true]')?.textContent.includes('cut off')`),
+		waitJS(`(document.querySelector('[data-testid=chat-stopped]')?.textContent ?? '').includes('stopped by the user')`),
+		chromedp.WaitVisible(chatSel(`[data-testid=chat-resume]`)))
+	shot(t, ctx, "chat-stopped")
+
+	model.Push(llmtest.Text("Resumed: here is the whole answer."))
+	step(t, ctx, "resume",
+		chromedp.Click(chatSel(`[data-testid=chat-resume]`), chromedp.ByQuery),
+		waitJS(`[...document.querySelectorAll('[data-testid=chat-message][data-source=actor] [data-testid=chat-text]')].some(e => e.textContent.includes('Resumed: here is the whole answer.'))`),
+		waitJS(`!document.querySelector('[data-testid=chat-stop]') && !document.querySelector('[data-testid=chat-resume]')`))
 }
