@@ -293,3 +293,48 @@ func TestChatStopEndToEnd(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('[data-testid=chat-message][data-source=actor] [data-testid=chat-text]')].some(e => e.textContent.includes('Resumed: here is the whole answer.'))`),
 		waitJS(`!document.querySelector('[data-testid=chat-stop]') && !document.querySelector('[data-testid=chat-resume]')`))
 }
+
+// TestChatApprovalEndToEnd: with "ask above" lowered to read_only in the chat settings, a tool
+// that writes asks first, on the shared approval card in the panel; allowed once, it runs.
+func TestChatApprovalEndToEnd(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	setUpChat(t, ctx, srv.URL, model)
+	pane := readState(t, ctx).Panes[0].ID
+	step(t, ctx, "wait for the terminal",
+		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=terminal][data-pane-id=%q]')?.dataset.ready === 'true'`, pane)))
+
+	step(t, ctx, "lower ask-above to read_only in the chat settings",
+		chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`), chromedp.ByQuery),
+		chromedp.WaitVisible(chatSel(`[data-testid=chat-ask-above]`), chromedp.ByQuery),
+		chromedp.SendKeys(chatSel(`[data-testid=chat-ask-above]`), "r", chromedp.ByQuery),
+		waitJS(`document.querySelector('[data-testid=chat-ask-above]').value === 'read_only' && !document.querySelector('[data-testid=chat-ask-above]').disabled`),
+		chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`), chromedp.ByQuery))
+
+	model.Push(
+		llmtest.Calls(llmtest.Call("write_to_terminal", map[string]any{"pane_id": pane, "text": "echo approved-$((6*7))"})),
+		llmtest.Text("It ran after your approval."),
+	)
+	card := chatSel(`[data-testid=chat-approvals] [data-testid=approval-card][data-tool=write_to_terminal]`)
+	step(t, ctx, "ask: the tool call waits for approval",
+		sendChat("Print approved-42."),
+		chromedp.WaitVisible(card, chromedp.ByQuery),
+		waitJS(`document.querySelector('[data-testid=chat-tool][data-tool=write_to_terminal]')?.dataset.status === 'running'`))
+	var allowLabel, reason string
+	step(t, ctx, "read the card",
+		chromedp.Text(card+` [data-testid=approval-allow-goal]`, &allowLabel, chromedp.ByQuery),
+		chromedp.Text(card+` [data-testid=approval-reason]`, &reason, chromedp.ByQuery))
+	shot(t, ctx, "chat-approval")
+	if allowLabel != "Allow for this chat" || !strings.Contains(reason, "read_only") {
+		t.Fatalf("approval card: allow label %q, reason %q", allowLabel, reason)
+	}
+	step(t, ctx, "allow once: the tool runs and the answer follows",
+		chromedp.Click(card+` [data-testid=approval-allow-once]`, chromedp.ByQuery),
+		waitJS(`!document.querySelector('[data-testid=approval-card]')`),
+		waitJS(`document.querySelector('[data-testid=chat-tool][data-tool=write_to_terminal]')?.dataset.status === 'ok'`),
+		waitJS(`[...document.querySelectorAll('[data-testid=chat-text]')].some(e => e.textContent.includes('It ran after your approval.'))`))
+	if body := string(model.ChatRequests()[1].Body); !strings.Contains(body, "approved-42") {
+		t.Fatalf("the tool result the model got lacks the shell's output:\n%s", body)
+	}
+}
