@@ -159,3 +159,36 @@ describe('ChatPanel conversation', () => {
     expect(text.textContent).toContain('<img src=x onerror=alert(1)>');
   });
 });
+
+describe('ChatPanel workspaces', () => {
+  it('shows each workspace its own conversation and keeps each one its draft', async () => {
+    let emit: (e: BackendEvent) => void = () => {};
+    const chat = {
+      get: vi.fn(async (ws: string) => ({ messages: [{ ...msg(1, 'user', `only in ${ws}`), workspaceId: ws }], state: normalizeChatState({ workspaceId: ws }) })),
+      setEditing: vi.fn(async () => {}),
+    } as unknown as ChatApi;
+    const backend = {
+      kind: 'web',
+      chat,
+      listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
+      subscribe: (h: (e: BackendEvent) => void) => ((emit = h), () => {}),
+    } as unknown as Backend;
+    const ctx = createAppContext(backend);
+    ctx.chat.sync();
+    const { rerender } = render(Harness, { ctx, workspaceId: 'one' });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in one'));
+    await fireEvent.input(input(), { target: { value: 'draft for one' } });
+
+    await rerender({ ctx, workspaceId: 'two' });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in two'));
+    expect(input().value).toBe('');
+    // An event of the other workspace does not show here.
+    emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in two']);
+
+    await rerender({ ctx, workspaceId: 'one' });
+    await vi.waitFor(() => expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in one', 'late for one']));
+    expect(input().value).toBe('draft for one');
+  });
+});

@@ -10,6 +10,9 @@ import { followBackend } from './follow';
  */
 const MAX_READS = 3;
 
+/** Sent as a message, toggles actor–critic mode (chat.CriticCommand). */
+export const CRITIC_COMMAND = '/critic';
+
 /** An image waiting in the input, with its file name for the chip. */
 export interface DraftImage extends ChatImage {
   name: string;
@@ -149,6 +152,9 @@ export class ChatStore {
     this.editingSent.set(ws, false); // the backend clears it with every message
     await pending;
     await this.backend.chat.send(ws, text, images);
+    // "/critic" changes only the mode; its 'state' event may be dropped for a slow connection,
+    // and the badge must not lie.
+    if (text.trim() === CRITIC_COMMAND && images.length === 0) void this.load(ws);
   }
 
   async stop(ws: string): Promise<void> {
