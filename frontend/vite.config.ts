@@ -5,11 +5,29 @@ import { defineConfig } from 'vitest/config';
 /** Where `npm run dev` forwards /api: a local `clusterspace serve` on its default address. */
 const DEV_BACKEND = 'http://127.0.0.1:4444';
 
+/**
+ * Vite serves files only from under the project and node_modules as it finds them. A git
+ * worktree may link node_modules to another checkout's, whose real path is elsewhere: without it
+ * here, test setup files from there (the testing library's cleanup) cannot be loaded.
+ */
+async function allowedDirs(): Promise<string[]> {
+  // Typed by hand: the app's tsconfig has no Node types, and this is the one Node call here.
+  const fs = (await import('node:fs' as string)) as { realpathSync(path: string): string };
+  const dirs = ['.'];
+  try {
+    dirs.push(fs.realpathSync(new URL('./node_modules', import.meta.url).pathname));
+  } catch {
+    // No node_modules yet (before `npm ci`): nothing more to allow.
+  }
+  return dirs;
+}
+
 export default defineConfig({
   plugins: [svelte(), svelteTesting()],
   // The Go binary embeds dist/ and serves it at the root, in the desktop window and under `serve`.
   base: '/',
   server: {
+    fs: { allow: await allowedDirs() },
     proxy: { '/api': { target: DEV_BACKEND, ws: true } },
   },
   build: {

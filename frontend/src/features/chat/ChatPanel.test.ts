@@ -1,0 +1,194 @@
+// @vitest-environment jsdom
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  BackendError,
+  normalizeChatState,
+  type Backend,
+  type BackendEvent,
+  type ChatApi,
+  type ChatMessage,
+  type ChatState,
+} from '../../lib/api';
+import { createAppContext } from '../../lib/state/context';
+import Harness from './ChatPanelHarness.test.svelte';
+
+const WS = 'ws-1';
+
+function msg(seq: number, source: ChatMessage['source'], text: string): ChatMessage {
+  return { workspaceId: WS, seq, source, message: { role: source === 'user' ? 'user' : 'assistant', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
+}
+
+function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; chat?: Partial<ChatApi> } = {}) {
+  let emit: (e: BackendEvent) => void = () => {};
+  const chat: ChatApi = {
+    get: vi.fn(async (ws: string) => ({ messages: opts.messages ?? [], state: normalizeChatState({ workspaceId: ws, ...opts.state }) })),
+    send: vi.fn(async () => {}),
+    stop: vi.fn(async () => {}),
+    resume: vi.fn(async () => {}),
+    clear: vi.fn(async () => {}),
+    setCritic: vi.fn(async (ws: string, on: boolean) => normalizeChatState({ workspaceId: ws, criticMode: on })),
+    setSettings: vi.fn(async (ws: string) => normalizeChatState({ workspaceId: ws })),
+    setEditing: vi.fn(async () => {}),
+    answerApproval: vi.fn(async () => ({}) as never),
+    ...opts.chat,
+  };
+  const backend = {
+    kind: 'web',
+    chat,
+    listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
+    subscribe: (h: (e: BackendEvent) => void) => {
+      emit = h;
+      return () => {};
+    },
+  } as unknown as Backend;
+  const ctx = createAppContext(backend);
+  ctx.chat.sync();
+  render(Harness, { ctx, workspaceId: WS });
+  const chatEvent = (data: object) => emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, ...data } });
+  return { ctx, chat, chatEvent };
+}
+
+const input = () => screen.getByTestId('chat-input') as HTMLTextAreaElement;
+
+async function loaded() {
+  await vi.waitFor(() => expect(screen.queryByText('Loading the conversation…')).toBeNull());
+}
+
+describe('ChatPanel input', () => {
+  it('sends on Enter and empties the input', async () => {
+    const { chat } = setup();
+    await loaded();
+    await fireEvent.input(input(), { target: { value: 'hello there' } });
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    await vi.waitFor(() => expect(chat.send).toHaveBeenCalledWith(WS, 'hello there', []));
+    expect(input().value).toBe('');
+  });
+
+  it('puts the text back and shows the error when the send is refused', async () => {
+    const { chat } = setup({
+      chat: { send: vi.fn(async () => Promise.reject(new BackendError('the message was not sent: no provider is set up'))) },
+    });
+    await loaded();
+    await fireEvent.input(input(), { target: { value: 'keep me' } });
+    await fireEvent.click(screen.getByTestId('chat-send'));
+    await vi.waitFor(() => expect(screen.getByTestId('chat-send-error').textContent).toContain('no provider is set up'));
+    expect(chat.send).toHaveBeenCalledTimes(1);
+    expect(input().value).toBe('keep me');
+  });
+
+  it('says when critic mode is on, with the critic placeholder', async () => {
+    const { chatEvent } = setup();
+    await loaded();
+    expect(screen.queryByTestId('chat-critic-badge')).toBeNull();
+    expect(input().placeholder).not.toBe('Critic instructions…');
+    chatEvent({ type: 'state', state: normalizeChatState({ workspaceId: WS, criticMode: true }) });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-critic-badge').textContent).toBe('Critic mode active'));
+    expect(input().placeholder).toBe('Critic instructions…');
+  });
+
+  it('tells the backend about an edit while the critic loop runs, and when it is emptied', async () => {
+    const { chat } = setup({ state: { criticMode: true, running: true } });
+    await loaded();
+    await fireEvent.input(input(), { target: { value: 'wait, also' } });
+    await vi.waitFor(() => expect(chat.setEditing).toHaveBeenCalledWith(WS, true));
+    await fireEvent.input(input(), { target: { value: 'wait, also more' } });
+    await fireEvent.input(input(), { target: { value: '' } });
+    await vi.waitFor(() => expect(chat.setEditing).toHaveBeenLastCalledWith(WS, false));
+    expect(chat.setEditing).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not flag an edit outside critic mode', async () => {
+    const { chat } = setup({ state: { criticMode: false, running: true } });
+    await loaded();
+    await fireEvent.input(input(), { target: { value: 'typing' } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(chat.setEditing).not.toHaveBeenCalled();
+  });
+});
+
+describe('ChatPanel conversation', () => {
+  it('streams a reply, then shows the stored message with its badge', async () => {
+    const { chatEvent } = setup({ messages: [msg(1, 'user', 'hi')] });
+    await loaded();
+    chatEvent({ type: 'loop_started', source: 'actor' });
+    chatEvent({ type: 'message_started', source: 'actor', turn: 't1' });
+    chatEvent({ type: 'message_delta', source: 'actor', turn: 't1', text: 'Hel' });
+    chatEvent({ type: 'message_delta', source: 'actor', turn: 't1', text: 'lo **there**' });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-streaming')).toBeTruthy());
+    expect(screen.getByTestId('chat-stop')).toBeTruthy();
+    const streaming = screen.getAllByTestId('chat-message').find((m) => m.dataset.streaming === 'true')!;
+    expect(streaming.querySelector('strong')?.textContent).toBe('there');
+    chatEvent({ type: 'message_finished', source: 'actor', turn: 't1', message: msg(2, 'actor', 'Hello **there**') });
+    chatEvent({ type: 'loop_stopped', reason: 'done' });
+    await vi.waitFor(() => expect(screen.queryByTestId('chat-stop')).toBeNull());
+    const badges = screen.getAllByTestId('chat-badge').map((b) => b.textContent);
+    expect(badges).toEqual(['You', 'Actor']);
+  });
+
+  it('stops the loop with the Stop button', async () => {
+    const { chat } = setup({ state: { running: true, turn: 'actor' } });
+    await loaded();
+    await fireEvent.click(screen.getByTestId('chat-stop'));
+    expect(chat.stop).toHaveBeenCalledWith(WS);
+  });
+
+  it('offers Resume when something is due and nothing runs', async () => {
+    const { chat } = setup({ state: { next: 'critic' }, messages: [msg(1, 'user', 'a'), msg(2, 'actor', 'b')] });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-resume').textContent).toContain('critic review'));
+    await fireEvent.click(screen.getByTestId('chat-resume'));
+    expect(chat.resume).toHaveBeenCalledWith(WS);
+  });
+
+  it('clears only after the confirmation', async () => {
+    const { chat } = setup({ messages: [msg(1, 'user', 'a')] });
+    await loaded();
+    await fireEvent.click(screen.getByTestId('chat-clear'));
+    await fireEvent.click(screen.getByTestId('confirm-cancel'));
+    expect(chat.clear).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId('chat-clear'));
+    await fireEvent.click(screen.getByTestId('confirm-ok'));
+    await vi.waitFor(() => expect(chat.clear).toHaveBeenCalledWith(WS));
+  });
+
+  it('shows the model text escaped', async () => {
+    setup({ messages: [msg(1, 'actor', 'try <img src=x onerror=alert(1)> and `<b>`')] });
+    await loaded();
+    const text = screen.getByTestId('chat-text');
+    expect(text.querySelector('img')).toBeNull();
+    expect(text.textContent).toContain('<img src=x onerror=alert(1)>');
+  });
+});
+
+describe('ChatPanel workspaces', () => {
+  it('shows each workspace its own conversation and keeps each one its draft', async () => {
+    let emit: (e: BackendEvent) => void = () => {};
+    const chat = {
+      get: vi.fn(async (ws: string) => ({ messages: [{ ...msg(1, 'user', `only in ${ws}`), workspaceId: ws }], state: normalizeChatState({ workspaceId: ws }) })),
+      setEditing: vi.fn(async () => {}),
+    } as unknown as ChatApi;
+    const backend = {
+      kind: 'web',
+      chat,
+      listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
+      subscribe: (h: (e: BackendEvent) => void) => ((emit = h), () => {}),
+    } as unknown as Backend;
+    const ctx = createAppContext(backend);
+    ctx.chat.sync();
+    const { rerender } = render(Harness, { ctx, workspaceId: 'one' });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in one'));
+    await fireEvent.input(input(), { target: { value: 'draft for one' } });
+
+    await rerender({ ctx, workspaceId: 'two' });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in two'));
+    expect(input().value).toBe('');
+    // An event of the other workspace does not show here.
+    emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in two']);
+
+    await rerender({ ctx, workspaceId: 'one' });
+    await vi.waitFor(() => expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in one', 'late for one']));
+    expect(input().value).toBe('draft for one');
+  });
+});
