@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -111,6 +112,10 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (*llm.Stream, er
 	return llm.NewStream(info, pull, func() error { stop(); return s.Close() }), nil
 }
 
+// sdkDeadlineMargin is how much later than the idle watchdog the SDK's per-attempt deadline
+// of a non-streamed request falls.
+const sdkDeadlineMargin = 30 * time.Second
+
 // Complete sends req without streaming.
 func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Reply, error) {
 	params, info, err := p.params(req)
@@ -120,9 +125,10 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Reply, er
 	p.log.Debug("llm: complete", "model", info.Model, "messages", len(req.Messages), "tools", len(req.Tools))
 	wctx, w, stop := wire.Watch(ctx, p.cfg.Timeout)
 	defer stop()
-	// An explicit per-attempt timeout also keeps the SDK from refusing large max_tokens
-	// without streaming; the watchdog still applies.
-	msg, err := p.messages.New(wctx, params, p.attempt(w, info.Model), option.WithRequestTimeout(p.cfg.Timeout))
+	// An explicit per-attempt timeout keeps the SDK from refusing large max_tokens without
+	// streaming. It is set past the watchdog's, which must fire first: a silent server is a
+	// timeout, and the SDK's own deadline would read as an unreachable one.
+	msg, err := p.messages.New(wctx, params, p.attempt(w, info.Model), option.WithRequestTimeout(p.cfg.Timeout+sdkDeadlineMargin))
 	if err != nil {
 		return llm.Reply{}, p.classify(ctx, wctx, info.Model, err)
 	}

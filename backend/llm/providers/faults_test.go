@@ -182,10 +182,11 @@ func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, kind string) {
 		r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("slow", 5), {Text: "slow whole", Fault: &llmtest.Fault{Stall: true}}}},
-			func(c *llm.Config) { c.Timeout = 500 * time.Millisecond })
+			// No retries: under load a retry would spend the script's second reply.
+			func(c *llm.Config) { c.Timeout, c.MaxRetries = time.Second, -1 })
 		start := time.Now()
 		_, _, err := r.stream(t, ask("hi"))
-		if !errors.Is(err, llm.Timeout) || !strings.Contains(err.Error(), "sent nothing for 500ms") {
+		if !errors.Is(err, llm.Timeout) || !strings.Contains(err.Error(), "sent nothing for 1s") {
 			t.Fatalf("stream err %v", err)
 		}
 		_, err = r.p.Complete(ctx(t), ask("hi"))
