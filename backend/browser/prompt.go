@@ -143,14 +143,7 @@ func (t *tab) askAuth(c *conn, ev *fetch.EventAuthRequired) {
 func (t *tab) handlePrompt(c *conn, ev any) {
 	switch ev := ev.(type) {
 	case *runtime.EventBindingCalled:
-		t.mu.Lock()
-		changed := ev.Payload != t.title
-		t.title = ev.Payload
-		t.mu.Unlock()
-		if changed {
-			t.notify()
-			t.m.publish(EventTitle, t, "")
-		}
+		t.setTitle(ev.Payload)
 	case *network.EventLoadingFailed:
 		// The error page's navigation follows and names the URL (see certificateFailed).
 		t.update(func() { t.certErr = ev.ErrorText })

@@ -229,15 +229,7 @@ func (t *tab) handle(c *conn, ev any) {
 			t.update(func() { t.status = int(ev.Response.Status) })
 		}
 	case *target.EventTargetInfoChanged:
-		info := ev.TargetInfo
-		t.mu.Lock()
-		changed := info.Title != t.title
-		t.title = info.Title
-		t.mu.Unlock()
-		if changed {
-			t.notify()
-			t.m.publish(EventTitle, t, "")
-		}
+		t.setTitle(ev.TargetInfo.Title)
 	case *inspector.EventTargetCrashed, *target.EventTargetCrashed:
 		t.markCrashed("the page's renderer crashed")
 	case *page.EventJavascriptDialogOpening:
@@ -293,6 +285,18 @@ func (t *tab) refresh(c *conn) {
 func execCtx(c *conn, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(c.ctx, d)
 	return cdp.WithExecutor(ctx, chromedp.FromContext(c.ctx).Target), cancel
+}
+
+// setTitle records the page's title and tells the subscribers if it changed.
+func (t *tab) setTitle(title string) {
+	t.mu.Lock()
+	changed := title != t.title
+	t.title = title
+	t.mu.Unlock()
+	if changed {
+		t.notify()
+		t.m.publish(EventTitle, t, "")
+	}
 }
 
 func (t *tab) update(f func()) {

@@ -1,7 +1,7 @@
 // The chat panel's API: one conversation per workspace, with actor–critic mode. Its types, and
 // the two transports' implementations of ChatApi (the Backend exposes one as `backend.chat`).
 import { callWails } from './errors';
-import type { ApprovalAnswer, ApprovalStatus, JsonRequest, Risk } from './goals';
+import type { ApprovalAnswer, ApprovalRequest, JsonRequest, Risk } from './goals';
 
 /** The event topic of chat: stored changes, plus live-only 'message_delta' and 'notice'. */
 export const CHAT_TOPIC = 'chat';
@@ -46,18 +46,9 @@ export interface ChatSettings {
   askAbove: Risk;
 }
 
-export interface ChatApproval {
-  id: string;
+/** A chat tool call above the workspace's ask-above level, or one a tool wants seen first. */
+export interface ChatApproval extends ApprovalRequest {
   workspaceId: string;
-  callId: string;
-  tool: string;
-  args: unknown;
-  risk: Risk;
-  reason: string;
-  status: ApprovalStatus;
-  answerReason?: string;
-  createdAt: string;
-  answeredAt?: string;
 }
 
 export interface ChatState {

@@ -150,10 +150,9 @@ export interface GoalEvent {
 export type ApprovalStatus = 'pending' | 'allow_once' | 'allow_goal' | 'deny';
 export type ApprovalAnswer = Exclude<ApprovalStatus, 'pending'>;
 
-/** A tool call above the goal's ceiling, waiting for the user (or answered). */
-export interface GoalApproval {
+/** A tool call waiting for the user's yes (or answered): goals and chat ask alike. */
+export interface ApprovalRequest {
   id: string;
-  goalId: string;
   callId: string;
   tool: string;
   args: unknown;
@@ -163,6 +162,11 @@ export interface GoalApproval {
   answerReason?: string;
   createdAt: string;
   answeredAt?: string;
+}
+
+/** A tool call above the goal's ceiling. */
+export interface GoalApproval extends ApprovalRequest {
+  goalId: string;
 }
 
 /** A tool of the registry, as the allow/deny pickers show it. */
