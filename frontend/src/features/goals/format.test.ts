@@ -135,7 +135,7 @@ describe('rail entries', () => {
     ]);
     expect(rail[1]).toMatchObject({ title: 'critic: PROGRESSING', detail: 'files appear' });
     expect(rail[5]).toMatchObject({ title: 'verification failed (1/5)', detail: 'Shell exited 1, wanted 0' });
-    expect(rail[6]).toMatchObject({ title: 'approval deny: browser_navigate', detail: 'no web' });
+    expect(rail[6]).toMatchObject({ title: 'denied: browser_navigate', detail: 'no web' });
     expect(rail[7].detail).toBe('use make');
   });
 });

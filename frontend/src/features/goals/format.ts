@@ -214,6 +214,12 @@ const VERDICT_TONE: Record<string, Tone> = {
   MISLED: 'misled',
 };
 
+const ANSWER_WORDS: Record<string, string> = {
+  allow_once: 'allowed once',
+  allow_goal: 'allowed for this goal',
+  deny: 'denied',
+};
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
 /**
@@ -241,9 +247,8 @@ export function railEntry(e: GoalEvent): RailEntry | null {
     case 'approval_requested':
       return { ...base, tone: 'warn', title: `approval asked: ${str(d.tool)}`, detail: str(d.reason) };
     case 'approval_resolved': {
-      const answer = str(d.status).replace('_', ' ');
-      const why = d.answerReason ? `: ${str(d.answerReason)}` : '';
-      return { ...base, tone: d.status === 'deny' ? 'fail' : 'ok', title: `approval ${answer}: ${str(d.tool)}`, detail: why.slice(2) };
+      const answer = ANSWER_WORDS[str(d.status)] ?? str(d.status);
+      return { ...base, tone: d.status === 'deny' ? 'fail' : 'ok', title: `${answer}: ${str(d.tool)}`, detail: str(d.answerReason) };
     }
     case 'paused':
       return { ...base, tone: 'info', title: 'paused', detail: '' };

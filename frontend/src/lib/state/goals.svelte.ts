@@ -51,6 +51,10 @@ export class GoalStore {
   approvals = $state.raw<GoalApproval[]>([]);
   /** Goal id → what it last did, for pane badges. */
   lastSteps = $state.raw<Record<string, LastStep>>({});
+  /** Approval ids the user put off ("Later"); they come back when the user opens their goal. */
+  deferred = $state.raw<string[]>([]);
+  /** The approvals the modal asks about now. */
+  readonly asking = $derived(this.approvals.filter((a) => !this.deferred.includes(a.id)));
 
   /** Goals the status bar counts as running. */
   readonly runningCount = $derived(this.goals.filter((g) => g.status === 'running' || g.status === 'awaiting_approval').length);
@@ -311,6 +315,16 @@ export class GoalStore {
     for (const g of this.goals) if (isFinished(g.status)) this.drop(g.id);
     await this.load();
     return n;
+  }
+
+  /** Hides a request from the modal; its goal keeps waiting. */
+  defer(approvalId: string): void {
+    if (!this.deferred.includes(approvalId)) this.deferred = [...this.deferred, approvalId];
+  }
+
+  /** Asks again about the requests of a goal that were put off. */
+  recall(goalId: string): void {
+    this.deferred = this.deferred.filter((id) => this.approvals.find((a) => a.id === id)?.goalId !== goalId);
   }
 
   async answerApproval(id: string, answer: ApprovalAnswer, reason: string): Promise<void> {
