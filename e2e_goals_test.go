@@ -90,12 +90,14 @@ func pickOption(sel, value string) chromedp.Action {
 	})
 }
 
-// fieldError is the JS for the message shown next to a New Goal field ('' when none).
+// fieldError is the JS for the message shown next to a New Goal field (empty when none).
 func fieldError(field string) string {
 	return fmt.Sprintf(`(document.querySelector('[data-testid=new-goal-dialog] [data-testid=field-error][data-field=%q]')?.textContent ?? '')`, field)
 }
 
-func stepCount() string { return `document.querySelectorAll('[data-testid=goal-detail] [data-testid=step]').length` }
+func stepCount() string {
+	return `document.querySelectorAll('[data-testid=goal-detail] [data-testid=step]').length`
+}
 
 // railHas is the JS that is true when the rail shows an entry of the type whose text contains text.
 func railHas(typ, text string) string {
@@ -149,10 +151,10 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 	// The agent's side of the story, in order; each reply answers one model turn.
 	model.Push(
 		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo working"}),
-		toolCall("claim_complete", map[string]string{"rationale": "done.txt exists"}), // too early: verification fails
+		toolCall("claim_complete", map[string]string{"rationale": "done.txt exists"}),                  // too early: verification fails
 		toolCall("browser_navigate", map[string]string{"pane_id": pane, "url": "https://example.com"}), // network_get > write_local: asks
-		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "touch done.txt"}), // the 2nd work step: the critic runs
-		llmtest.Stalled("Let me think about", 2), // the user pauses this turn
+		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "touch done.txt"}),    // the 2nd work step: the critic runs
+		llmtest.Stalled("Let me think about", 2),                                                       // the user pauses this turn
 		toolCall("claim_complete", map[string]string{"rationale": "done.txt now exists"}),
 	)
 
