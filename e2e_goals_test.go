@@ -128,7 +128,7 @@ func actorRequest(t *testing.T, model *llmtest.Server, n int) string {
 
 // TestGoalDashboardRunsAGoal drives a goal from the dashboard against the scripted model
 // server: started through the New Goal dialog with a shell criterion in a sandbox, its steps
-// stream in, a premature claim fails verification, an above-ceiling tool call asks and is
+// and checklist stream in, a premature claim fails verification, an above-ceiling tool call asks and is
 // denied (the model is told), the critic reports, the user pauses, steers and resumes, the goal
 // completes; a retry is aborted; after a restart of the server the same history is there.
 func TestGoalDashboardRunsAGoal(t *testing.T) {
@@ -150,12 +150,16 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 
 	// The agent's side of the story, in order; each reply answers one model turn.
 	model.Push(
-		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo working"}),
+		llmtest.Calls( // a checklist, then work: two steps from one reply
+			llmtest.Call("write_todos", map[string]any{"items": []string{"Create done.txt", "Claim completion"}}),
+			llmtest.Call("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo working"})),
 		toolCall("claim_complete", map[string]string{"rationale": "done.txt exists"}),                  // too early: verification fails
 		toolCall("browser_navigate", map[string]string{"pane_id": pane, "url": "https://example.com"}), // network_get > write_local: asks
 		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "touch done.txt"}),    // the 2nd work step: the critic runs
 		llmtest.Stalled("Let me think about", 2),                                                       // the user pauses this turn
-		toolCall("claim_complete", map[string]string{"rationale": "done.txt now exists"}),
+		llmtest.Calls(
+			llmtest.Call("complete_todo", map[string]any{"index": 0, "note": "created with touch"}),
+			llmtest.Call("claim_complete", map[string]string{"rationale": "done.txt now exists"})),
 	)
 
 	openDashboard(t, ctx)
@@ -178,6 +182,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(`(document.querySelector('[data-testid=goal-text]')?.textContent ?? '') === `+jsString(goalText)),
 		waitJS(`(document.querySelector('[data-testid=goal-criterion]')?.textContent ?? '').includes('test -f done.txt')`),
 		waitJS(stepCount()+` >= 1`),
+		waitJS(`(document.querySelector('[data-testid=goal-todos]')?.textContent ?? '').includes('0 of 2 done')`),
 		waitJS(railHas("verification_failed", "Shell exited 1")))
 
 	// The navigation is above the ceiling: the modal asks, the goal waits, its pane says so.
@@ -188,7 +193,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(`document.querySelector('[data-testid=approval-count]').textContent === '1 of 1'`),
 		waitJS(`document.querySelector('[data-testid=approval-modal]').textContent.includes(`+jsString(goalText)+`)`),
 		waitJS(detailStatus("awaiting_approval")),
-		waitJS(stepCount()+` === 2`))
+		waitJS(stepCount()+` === 3`))
 	shot(t, ctx, "goal-approval")
 	step(t, ctx, "close the dashboard with Esc to see the pane's badge",
 		chromedp.Click(`[data-testid=approval-later]`),
@@ -213,7 +218,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 	step(t, ctx, "the goal continues; the critic's verdict and the denial are in the rail",
 		waitJS(railHas("approval_resolved", denyReason)),
 		waitJS(railHas("critic", "PROGRESSING")),
-		waitJS(stepCount()+` >= 4`))
+		waitJS(stepCount()+` >= 5`))
 	actorRequest(t, model, 4) // the stalled turn is streaming
 	step(t, ctx, "pause the goal mid-turn",
 		chromedp.Click(`[data-testid=goal-pause]`),
@@ -229,7 +234,8 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(railHas("resumed", "")),
 		waitJS(detailStatus("completed")),
 		waitJS(railHas("verification_passed", "Shell exited 0")),
-		waitJS(`(document.querySelector('[data-testid=goal-report]')?.textContent ?? '').includes('done.txt now exists')`))
+		waitJS(`(document.querySelector('[data-testid=goal-report]')?.textContent ?? '').includes('done.txt now exists')`),
+		waitJS(`(document.querySelector('[data-testid=goal-todos]')?.textContent ?? '').includes('1 of 2 done')`))
 	if body := actorRequest(t, model, 5); !strings.Contains(body, steerText) {
 		t.Fatalf("the model's request after the resume does not carry the steer text:\n%s", body)
 	}
@@ -262,7 +268,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('[data-testid=goal-row]')].map(r => r.dataset.status).join() === 'aborted,completed'`),
 		chromedp.Click(`[data-testid=goal-row][data-status=completed]`),
 		waitJS(detailStatus("completed")),
-		waitJS(stepCount()+` === 5`),
+		waitJS(stepCount()+` === 7`),
 		waitJS(railHas("critic", "PROGRESSING")),
 		waitJS(railHas("verification_failed", "Shell exited 1")),
 		waitJS(railHas("verification_passed", "")),
@@ -270,8 +276,8 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(railHas("steered", steerText)),
 		waitJS(`(document.querySelector('[data-testid=goal-report]')?.textContent ?? '').includes('done.txt now exists')`))
 	step(t, ctx, "a step expands to its arguments and result",
-		chromedp.Click(`[data-testid=step][data-index="4"] button`),
-		waitJS(`(document.querySelector('[data-testid=step][data-index="4"] [data-testid=step-args]')?.textContent ?? '').includes('touch done.txt')`))
+		chromedp.Click(`[data-testid=step][data-index="5"] button`),
+		waitJS(`(document.querySelector('[data-testid=step][data-index="5"] [data-testid=step-args]')?.textContent ?? '').includes('touch done.txt')`))
 	shot(t, ctx, "goal-history-after-restart")
 }
 
