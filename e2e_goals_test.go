@@ -130,7 +130,8 @@ func actorRequest(t *testing.T, model *llmtest.Server, n int) string {
 // server: started through the New Goal dialog with a shell criterion in a sandbox, its steps
 // and checklist stream in, a premature claim fails verification, an above-ceiling tool call asks and is
 // denied (the model is told), the critic reports, the user pauses, steers and resumes, the goal
-// completes; a retry is aborted; after a restart of the server the same history is there.
+// completes; a retry is aborted, another is cut by a restart of the server, after which the same
+// history is there, the cut goal offers to resume with its context, and finished goals prune.
 func TestGoalDashboardRunsAGoal(t *testing.T) {
 	const (
 		denyReason = "no web today"
@@ -258,14 +259,34 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(detailStatus("aborted")),
 		waitJS(`document.querySelector('[data-testid=status-goals]').dataset.running === '0'`))
 
+	// One more retry is still running when the server stops: it comes back interrupted.
+	model.Push(llmtest.Stalled("Once more", 2))
+	step(t, ctx, "retry the aborted goal", chromedp.Click(`[data-testid=goal-retry]`), waitJS(detailStatus("running")))
+	actorRequest(t, model, 7)
+
 	// A restart of the server (same data dir) shows the same history, rebuilt from the store.
 	srv.Stop(t)
 	srv = startServe(t, dataDir, e2ePassword)
 	logIn(t, ctx, srv.URL, e2ePassword)
 	openDashboard(t, ctx)
-	step(t, ctx, "the goals are there after the restart",
-		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 2`),
-		waitJS(`[...document.querySelectorAll('[data-testid=goal-row]')].map(r => r.dataset.status).join() === 'aborted,completed'`),
+	rowStatuses := `[...document.querySelectorAll('[data-testid=goal-row]')].map(r => r.dataset.status).join()`
+	filter := func(f string) chromedp.Action {
+		return chromedp.Click(fmt.Sprintf(`[data-testid=goal-filter][data-filter=%q]`, f))
+	}
+	step(t, ctx, "the goals are there after the restart, and filter",
+		waitJS(rowStatuses+` === 'interrupted,aborted,completed'`),
+		filter("active"), waitJS(rowStatuses+` === 'interrupted'`),
+		filter("finished"), waitJS(rowStatuses+` === 'aborted,completed'`),
+		filter("all"), waitJS(rowStatuses+` === 'interrupted,aborted,completed'`))
+	step(t, ctx, "the interrupted goal offers to resume with its context, and is deleted after confirming",
+		chromedp.Click(`[data-testid=goal-row][data-status=interrupted]`),
+		waitJS(detailStatus("interrupted")),
+		waitJS(`document.querySelector('[data-testid=goal-resume]').textContent.trim() === 'Resume (reload prior context and continue)'`),
+		chromedp.Click(`[data-testid=goal-delete]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		waitJS(rowStatuses+` === 'aborted,completed'`))
+	step(t, ctx, "the completed goal's history is the same",
 		chromedp.Click(`[data-testid=goal-row][data-status=completed]`),
 		waitJS(detailStatus("completed")),
 		waitJS(stepCount()+` === 7`),
@@ -279,6 +300,12 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		chromedp.Click(`[data-testid=step][data-index="5"] button`),
 		waitJS(`(document.querySelector('[data-testid=step][data-index="5"] [data-testid=step-args]')?.textContent ?? '').includes('touch done.txt')`))
 	shot(t, ctx, "goal-history-after-restart")
+	step(t, ctx, "prune the finished goals after confirming",
+		chromedp.Click(`[data-testid=goal-prune]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 0`),
+		chromedp.WaitVisible(`[data-testid=goal-empty]`))
 }
 
 // TestGoalDashboardNewGoalRequiredFields submits the New Goal dialog with each required field
