@@ -6,6 +6,7 @@ import { normalizeGoal } from '../../lib/api';
 import { createAppContext } from '../../lib/state/context';
 import { GoalTimeline } from '../../lib/state/goalTimeline.svelte';
 import ApprovalModal from './ApprovalModal.svelte';
+import GoalBudget from './GoalBudget.svelte';
 import Harness from './GoalsHarness.test.svelte';
 import StepLog from './StepLog.svelte';
 
@@ -83,5 +84,34 @@ describe('ApprovalModal', () => {
 
     ctx.goals.recall('g1'); // opening the goal asks again
     await vi.waitFor(() => expect(screen.getByTestId('approval-tool').textContent).toBe('browser_navigate'));
+  });
+});
+
+describe('GoalBudget', () => {
+  it('shows use against the budget, and raises the budget of a goal held for it', async () => {
+    const raiseBudget = vi.fn(async () => {});
+    const ctx = setup({ raiseBudget, get: vi.fn(() => new Promise<Goal>(() => {})), events: vi.fn(async () => []), steps: vi.fn(async () => []) });
+    const goal = normalizeGoal({
+      id: 'g1',
+      status: 'budget_exceeded',
+      spec: { settings: { budgetUsd: 2, budgetTokens: 50000 } },
+      state: { usage: { inputTokens: 40000, outputTokens: 12000 }, costUsd: 2.04 },
+    });
+    render(Harness, { ctx, component: GoalBudget, with: { goal } });
+    expect(screen.getByTestId('goal-tokens').textContent).toBe('52k of 50k');
+    expect(screen.getByTestId('goal-cost').textContent).toBe('$2.04 of $2.00');
+    await fireEvent.click(screen.getByTestId('goal-raise'));
+    expect(screen.getByTestId('goal-raise-error').textContent).toContain('Enter a new budget');
+    expect(raiseBudget).not.toHaveBeenCalled();
+    await fireEvent.input(screen.getByTestId('goal-raise-usd'), { target: { value: '5' } });
+    await fireEvent.click(screen.getByTestId('goal-raise'));
+    await vi.waitFor(() => expect(raiseBudget).toHaveBeenCalledWith('g1', 5, 0));
+  });
+
+  it('offers no raise form to a goal within its budget', () => {
+    const ctx = setup({});
+    render(Harness, { ctx, component: GoalBudget, with: { goal: normalizeGoal({ id: 'g1', status: 'running' }) } });
+    expect(screen.queryByTestId('goal-raise-form')).toBeNull();
+    expect(screen.getByTestId('goal-cost').textContent).toBe('$0 (no cap)');
   });
 });
