@@ -91,93 +91,112 @@ func distinctColours(img image.Image) int {
 	return len(seen)
 }
 
-// TestDesktopSmoke launches the real desktop binary under Xvfb, waits for its window, and
-// checks that the screenshot shows a rendered UI rather than a blank window.
-func TestDesktopSmoke(t *testing.T) {
+// desktopApp is the real desktop binary running under its own Xvfb.
+type desktopApp struct {
+	env    []string
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exited chan error
+}
+
+// startDesktop starts Xvfb and the desktop binary on dataDir, and waits for its window and for
+// the UI to start the terminal shells of its first workspace (2 x 2): then the UI has loaded and
+// reached Go through the Wails bindings.
+func startDesktop(t *testing.T, dataDir string) *desktopApp {
+	t.Helper()
 	bin := testBinary(t)
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil || !strings.Contains(string(out), "desktop,") {
 		t.Fatalf("%s was built without the desktop window (%q, %v): build it with `make build`", bin, out, err)
 	}
 	display := startXvfb(t)
-	env := append(os.Environ(), "DISPLAY="+display)
-
-	app := exec.Command(bin, "--data-dir", t.TempDir())
-	app.Env = append(env, "WAYLAND_DISPLAY=")
-	var appOut lockedBuffer
-	app.Stdout, app.Stderr = &appOut, &appOut
-	if err := app.Start(); err != nil {
+	d := &desktopApp{env: append(os.Environ(), "DISPLAY="+display), out: &lockedBuffer{}, exited: make(chan error, 1)}
+	d.cmd = exec.Command(bin, "--data-dir", dataDir)
+	d.cmd.Env = append(d.env, "WAYLAND_DISPLAY=")
+	d.cmd.Stdout, d.cmd.Stderr = d.out, d.out
+	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
+	go func() { d.exited <- d.cmd.Wait() }()
 	t.Cleanup(func() {
-		app.Process.Signal(os.Interrupt)
+		d.cmd.Process.Signal(os.Interrupt)
 		select {
-		case <-exited:
+		case <-d.exited:
 		case <-time.After(5 * time.Second):
-			app.Process.Kill()
-			<-exited
+			d.cmd.Process.Kill()
+			<-d.exited
 		}
 	})
 
 	// The window: xdotool waits for a visible one with the exact title.
 	ctx := withTimeout(t, 30*time.Second)
 	find := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^ClusterSpace$")
-	find.Env = env
+	find.Env = d.env
 	if ids, err := find.Output(); err != nil || len(bytes.TrimSpace(ids)) == 0 {
-		t.Fatalf("no ClusterSpace window appeared: %v\napp output:\n%s", err, appOut.String())
+		t.Fatalf("no ClusterSpace window appeared: %v\napp output:\n%s", err, d.out.String())
 	}
 
-	// The UI has loaded and reached Go through the Wails bindings when its terminal panes
-	// have started their shells: one bash per pane of the first workspace (2 x 2).
 	shellDeadline := time.Now().Add(30 * time.Second)
-	for childProcesses(app.Process.Pid, "bash") < 4 {
+	for childProcesses(d.cmd.Process.Pid, "bash") < 4 {
 		if time.Now().After(shellDeadline) {
 			t.Fatalf("the desktop UI did not start its 4 terminal shells within 30 s (%d running)\napp output:\n%s",
-				childProcesses(app.Process.Pid, "bash"), appOut.String())
+				childProcesses(d.cmd.Process.Pid, "bash"), d.out.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	return d
+}
 
-	// Then poll screenshots until the shells' prompts are drawn.
-	shotPath := filepath.Join(artifactDir(t), "desktop-smoke.png")
+// screenshot captures the whole virtual screen to path and decodes it.
+func (d *desktopApp) screenshot(t *testing.T, path string) image.Image {
+	t.Helper()
+	select {
+	case err := <-d.exited:
+		t.Fatalf("the app exited: %v\n%s", err, d.out.String())
+	default:
+	}
+	imp := exec.Command("import", "-window", "root", "png:"+path)
+	imp.Env = d.env
+	if msg, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v: %s", err, msg)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	return img
+}
+
+// settledShot shoots until the picture shows a rendered UI (at least minDistinctColours) and
+// stops changing in colour count, so the kept PNG shows the finished window.
+func (d *desktopApp) settledShot(t *testing.T, path string) (image.Image, int) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	var colours int
+	colours := 0
 	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("the app exited while starting: %v\n%s", err, appOut.String())
-		default:
-		}
-		imp := exec.Command("import", "-window", "root", "png:"+shotPath)
-		imp.Env = env
-		if msg, err := imp.CombinedOutput(); err != nil {
-			t.Fatalf("screenshot: %v: %s", err, msg)
-		}
-		f, err := os.Open(shotPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("decode %s: %v", shotPath, err)
-		}
+		img := d.screenshot(t, path)
 		prev := colours
 		colours = distinctColours(img)
-		// Past the bar, keep shooting until the picture settles (the prompts get drawn), so the
-		// kept PNG shows the finished window.
-		if colours >= minDistinctColours && colours <= prev {
-			break
-		}
-		if time.Now().After(deadline) && colours >= minDistinctColours {
-			break
+		if colours >= minDistinctColours && (colours <= prev || time.Now().After(deadline)) {
+			return img, colours
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the window stayed blank: %d distinct colours in %s (want >= %d)\napp output:\n%s", colours, shotPath, minDistinctColours, appOut.String())
+			t.Fatalf("the window stayed blank: %d distinct colours in %s (want >= %d)\napp output:\n%s", colours, path, minDistinctColours, d.out.String())
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// TestDesktopSmoke launches the real desktop binary under Xvfb, waits for its window, and
+// checks that the screenshot shows a rendered UI rather than a blank window.
+func TestDesktopSmoke(t *testing.T) {
+	d := startDesktop(t, t.TempDir())
+	shotPath := filepath.Join(artifactDir(t), "desktop-smoke.png")
+	_, colours := d.settledShot(t, shotPath)
 	t.Logf("desktop screenshot: %s (%d distinct colours)", shotPath, colours)
 }

@@ -10,6 +10,8 @@ export function toggleGoals(ctx: AppContext): void {
 
 /** Opens the dashboard on one goal (a pane's goal badge). */
 export function showGoal(ctx: AppContext, goalId: string): void {
+  // A request of this goal that the user put off is asked again: they came to see the goal.
+  ctx.goals.recall(goalId);
   ctx.ui.selectedGoalId = goalId;
   ctx.ui.goalsOpen = true;
 }

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// The critic is told apart from the agent by its system prompt (backend/goal/prompts.go).
+const criticSystemMatch = "You are a critic evaluating"
+
+// apiCall sends one JSON request to a running `serve` with a bearer token (none for login).
+func apiCall(t *testing.T, method, url, token string, body, out any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		var e struct{ Error string }
+		json.NewDecoder(res.Body).Decode(&e)
+		t.Fatalf("%s %s: %s %s", method, url, res.Status, e.Error)
+	}
+	if out != nil {
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: decode: %v", method, url, err)
+		}
+	}
+}
+
+// addScriptedProvider makes the scripted model server the served app's default provider (and
+// so its critic default too), through the HTTP API the Settings panel uses.
+func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server) {
+	t.Helper()
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken,
+		map[string]any{"name": "Scripted", "kind": "openai", "baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+}
+
+// openDashboard presses Ctrl+Shift+G, as a person would, and waits for the dashboard.
+func openDashboard(t *testing.T, ctx context.Context) {
+	t.Helper()
+	step(t, ctx, "open the goal dashboard with Ctrl+Shift+G",
+		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
+}
+
+// pickOption chooses the option with the given value in a <select> with arrow keys (from the
+// first option), as a keyboard user does.
+func pickOption(sel, value string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var idx int
+		if err := chromedp.Evaluate(fmt.Sprintf(`[...document.querySelector(%q).options].findIndex(o => o.value === %q)`, sel, value), &idx).Do(ctx); err != nil {
+			return err
+		}
+		if idx < 0 {
+			return fmt.Errorf("%s has no option %q", sel, value)
+		}
+		if err := chromedp.SendKeys(sel, strings.Repeat(kb.ArrowUp, 40)+strings.Repeat(kb.ArrowDown, idx)).Do(ctx); err != nil {
+			return err
+		}
+		return chromedp.Poll(fmt.Sprintf(`document.querySelector(%q).value === %q`, sel, value), nil, chromedp.WithPollingTimeout(5*time.Second)).Do(ctx)
+	})
+}
+
+// fieldError is the JS for the message shown next to a New Goal field (empty when none).
+func fieldError(field string) string {
+	return fmt.Sprintf(`(document.querySelector('[data-testid=new-goal-dialog] [data-testid=field-error][data-field=%q]')?.textContent ?? '')`, field)
+}
+
+func stepCount() string {
+	return `document.querySelectorAll('[data-testid=goal-detail] [data-testid=step]').length`
+}
+
+// railHas is the JS that is true when the rail shows an entry of the type whose text contains text.
+func railHas(typ, text string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll('[data-testid=rail-entry][data-type=%q]')].some(e => e.textContent.includes(%q))`, typ, text)
+}
+
+func detailStatus(status string) string {
+	return fmt.Sprintf(`document.querySelector('[data-testid=goal-detail]')?.dataset.status === %q`, status)
+}
+
+// actorRequest is the body of the agent's request that the scripted reply n answered (the
+// critic's requests are answered by its role and are not counted).
+func actorRequest(t *testing.T, model *llmtest.Server, n int) string {
+	t.Helper()
+	want := fmt.Sprintf("replies[%d]", n)
+	var body string
+	waitFor(t, "the model server to receive "+want, func() bool {
+		for _, r := range model.ChatRequests() {
+			if r.Answer == want {
+				body = string(r.Body)
+				return true
+			}
+		}
+		return false
+	})
+	return body
+}
+
+// TestGoalDashboardRunsAGoal drives a goal from the dashboard against the scripted model
+// server: started through the New Goal dialog with a shell criterion in a sandbox, its steps
+// and checklist stream in, a premature claim fails verification, an above-ceiling tool call asks and is
+// denied (the model is told), the critic reports, the user pauses, steers and resumes, the goal
+// completes; a retry is aborted, another is cut by a restart of the server, after which the same
+// history is there, the cut goal offers to resume with its context, and finished goals prune.
+func TestGoalDashboardRunsAGoal(t *testing.T) {
+	const (
+		denyReason = "no web today"
+		steerText  = "please create it with touch"
+		goalText   = "Create done.txt in the sandbox"
+	)
+	model := llmtest.New(t, llmtest.Script{Roles: []llmtest.Role{{
+		Name: "critic", Match: llmtest.Match{System: criticSystemMatch},
+		Reply: llmtest.Text("PROGRESSING\nThe agent is about to create the file."),
+	}}})
+	dataDir, sandbox := t.TempDir(), t.TempDir()
+	srv := startServe(t, dataDir, e2ePassword)
+	addScriptedProvider(t, srv, model)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	pane := readState(t, ctx).Panes[0].ID
+
+	// The agent's side of the story, in order; each reply answers one model turn.
+	model.Push(
+		llmtest.Calls( // a checklist, then work: two steps from one reply
+			llmtest.Call("write_todos", map[string]any{"items": []string{"Create done.txt", "Claim completion"}}),
+			llmtest.Call("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo working"})),
+		toolCall("claim_complete", map[string]string{"rationale": "done.txt exists"}),                  // too early: verification fails
+		toolCall("browser_navigate", map[string]string{"pane_id": pane, "url": "https://example.com"}), // network_get > write_local: asks
+		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "touch done.txt"}),    // the 2nd work step: the critic runs
+		llmtest.Stalled("Let me think about", 2),                                                       // the user pauses this turn
+		llmtest.Calls(
+			llmtest.Call("complete_todo", map[string]any{"index": 0, "note": "created with touch"}),
+			llmtest.Call("claim_complete", map[string]string{"rationale": "done.txt now exists"})),
+	)
+
+	openDashboard(t, ctx)
+	step(t, ctx, "the dashboard says how to start a goal",
+		waitJS(`(document.querySelector('[data-testid=goal-empty]')?.textContent ?? '').includes('New Goal')`))
+	step(t, ctx, "fill the New Goal dialog",
+		chromedp.Click(`[data-testid=goal-new]`),
+		chromedp.WaitVisible(`[data-testid=new-goal-dialog]`),
+		chromedp.SendKeys(`[data-testid=goal-text-input]`, goalText),
+		pickOption(`[data-testid=goal-pane-select]`, pane),
+		chromedp.SendKeys(`[data-testid=goal-check-command]`, "test -f done.txt"),
+		chromedp.SendKeys(`[data-testid=goal-sandbox]`, sandbox),
+		chromedp.SendKeys(`[data-testid=goal-critic-interval]`, "2"),
+		chromedp.Click(`[data-testid=goal-start]`),
+		waitJS(`!document.querySelector('[data-testid=new-goal-dialog]')`),
+		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 1`))
+
+	// Steps stream in while the page stays put; the premature claim fails verification.
+	step(t, ctx, "watch the steps stream in and the verification fail",
+		waitJS(`(document.querySelector('[data-testid=goal-text]')?.textContent ?? '') === `+jsString(goalText)),
+		waitJS(`(document.querySelector('[data-testid=goal-criterion]')?.textContent ?? '').includes('test -f done.txt')`),
+		waitJS(stepCount()+` >= 1`),
+		waitJS(`(document.querySelector('[data-testid=goal-todos]')?.textContent ?? '').includes('0 of 2 done')`),
+		waitJS(railHas("verification_failed", "Shell exited 1")))
+
+	// The navigation is above the ceiling: the modal asks, the goal waits, its pane says so.
+	step(t, ctx, "the approval modal asks about browser_navigate",
+		chromedp.WaitVisible(`[data-testid=approval-modal]`),
+		waitJS(`document.querySelector('[data-testid=approval-tool]').textContent === 'browser_navigate'`),
+		waitJS(`document.querySelector('[data-testid=approval-args]').textContent.includes('https://example.com')`),
+		waitJS(`document.querySelector('[data-testid=approval-count]').textContent === '1 of 1'`),
+		waitJS(`document.querySelector('[data-testid=approval-modal]').textContent.includes(`+jsString(goalText)+`)`),
+		waitJS(detailStatus("awaiting_approval")),
+		waitJS(stepCount()+` === 3`))
+	shot(t, ctx, "goal-approval")
+	step(t, ctx, "close the dashboard with Esc to see the pane's badge",
+		chromedp.Click(`[data-testid=approval-later]`),
+		waitJS(`!document.querySelector('[data-testid=approval-modal]')`),
+		chromedp.KeyEvent(kb.Escape),
+		waitJS(`!document.querySelector('[data-testid=goal-dashboard]')`),
+		waitJS(fmt.Sprintf(`(document.querySelector('%s [data-testid=pane-goal-badge]')?.textContent ?? '').includes('waiting for your approval')`, paneSel(pane))),
+		waitJS(`document.querySelector('[data-testid=status-goals]').dataset.running === '1'`))
+	step(t, ctx, "the badge opens the goal, and the request comes back",
+		chromedp.Click(paneSel(pane)+` [data-testid=pane-goal-badge]`),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`),
+		chromedp.WaitVisible(`[data-testid=approval-modal]`))
+	step(t, ctx, "deny with a reason",
+		chromedp.SendKeys(`[data-testid=approval-deny-reason]`, denyReason),
+		chromedp.Click(`[data-testid=approval-deny]`),
+		waitJS(`!document.querySelector('[data-testid=approval-modal]')`))
+	if body := actorRequest(t, model, 3); !strings.Contains(body, "The user denied this call. Their reason: "+denyReason) {
+		t.Fatalf("the model's next request does not carry the denial:\n%s", body)
+	}
+
+	// The goal goes on: the critic reports after the second work step, then the turn stalls.
+	step(t, ctx, "the goal continues; the critic's verdict and the denial are in the rail",
+		waitJS(railHas("approval_resolved", denyReason)),
+		waitJS(railHas("critic", "PROGRESSING")),
+		waitJS(stepCount()+` >= 5`))
+	actorRequest(t, model, 4) // the stalled turn is streaming
+	step(t, ctx, "pause the goal mid-turn",
+		chromedp.Click(`[data-testid=goal-pause]`),
+		waitJS(detailStatus("paused")),
+		waitJS(railHas("paused", "")))
+	step(t, ctx, "steer the paused goal",
+		chromedp.SendKeys(`[data-testid=goal-steer-input]`, steerText),
+		chromedp.Click(`[data-testid=goal-steer-send]`),
+		waitJS(railHas("steered", steerText)),
+		waitJS(`document.querySelector('[data-testid=goal-steer-input]').value === ''`))
+	step(t, ctx, "resume; the goal completes",
+		chromedp.Click(`[data-testid=goal-resume]`),
+		waitJS(railHas("resumed", "")),
+		waitJS(detailStatus("completed")),
+		waitJS(railHas("verification_passed", "Shell exited 0")),
+		waitJS(`(document.querySelector('[data-testid=goal-report]')?.textContent ?? '').includes('done.txt now exists')`),
+		waitJS(`(document.querySelector('[data-testid=goal-todos]')?.textContent ?? '').includes('1 of 2 done')`))
+	if body := actorRequest(t, model, 5); !strings.Contains(body, steerText) {
+		t.Fatalf("the model's request after the resume does not carry the steer text:\n%s", body)
+	}
+	if _, err := os.Stat(filepath.Join(sandbox, "done.txt")); err != nil {
+		t.Fatalf("the goal completed but done.txt is missing: %v", err)
+	}
+	shot(t, ctx, "goal-completed")
+
+	// Retry starts a copy of the spec; it is aborted while its first turn streams.
+	model.Push(llmtest.Stalled("Starting over", 2))
+	step(t, ctx, "retry the goal",
+		chromedp.Click(`[data-testid=goal-retry]`),
+		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 2`),
+		waitJS(detailStatus("running")))
+	actorRequest(t, model, 6)
+	step(t, ctx, "abort the retry after confirming",
+		chromedp.Click(`[data-testid=goal-abort]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		waitJS(detailStatus("aborted")),
+		waitJS(`document.querySelector('[data-testid=status-goals]').dataset.running === '0'`))
+
+	// One more retry is still running when the server stops: it comes back interrupted.
+	model.Push(llmtest.Stalled("Once more", 2))
+	step(t, ctx, "retry the aborted goal", chromedp.Click(`[data-testid=goal-retry]`), waitJS(detailStatus("running")))
+	actorRequest(t, model, 7)
+
+	// A restart of the server (same data dir) shows the same history, rebuilt from the store.
+	srv.Stop(t)
+	srv = startServe(t, dataDir, e2ePassword)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	openDashboard(t, ctx)
+	rowStatuses := `[...document.querySelectorAll('[data-testid=goal-row]')].map(r => r.dataset.status).join()`
+	filter := func(f string) chromedp.Action {
+		return chromedp.Click(fmt.Sprintf(`[data-testid=goal-filter][data-filter=%q]`, f))
+	}
+	step(t, ctx, "the goals are there after the restart, and filter",
+		waitJS(rowStatuses+` === 'interrupted,aborted,completed'`),
+		filter("active"), waitJS(rowStatuses+` === 'interrupted'`),
+		filter("finished"), waitJS(rowStatuses+` === 'aborted,completed'`),
+		filter("all"), waitJS(rowStatuses+` === 'interrupted,aborted,completed'`))
+	step(t, ctx, "the interrupted goal offers to resume with its context, and is deleted after confirming",
+		chromedp.Click(`[data-testid=goal-row][data-status=interrupted]`),
+		waitJS(detailStatus("interrupted")),
+		waitJS(`document.querySelector('[data-testid=goal-resume]').textContent.trim() === 'Resume (reload prior context and continue)'`),
+		chromedp.Click(`[data-testid=goal-delete]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		waitJS(rowStatuses+` === 'aborted,completed'`))
+	step(t, ctx, "the completed goal's history is the same",
+		chromedp.Click(`[data-testid=goal-row][data-status=completed]`),
+		waitJS(detailStatus("completed")),
+		waitJS(stepCount()+` === 7`),
+		waitJS(railHas("critic", "PROGRESSING")),
+		waitJS(railHas("verification_failed", "Shell exited 1")),
+		waitJS(railHas("verification_passed", "")),
+		waitJS(railHas("approval_resolved", denyReason)),
+		waitJS(railHas("steered", steerText)),
+		waitJS(`(document.querySelector('[data-testid=goal-report]')?.textContent ?? '').includes('done.txt now exists')`))
+	step(t, ctx, "a step expands to its arguments and result",
+		chromedp.Click(`[data-testid=step][data-index="5"] button`),
+		waitJS(`(document.querySelector('[data-testid=step][data-index="5"] [data-testid=step-args]')?.textContent ?? '').includes('touch done.txt')`))
+	shot(t, ctx, "goal-history-after-restart")
+	step(t, ctx, "prune the finished goals after confirming",
+		chromedp.Click(`[data-testid=goal-prune]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 0`),
+		chromedp.WaitVisible(`[data-testid=goal-empty]`))
+}
+
+// TestGoalDashboardNewGoalRequiredFields submits the New Goal dialog with each required field
+// empty, kind by kind, and sees each message next to its field; then the backend's refusals
+// land next to the fields they name.
+func TestGoalDashboardNewGoalRequiredFields(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	pane := readState(t, ctx).Panes[0].ID
+	openDashboard(t, ctx)
+
+	step(t, ctx, "submit the empty dialog",
+		chromedp.Click(`[data-testid=goal-new]`),
+		chromedp.WaitVisible(`[data-testid=new-goal-dialog]`),
+		chromedp.Click(`[data-testid=goal-start]`),
+		waitJS(fieldError("goal")+`.includes('Say what the goal should achieve')`),
+		waitJS(fieldError("paneId")+`.includes('Pick the pane')`),
+		waitJS(fieldError("criterion.command")+`.includes('shell command')`))
+	kinds := []struct{ kind, field, text string }{
+		{"model_question", "criterion.question", "yes/no question the judge answers"},
+		{"json_predicate", "criterion.expr", "expression that must be true"},
+		{"visual", "criterion.question", "question about the screen"},
+		{"visual", "criterion.paneId", "browser pane"},
+	}
+	for _, k := range kinds {
+		step(t, ctx, "submit with an empty "+k.field+" for "+k.kind,
+			chromedp.Click(fmt.Sprintf(`[data-testid=criterion-tab][data-kind=%q]`, k.kind)),
+			chromedp.Click(`[data-testid=goal-start]`),
+			waitJS(fieldError(k.field)+`.includes(`+jsString(k.text)+`)`),
+			waitJS(fieldError("goal")+` !== ''`))
+	}
+	step(t, ctx, "a manual check needs nothing more, and warns",
+		chromedp.Click(`[data-testid=criterion-tab][data-kind=manual]`),
+		waitJS(`(document.querySelector('[data-testid=criterion-manual-warning]')?.textContent ?? '').includes('re-open the goal')`))
+
+	// The fields are filled; the backend refuses a sandbox that does not exist, by field.
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	step(t, ctx, "the backend refuses a missing sandbox next to the sandbox field",
+		chromedp.SendKeys(`[data-testid=goal-text-input]`, "Anything"),
+		pickOption(`[data-testid=goal-pane-select]`, pane),
+		chromedp.SendKeys(`[data-testid=goal-sandbox]`, missing),
+		chromedp.Click(`[data-testid=goal-start]`),
+		waitJS(fieldError("policy.sandboxDir")+`.includes('does not exist')`),
+		waitJS(fieldError("goal")+` === '' && `+fieldError("paneId")+` === ''`))
+	step(t, ctx, "and a missing model provider next to the provider field",
+		chromedp.SendKeys(`[data-testid=goal-sandbox]`, strings.Repeat(kb.Backspace, len(missing)+5)),
+		chromedp.Click(`[data-testid=goal-start]`),
+		waitJS(fieldError("settings.provider")+` !== ''`),
+		waitJS(fieldError("policy.sandboxDir")+` === ''`))
+	shot(t, ctx, "new-goal-refused")
+	var rows int
+	step(t, ctx, "nothing was started", chromedp.Evaluate(`document.querySelectorAll('[data-testid=goal-row]').length`, &rows))
+	if rows != 0 {
+		t.Fatalf("%d goals listed after refused starts", rows)
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { Goal, GoalEvent, Workspace } from '../../lib/api';
+import { normalizeGoal } from '../../lib/api';
+import {
+  currentActivity,
+  describeCriterion,
+  filterGoals,
+  formatMs,
+  offsetText,
+  paneLabel,
+  railEntries,
+  relativeTime,
+  toolFamily,
+  usd,
+} from './format';
+
+const g = (id: string, status: Goal['status'], updatedAt: string) => normalizeGoal({ id, status, updatedAt });
+
+describe('filters', () => {
+  const goals = [
+    g('done', 'completed', '2025-01-01T00:00:05Z'),
+    g('run', 'running', '2025-01-01T00:00:01Z'),
+    g('wait', 'awaiting_approval', '2025-01-01T00:00:09Z'),
+    g('int', 'interrupted', '2025-01-01T00:00:03Z'),
+    g('over', 'budget_exceeded', '2025-01-01T00:00:02Z'),
+    g('fail', 'failed', '2025-01-01T00:00:07Z'),
+    g('ab', 'aborted', '2025-01-01T00:00:04Z'),
+    g('pend', 'pending', '2025-01-01T00:00:06Z'),
+    g('pause', 'paused', '2025-01-01T00:00:08Z'),
+  ];
+  it('sorts by newest activity and splits active from finished', () => {
+    expect(filterGoals(goals, 'all').map((x) => x.id)).toEqual(['wait', 'pause', 'fail', 'pend', 'done', 'ab', 'int', 'over', 'run']);
+    expect(filterGoals(goals, 'active').map((x) => x.id)).toEqual(['wait', 'pause', 'pend', 'int', 'over', 'run']);
+    expect(filterGoals(goals, 'finished').map((x) => x.id)).toEqual(['fail', 'done', 'ab']);
+  });
+});
+
+describe('describeCriterion', () => {
+  it('says each kind in words', () => {
+    expect(describeCriterion({ kind: 'shell', command: 'test -f done.txt' })).toBe('the shell command `test -f done.txt` exits with code 0');
+    expect(describeCriterion({ kind: 'shell', command: 'make test', exitCode: 2, timeout: '1h0m0s' })).toBe(
+      'the shell command `make test` exits with code 2 (timeout 1h)',
+    );
+    expect(describeCriterion({ kind: 'model_question', question: 'Done?' })).toBe('a judge model answers YES to: "Done?"');
+    expect(describeCriterion({ kind: 'model_question', question: 'Done?', threshold: 'high_confidence' })).toMatch(/^two independent judge models/);
+    expect(describeCriterion({ kind: 'json_predicate', expr: 'ok == true' })).toBe(
+      "the expression `ok == true` is true of the claim's rationale, which must be a JSON document",
+    );
+    expect(describeCriterion({ kind: 'json_predicate', expr: 'n > 1', source: 'file:out.json' })).toBe('the expression `n > 1` is true of the JSON in the file out.json');
+    expect(describeCriterion({ kind: 'json_predicate', expr: 'n > 1', source: 'command:./report' })).toBe(
+      'the expression `n > 1` is true of the JSON printed by the command `./report`',
+    );
+    expect(describeCriterion({ kind: 'visual', question: 'Logged in?', paneId: 'b1' }, (id) => `WS / ${id}`)).toBe(
+      'a vision model looking at pane WS / b1 answers YES to: "Logged in?"',
+    );
+    expect(describeCriterion({ kind: 'manual' })).toMatch(/re-open the goal with feedback/);
+  });
+});
+
+describe('times, amounts, names', () => {
+  const now = Date.parse('2025-01-01T01:00:00Z');
+  it('says how long ago', () => {
+    expect(relativeTime('2025-01-01T00:59:58Z', now)).toBe('just now');
+    expect(relativeTime('2025-01-01T00:59:18Z', now)).toBe('42s ago');
+    expect(relativeTime('2025-01-01T00:55:00Z', now)).toBe('5m ago');
+    expect(relativeTime('2024-12-31T22:00:00Z', now)).toBe('3h ago');
+    expect(relativeTime('2024-12-30T01:00:00Z', now)).toBe('2d ago');
+    expect(relativeTime('', now)).toBe('');
+  });
+
+  it('formats spans, offsets and money', () => {
+    expect(formatMs(850)).toBe('850 ms');
+    expect(formatMs(12_340)).toBe('12.3 s');
+    expect(formatMs(125_000)).toBe('2m 05s');
+    expect(formatMs(3_720_000)).toBe('1h 02m');
+    expect(offsetText('2025-01-01T00:00:00Z', '2025-01-01T00:01:05Z')).toBe('+1m 05s');
+    expect(usd(0)).toBe('$0');
+    expect(usd(0.0042)).toBe('$0.0042');
+    expect(usd(1.5)).toBe('$1.50');
+  });
+
+  it('sorts tools into families', () => {
+    expect(['write_to_terminal', 'read_terminal_output', 'poll_terminal_status', 'wait_for_output', 'terminal_run'].map(toolFamily)).toEqual([
+      'terminal',
+      'terminal',
+      'terminal',
+      'terminal',
+      'terminal',
+    ]);
+    expect(toolFamily('browser_navigate')).toBe('browser');
+    expect(toolFamily('claim_complete')).toBe('goal');
+    expect(toolFamily('write_todos')).toBe('goal');
+    expect(toolFamily('teleport')).toBe('other');
+  });
+
+  it('labels panes by workspace, and says what a goal is doing', () => {
+    const ws = [{ id: 'w', name: 'Workspace 1', panes: [{ id: 'p1', label: 'Terminal 1' }] }] as unknown as Workspace[];
+    expect(paneLabel(ws, 'p1')).toBe('Workspace 1 / Terminal 1');
+    expect(paneLabel(ws, 'gone')).toBe('gone');
+    expect(currentActivity('running', { tool: 'write_to_terminal', preview: 'Sent 12 characters + Enter', isError: false } as never)).toBe(
+      'write_to_terminal Sent 12 characters + Enter',
+    );
+    expect(currentActivity('awaiting_approval', undefined)).toBe('waiting for your approval');
+  });
+});
+
+describe('rail entries', () => {
+  const e = (seq: number, type: string, data: Record<string, unknown> = {}): GoalEvent => ({ goalId: 'a', seq, type, data, at: '' });
+  it('colours critic verdicts and shows verification, approvals, steering; skips steps', () => {
+    const rail = railEntries([
+      e(1, 'started', { model: 'scripted' }),
+      e(2, 'step', { index: 1 }),
+      e(3, 'critic', { verdict: 'PROGRESSING', reason: 'files appear' }),
+      e(4, 'critic', { verdict: 'STUCK', reason: 'same command' }),
+      e(5, 'critic', { verdict: 'ACHIEVED', reason: 'done' }),
+      e(6, 'critic', { verdict: 'MISLED', reason: 'off topic' }),
+      e(7, 'verification_failed', { gate: 'criterion', detail: 'Shell exited 1, wanted 0', bounces: 1, budget: 5 }),
+      e(8, 'approval_resolved', { tool: 'browser_navigate', status: 'deny', answerReason: 'no web' }),
+      e(9, 'steered', { text: 'use make' }),
+      e(10, 'guard', { action: 'block', rule: 'repeat', message: 'you already tried that' }),
+      e(11, 'verification_passed', { detail: 'Shell exited 0, as wanted.' }),
+      e(12, 'delta', { text: 'x' }),
+    ]);
+    expect(rail.map((r) => [r.type, r.tone])).toEqual([
+      ['started', 'info'],
+      ['critic', 'progressing'],
+      ['critic', 'stuck'],
+      ['critic', 'achieved'],
+      ['critic', 'misled'],
+      ['verification_failed', 'fail'],
+      ['approval_resolved', 'fail'],
+      ['steered', 'info'],
+      ['guard', 'warn'],
+      ['verification_passed', 'ok'],
+    ]);
+    expect(rail[1]).toMatchObject({ title: 'critic: PROGRESSING', detail: 'files appear' });
+    expect(rail[5]).toMatchObject({ title: 'verification failed (1/5)', detail: 'Shell exited 1, wanted 0' });
+    expect(rail[6]).toMatchObject({ title: 'denied: browser_navigate', detail: 'no web' });
+    expect(rail[7].detail).toBe('use make');
+  });
+});
