@@ -26,41 +26,45 @@ func newApprovals(repo Repo, auto AutoAnswer) *approvals {
 	return &approvals{repo: repo, auto: auto, waiting: map[string]chan Approval{}}
 }
 
-// ask records the request and blocks until it is answered or ctx ends. There is no silent
-// auto-deny timer: only a person, an explicit AutoAnswer, or the goal stopping ends the wait.
-func (a *approvals) ask(ctx context.Context, req Approval) (Approval, error) {
+// open records the request and makes it answerable, so that it can be announced; wait then
+// blocks until it is answered or ctx ends. There is no silent auto-deny timer: only a person,
+// an explicit AutoAnswer, or the goal stopping ends the wait.
+func (a *approvals) open(ctx context.Context, req Approval) (wait func(context.Context) (Approval, error), err error) {
 	if err := a.repo.SaveApproval(context.WithoutCancel(ctx), req); err != nil {
-		return req, fmt.Errorf("could not record the approval request: %w", err)
+		return nil, fmt.Errorf("could not record the approval request: %w", err)
 	}
 	if a.auto != nil {
 		if status, reason, ok := a.auto(req); ok {
-			return a.answer(ctx, req, status, reason)
+			ans, err := a.answer(ctx, req, status, reason)
+			return func(context.Context) (Approval, error) { return ans, err }, nil
 		}
 	}
 	ch := make(chan Approval, 1)
 	a.mu.Lock()
 	a.waiting[req.ID] = ch
 	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		delete(a.waiting, req.ID)
-		a.mu.Unlock()
-	}()
-	select {
-	case ans := <-ch:
-		return ans, nil
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errShutdown) {
-			// The app is stopping: the request stays pending and is asked again on resume.
+	return func(ctx context.Context) (Approval, error) {
+		defer func() {
+			a.mu.Lock()
+			delete(a.waiting, req.ID)
+			a.mu.Unlock()
+		}()
+		select {
+		case ans := <-ch:
+			return ans, nil
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errShutdown) {
+				// The app is stopping: the request stays pending and is asked again on resume.
+				return req, context.Cause(ctx)
+			}
+			// The goal paused or stopped: close the request so no stale question stays on screen.
+			req.Status, req.AnswerReason = ApprovalDeny, "withdrawn: the goal stopped waiting"
+			now := time.Now().UTC()
+			req.AnsweredAt = &now
+			a.repo.SaveApproval(context.WithoutCancel(ctx), req) // Best effort: the goal's own events say what happened.
 			return req, context.Cause(ctx)
 		}
-		// The goal paused or stopped: close the request so no stale question stays on screen.
-		req.Status, req.AnswerReason = ApprovalDeny, "withdrawn: the goal stopped waiting"
-		now := time.Now().UTC()
-		req.AnsweredAt = &now
-		a.repo.SaveApproval(context.WithoutCancel(ctx), req) // Best effort: the goal's own events say what happened.
-		return req, context.Cause(ctx)
-	}
+	}, nil
 }
 
 func (a *approvals) answer(ctx context.Context, req Approval, status ApprovalStatus, reason string) (Approval, error) {

@@ -186,15 +186,22 @@ func (r *run) askApproval(tool tools.Tool, call llm.ToolCall, args json.RawMessa
 	defer r.startClock()
 	a := Approval{ID: newID("appr-"), GoalID: r.g.ID, CallID: call.ID, Tool: call.Name, Args: args,
 		Risk: tool.Risk().String(), Reason: reason, Status: ApprovalPending, CreatedAt: time.Now().UTC()}
+	// Stored and answerable before it is announced: whoever sees the event can answer it.
+	wait, err := r.svc.approvals.open(ctx, a)
+	if err != nil {
+		return a, err
+	}
 	r.setStatus(StatusAwaitingApproval)
 	r.event(EventApprovalRequested, a)
 	r.commit()
-	answer, err := r.svc.approvals.ask(ctx, a)
+	answer, err := wait(ctx)
 	if errors.Is(context.Cause(ctx), errPaused) {
 		err = errors.New("the goal was paused while waiting for approval; call the tool again to ask again")
 	}
 	r.setStatus(StatusRunning)
-	if err == nil {
+	if answer.Status != ApprovalPending {
+		// Answered, or withdrawn because the goal paused or stopped: either way the question
+		// is closed. A request left pending by a shutdown is asked again on resume.
 		r.event(EventApprovalResolved, answer)
 	}
 	r.commit()

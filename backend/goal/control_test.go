@@ -2,6 +2,7 @@ package goal_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -58,6 +59,7 @@ func TestPauseDuringToolCallSteerAndResume(t *testing.T) {
 	if err := r.svc.Steer(context.Background(), g.ID, "use the write_file tool, not sleep"); err != nil {
 		t.Fatal(err)
 	}
+	waitEvent(t, events, goal.EventSteered) // live, for every window, not only stored
 	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -232,4 +234,53 @@ func TestScreenshotsAfterBrowserActionsForVisionModels(t *testing.T) {
 			t.Fatalf("step %d picture %d: want not found, got %v", bad[0], bad[1], err)
 		}
 	}
+}
+
+// Whoever sees an approval request can answer it at once (it is stored and waiting before it
+// is announced), and a request the goal stops waiting for is closed with an event, so no
+// window keeps a stale question.
+func TestApprovalAnswerableWhenAnnouncedAndClosedWhenWithdrawn(t *testing.T) {
+	t.Parallel()
+	post := call("http_post", map[string]string{"url": "https://example.invalid"})
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{post, post}})
+	ctx := context.Background()
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(ctx, r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(typ string) goal.Event {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case ev := <-events:
+				if ev.Payload.Type == typ {
+					return ev.Payload
+				}
+			case <-timeout:
+				t.Fatalf("no %s event", typ)
+			}
+		}
+	}
+	var asked goal.Approval
+	json.Unmarshal(next(goal.EventApprovalRequested).Data, &asked)
+	if _, err := r.svc.AnswerApproval(ctx, asked.ID, goal.ApprovalDeny, "not now"); err != nil {
+		t.Fatalf("answering the request as soon as it is announced: %v", err)
+	}
+	next(goal.EventApprovalResolved)
+
+	json.Unmarshal(next(goal.EventApprovalRequested).Data, &asked)
+	if err := r.svc.Pause(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	var closed goal.Approval
+	json.Unmarshal(next(goal.EventApprovalResolved).Data, &closed)
+	if closed.ID != asked.ID || closed.Status != goal.ApprovalDeny || !strings.Contains(closed.AnswerReason, "withdrawn") {
+		t.Fatalf("the withdrawn request: %+v", closed)
+	}
+	if pending, _ := r.svc.PendingApprovals(ctx); len(pending) != 0 {
+		t.Fatalf("still pending: %+v", pending)
+	}
+	r.svc.Abort(ctx, g.ID)
 }

@@ -526,7 +526,12 @@ func (s *Service) Steer(ctx context.Context, id, text string) error {
 		return err
 	}
 	r.steer(text)
-	return s.repo.CommitGoal(ctx, &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text})}}})
+	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text})}}}
+	if err := s.repo.CommitGoal(ctx, c); err != nil {
+		return err
+	}
+	s.publishStored(c.Events[0]) // numbered by the store, so every window places it alike
+	return nil
 }
 
 // RaiseBudget sets a new budget (0 keeps that part) and lets a goal held for budget go on.

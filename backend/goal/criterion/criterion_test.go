@@ -47,7 +47,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"manual with a command", Spec{Kind: KindManual, Command: "make"}, Deps{}, "criterion.command", "does not apply to a manual criterion"},
 		{"manual with a threshold", Spec{Kind: KindManual, Threshold: "yes"}, Deps{}, "criterion.threshold", "does not apply"},
 
-		{"visual without browser", Spec{Kind: KindVisual, Question: "shown?", PaneID: "web-1"}, Deps{}, "criterion.kind", "visual checks need a browser pane; they arrive with browser panes"},
+		{"visual without browser", Spec{Kind: KindVisual, Question: "shown?", PaneID: "web-1"}, Deps{}, "criterion.kind", "visual checks need the browser engine"},
 		{"visual without question", Spec{Kind: KindVisual, PaneID: "web-1"}, Deps{Visual: visualFn}, "criterion.question", "needs a yes/no question"},
 		{"visual without pane", Spec{Kind: KindVisual, Question: "shown?"}, Deps{Visual: visualFn}, "criterion.paneId", "needs the pane"},
 		{"visual with expr", Spec{Kind: KindVisual, Question: "shown?", PaneID: "web-1", Expr: "x"}, Deps{Visual: visualFn}, "criterion.expr", "does not apply"},
