@@ -28,6 +28,8 @@ type App struct {
 	wg       sync.WaitGroup
 	// views are the terminal tabs and browser panes the window watches.
 	views pubsub.Views
+	// notifier shows desktop notifications: the webview offers pages none of its own.
+	notifier desktopNotifier
 }
 
 // NewApp returns the App for an open engine.
@@ -56,6 +58,7 @@ func (a *App) shutdown(context.Context) {
 	}
 	a.wg.Wait()
 	a.views.StopAll()
+	a.notifier.close()
 }
 
 // Version is the build's version string.

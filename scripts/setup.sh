@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 
 # What the build, the desktop window, the browser panes and the tests need.
 # libgtk/libwebkit2gtk: the Wails desktop window; chromium: browser panes and e2e tests;
-# xvfb/xauth/imagemagick/xdotool: the desktop smoke test; fonts: readable screenshots.
+# xvfb/xauth/imagemagick/xdotool: the desktop smoke test; fonts: readable screenshots;
+# dbus: the session bus the desktop notifications' test runs on.
 APT_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-  xvfb xauth chromium imagemagick xdotool fonts-dejavu-core ca-certificates)
+  xvfb xauth chromium imagemagick xdotool fonts-dejavu-core ca-certificates dbus)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

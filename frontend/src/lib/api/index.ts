@@ -152,6 +152,12 @@ export interface Backend {
   /** The chat panel: one conversation per workspace, actor–critic mode. */
   chat: ChatApi;
 
+  /**
+   * Desktop only: a notification through the desktop's notification service (the webview has
+   * none); resolves even when the desktop has no such service. Absent under `serve`.
+   */
+  notify?(title: string, body: string): Promise<void>;
+
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;
   onConnectionChange?(handler: (s: ConnectionState) => void): () => void;

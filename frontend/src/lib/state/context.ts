@@ -3,6 +3,7 @@ import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
+import { notifierFor } from './desktopNotify';
 import { GoalStore } from './goals.svelte';
 import { Notices } from './notices.svelte';
 import { ProviderStore } from './providers.svelte';
@@ -40,7 +41,7 @@ export function createAppContext(backend: Backend): AppContext {
     terminals: new TerminalStore(backend, notices.report),
     browsers: new BrowserStore(backend),
     ssh: new SSHStore(backend),
-    goals: new GoalStore(backend, notices.report),
+    goals: new GoalStore(backend, notices.report, notifierFor(backend)),
     chat: new ChatStore(backend, notices.report),
     terminalPrefs: new TerminalPrefs(),
     notices,

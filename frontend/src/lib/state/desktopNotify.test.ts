@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { desktopNotify, resetNotifyPermissionAsked } from './desktopNotify';
+import { desktopNotify, notifierFor, resetNotifyPermissionAsked } from './desktopNotify';
 
 function fakeNotification(permission: NotificationPermission, answer: NotificationPermission = permission) {
   const shown: Array<[string, string | undefined]> = [];
@@ -47,5 +47,27 @@ describe('desktopNotify', () => {
     expect(shown).toEqual([]);
     vi.stubGlobal('Notification', undefined);
     expect(() => desktopNotify('Goal failed', '')).not.toThrow();
+  });
+});
+
+describe('notifierFor', () => {
+  it('sends through the desktop backend, only while unfocused, and never throws', async () => {
+    const notify = vi.fn(async () => {});
+    const n = notifierFor({ notify });
+    focus(true);
+    n('Goal completed', 'Write done.txt');
+    expect(notify).not.toHaveBeenCalled();
+    focus(false);
+    n('Goal completed', 'Write done.txt');
+    expect(notify).toHaveBeenCalledWith('Goal completed', 'Write done.txt');
+    notify.mockRejectedValueOnce(new Error('no bus'));
+    expect(() => n('Goal failed', '')).not.toThrow();
+  });
+
+  it('falls back to the Notification API in a browser', () => {
+    const { shown } = fakeNotification('granted');
+    focus(false);
+    notifierFor({})('Goal aborted', 'x');
+    expect(shown).toEqual([['Goal aborted', 'x']]);
   });
 });

@@ -1,3 +1,5 @@
+import type { Backend } from '../api';
+
 /** Tells the user something while they look elsewhere. */
 export type Notify = (title: string, body: string) => void;
 
@@ -33,6 +35,20 @@ export const desktopNotify: Notify = (title, body) => {
     // Best effort, as above.
   }
 };
+
+/**
+ * The notifier for a backend: the desktop window's webview offers pages no notifications, so
+ * there the Go side shows them through the desktop's notification service; in a browser the
+ * Notification API does. Either way only while the app does not have the focus.
+ */
+export function notifierFor(backend: Pick<Backend, 'notify'>): Notify {
+  const viaBackend = backend.notify?.bind(backend);
+  if (!viaBackend) return desktopNotify;
+  return (title, body) => {
+    if (typeof document !== 'undefined' && document.hasFocus()) return;
+    void viaBackend(title, body).catch(() => {});
+  };
+}
 
 /** For tests: forget that permission was asked. */
 export function resetNotifyPermissionAsked(): void {
