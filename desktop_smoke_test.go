@@ -104,6 +104,12 @@ type desktopApp struct {
 // reached Go through the Wails bindings.
 func startDesktop(t *testing.T, dataDir string) *desktopApp {
 	t.Helper()
+	return startDesktopWith(t, dataDir, 4)
+}
+
+// startDesktopWith is startDesktop for a workspace with that many terminal panes.
+func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
+	t.Helper()
 	bin := testBinary(t)
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil || !strings.Contains(string(out), "desktop,") {
@@ -137,10 +143,10 @@ func startDesktop(t *testing.T, dataDir string) *desktopApp {
 	}
 
 	shellDeadline := time.Now().Add(30 * time.Second)
-	for childProcesses(d.cmd.Process.Pid, "bash") < 4 {
+	for childProcesses(d.cmd.Process.Pid, "bash") < shells {
 		if time.Now().After(shellDeadline) {
-			t.Fatalf("the desktop UI did not start its 4 terminal shells within 30 s (%d running)\napp output:\n%s",
-				childProcesses(d.cmd.Process.Pid, "bash"), d.out.String())
+			t.Fatalf("the desktop UI did not start its %d terminal shells within 30 s (%d running)\napp output:\n%s",
+				shells, childProcesses(d.cmd.Process.Pid, "bash"), d.out.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -65,6 +66,23 @@ func resizeWeights(w []float64, n int) []float64 {
 // newPane makes a terminal pane for an empty cell, labelled by its position.
 func newPane(row, col int) Pane {
 	return Pane{ID: NewPaneID(), Kind: KindTerminal, Label: fmt.Sprintf("Terminal %d.%d", row+1, col+1), Row: row, Col: col}
+}
+
+// kindLabel matches the labels panes are given ("Terminal 1.2"), which name their kind.
+var kindLabel = regexp.MustCompile(`^(Terminal|Browser)( \d+\.\d+)$`)
+
+// relabel renames a pane whose label is a given one after its kind changes ("Terminal 1.2"
+// becomes "Browser 1.2"); a label the user chose stays.
+func relabel(label string, kind Kind) string {
+	m := kindLabel.FindStringSubmatch(label)
+	if m == nil {
+		return label
+	}
+	word := "Terminal"
+	if kind == KindBrowser {
+		word = "Browser"
+	}
+	return word + m[2]
 }
 
 // fillGrid returns a rows x cols grid of fresh terminal panes in row-major order.

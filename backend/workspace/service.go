@@ -301,6 +301,7 @@ func (s *Service) UpdatePane(ctx context.Context, id, paneID string, patch PaneP
 				return ws, fieldErr("kind", "is %q; must be %q or %q", *patch.Kind, KindTerminal, KindBrowser)
 			}
 			ws.Panes[i].Kind = *patch.Kind
+			ws.Panes[i].Label = relabel(ws.Panes[i].Label, *patch.Kind)
 		}
 		if patch.Label != nil {
 			label, err := checkName("label", *patch.Label)

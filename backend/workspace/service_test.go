@@ -158,6 +158,17 @@ func TestGridSwapWeightsPersist(t *testing.T) {
 	if got.Panes[0].ID != b.ID || got.Panes[5].ID != a.ID || got.Panes[5].Kind != workspace.KindBrowser {
 		t.Fatalf("swap/kind not persisted: %+v", got.Panes)
 	}
+	// The given label names the new kind; a label the user chose stays as it is.
+	if got.Panes[5].Label != "Browser 1.1" {
+		t.Fatalf("label after the kind change: %q", got.Panes[5].Label)
+	}
+	mine, term := "API docs", workspace.KindTerminal
+	svc.UpdatePane(ctx, id, b.ID, workspace.PanePatch{Label: &mine})
+	svc.UpdatePane(ctx, id, b.ID, workspace.PanePatch{Kind: &kind})
+	ws, _ = svc.UpdatePane(ctx, id, a.ID, workspace.PanePatch{Kind: &term})
+	if ws.Panes[0].Label != "API docs" || ws.Panes[5].Label != "Terminal 1.1" {
+		t.Fatalf("labels: %q %q", ws.Panes[0].Label, ws.Panes[5].Label)
+	}
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
