@@ -132,7 +132,7 @@ const (
 	EventToolStarted       = "tool_started"       // Tool: call id, name, args
 	EventToolFinished      = "tool_finished"      // Tool: with result, isError, images, durationMs
 	EventCriticVerdict     = "critic_verdict"     // Verdict
-	EventLoopStopped       = "loop_stopped"       // Reason, Text (explanation, may be empty)
+	EventLoopStopped       = "loop_stopped"       // Reason, Text (explanation, may be empty), State after the stop
 	EventApprovalRequested = "approval_requested" // Approval
 	EventApprovalResolved  = "approval_resolved"  // Approval
 	EventQueued            = "queued"             // Text: a user message waits for the current turn

@@ -161,6 +161,10 @@ func TestStopDuringCriticThenResumeContinuesAsCritic(t *testing.T) {
 	if st := r.state(); st.Running || st.Next != chat.SourceCritic {
 		t.Fatalf("state after stop: %+v", st)
 	}
+	// The stop event says the same, so a UI need not read the conversation again.
+	if st := r.events.waitN(t, 1, isType(chat.EventLoopStopped)).State; st == nil || st.Running || st.Next != chat.SourceCritic {
+		t.Fatalf("state on the stop event: %+v", st)
+	}
 	if err := r.svc.Resume(context.Background(), ws); err != nil {
 		t.Fatal(err)
 	}

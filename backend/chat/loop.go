@@ -130,7 +130,13 @@ func (r *run) end(reason StopReason, text string) {
 	}
 	r.open = false
 	r.ss.setChain(false) // before the event, so a UI reading State on it sees the chat idle
-	r.publish(Event{Type: EventLoopStopped, Reason: reason, Text: text})
+	ev := Event{Type: EventLoopStopped, Reason: reason, Text: text}
+	// The state rides along (what Resume would start, above all), so a UI need not read the
+	// whole conversation again to learn it.
+	if st, err := r.svc.State(context.WithoutCancel(r.ctx), r.ss.wsID); err == nil {
+		ev.State = &st
+	}
+	r.publish(ev)
 }
 
 func stoppedText(cause error) string {

@@ -84,7 +84,8 @@ export class ChatStore {
     const c = this.conversations[ev.workspaceId];
     if (!c) return;
     this.put(foldEvent(c, ev));
-    if (ev.type === 'loop_stopped' || ev.type === 'cleared') void this.load(ev.workspaceId);
+    // A stop carries the state after it (what Resume would start); an older backend's did not.
+    if ((ev.type === 'loop_stopped' && !ev.state) || ev.type === 'cleared') void this.load(ev.workspaceId);
   }
 
   /**

@@ -82,6 +82,20 @@ describe('ChatStore', () => {
     expect(store.conversation('a').stopped?.reason).toBe('stopped');
   });
 
+  it('takes the state a stop carries without reading the conversation again', async () => {
+    const { backend, api, chatEvent } = fakeBackend();
+    const store = new ChatStore(backend, () => {});
+    store.sync();
+    await store.load('a');
+    const reads = (api.get as ReturnType<typeof vi.fn>).mock.calls.length;
+    chatEvent({ workspaceId: 'a', type: 'loop_started' });
+    const after = { ...store.conversation('a').state, running: false, next: 'critic' as const };
+    chatEvent({ workspaceId: 'a', type: 'loop_stopped', reason: 'stopped', text: 'stopped by the user', state: after });
+    expect(store.conversation('a').state.next).toBe('critic');
+    expect(store.conversation('a').state.running).toBe(false);
+    expect(api.get).toHaveBeenCalledTimes(reads);
+  });
+
   it('re-reads shown conversations when the connection comes back, and records failures', async () => {
     const { backend, api, setConn } = fakeBackend();
     const store = new ChatStore(backend, () => {});

@@ -159,6 +159,7 @@ export function foldEvent(c: Conversation, e: ChatEvent): Conversation {
     case 'loop_stopped':
       next.streaming = [];
       next.stopped = e.reason ? { reason: e.reason, text: e.text ?? '' } : undefined;
+      if (e.state) next.state = e.state;
       state({ running: false, turn: undefined, approvals: [] });
       break;
     case 'approval_requested':
