@@ -40,6 +40,12 @@ export class ChatStore {
   /** Why the last read of a workspace's chat failed; absent after a success. */
   loadErrors = $state.raw<Record<string, string>>({});
 
+  /**
+   * Chat approval requests waiting, by workspace, from every workspace's events (shown or
+   * not), so the status bar can point at a chat that waits while another workspace is shown.
+   */
+  asking = $state.raw<Record<string, string[]>>({});
+
   /** Unsent input per workspace; the input component keeps it current. */
   readonly drafts = new Map<string, Draft>();
 
@@ -69,6 +75,22 @@ export class ChatStore {
     return this.conversations[ws] ?? emptyConversation(ws);
   }
 
+  private trackAsking(ws: string, type: string, id: string | undefined): void {
+    const held = this.asking[ws] ?? [];
+    let next = held;
+    if (type === 'approval_requested' && id && !held.includes(id)) next = [...held, id];
+    else if (type === 'approval_resolved' && id) next = held.filter((x) => x !== id);
+    else if (type === 'loop_stopped' || type === 'cleared') next = [];
+    if (next !== held) this.asking = { ...this.asking, [ws]: next };
+  }
+
+  /** Workspaces whose chat waits for an approval, other than `except`. */
+  askingElsewhere(except: string | undefined): string[] {
+    return Object.entries(this.asking)
+      .filter(([ws, ids]) => ws !== except && ids.length > 0)
+      .map(([ws]) => ws);
+  }
+
   /** Reads the workspace's conversation unless it is known already. */
   open(ws: string): void {
     if (!this.conversations[ws]?.loaded && !this.reads.has(ws)) void this.load(ws);
@@ -81,6 +103,7 @@ export class ChatStore {
       console.warn('clusterspace: chat event without a workspace', e.type);
       return;
     }
+    this.trackAsking(ev.workspaceId, ev.type, ev.approval?.id);
     const c = this.conversations[ev.workspaceId];
     if (!c) return;
     this.put(foldEvent(c, ev));

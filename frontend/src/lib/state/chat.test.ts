@@ -57,6 +57,20 @@ describe('ChatStore', () => {
     expect(store.conversation('a').state.running).toBe(true);
   });
 
+  it('knows which other workspaces wait for a chat approval, read or not', () => {
+    const { backend, chatEvent } = fakeBackend();
+    const store = new ChatStore(backend, () => {});
+    store.sync();
+    const approval = (id: string, workspaceId: string) => ({ id, workspaceId, callId: 'c', tool: 'browser_type', args: {}, risk: 'network_write', reason: 'typing into a password field', status: 'pending', createdAt: '' });
+    chatEvent({ workspaceId: 'z', type: 'approval_requested', approval: approval('q1', 'z') });
+    chatEvent({ workspaceId: 'y', type: 'approval_requested', approval: approval('q2', 'y') });
+    expect(store.askingElsewhere('y')).toEqual(['z']);
+    expect(store.askingElsewhere(undefined).sort()).toEqual(['y', 'z']);
+    chatEvent({ workspaceId: 'z', type: 'approval_resolved', approval: { ...approval('q1', 'z'), status: 'deny' } });
+    chatEvent({ workspaceId: 'y', type: 'loop_stopped', reason: 'stopped' });
+    expect(store.askingElsewhere(undefined)).toEqual([]);
+  });
+
   it('ignores events of a workspace it never read, and reads it when opened', async () => {
     const { backend, api, chatEvent } = fakeBackend();
     const store = new ChatStore(backend, () => {});
