@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,4 +368,58 @@ func TestGoalDashboardNewGoalRequiredFields(t *testing.T) {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestGoalDashboardStepScreenshots: a goal's browser_screenshot step shows its picture as a
+// thumbnail in the step log, fetched through the served API with the user's token, and the
+// thumbnail opens it full size.
+func TestGoalDashboardStepScreenshots(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Report</title><body style="background:#c0392b"><h1>Quarterly report</h1>`)
+	}))
+	defer page.Close()
+	model := llmtest.New(t, llmtest.Script{})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	addScriptedProvider(t, srv, model)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	ws, web := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
+	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, web), tokens.AccessToken, map[string]string{"kind": "browser"}, nil)
+	apiCall(t, "POST", srv.URL+"/api/panes/"+web+"/browser", tokens.AccessToken, map[string]any{"url": page.URL, "width": 800, "height": 600}, nil)
+
+	model.Push(
+		toolCall("browser_screenshot", map[string]string{"pane_id": web}),
+		toolCall("claim_complete", map[string]string{"rationale": "the report is captured"}),
+	)
+	zero := 0
+	apiCall(t, "POST", srv.URL+"/api/goals", tokens.AccessToken, map[string]any{
+		"paneId": web, "goal": "Capture the report page", "criterion": map[string]string{"kind": "manual"},
+		"policy": map[string]string{"risk": "read_only"}, "settings": map[string]any{"criticIntervalSteps": zero},
+	}, nil)
+
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	openDashboard(t, ctx)
+	step(t, ctx, "open the finished goal",
+		chromedp.Click(`[data-testid=goal-row]`),
+		waitJS(detailStatus("completed")))
+	step(t, ctx, "the screenshot step shows a thumbnail of the page",
+		waitJS(`(() => {
+			const img = document.querySelector('[data-testid=step][data-tool=browser_screenshot] [data-testid=step-thumb] img');
+			return !!img && img.src.startsWith('data:image/') && img.complete && img.naturalWidth > 100;
+		})()`))
+	step(t, ctx, "the thumbnail opens full size",
+		chromedp.Click(`[data-testid=step][data-tool=browser_screenshot] [data-testid=step-thumb]`),
+		waitJS(`(() => {
+			const img = document.querySelector('[data-testid=step-image-full] img');
+			return !!img && img.complete && img.naturalWidth >= 640;
+		})()`))
+	shot(t, ctx, "goal-step-screenshot")
 }
