@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,17 +17,7 @@ const minPagePixels = 60_000
 func TestDesktopBrowserPaneSmoke(t *testing.T) {
 	dataDir := t.TempDir()
 	srv := startServe(t, dataDir, e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
-	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
-	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), tokens.AccessToken, map[string]string{"kind": "browser"}, nil)
+	makeBrowserPane(t, srv)
 	srv.Stop(t)
 
 	d := startDesktopWith(t, dataDir, 3)

@@ -65,6 +65,24 @@ func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server)
 		map[string]any{"name": "Scripted", "kind": "openai", "baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
 }
 
+// makeBrowserPane signs in to a running `serve` and turns the first workspace's second pane
+// into a browser pane, through the HTTP API; it returns the token and the pane's id.
+func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
+	t.Helper()
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
+	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), tokens.AccessToken, map[string]string{"kind": "browser"}, nil)
+	return tokens.AccessToken, pane
+}
+
 // openDashboard presses Ctrl+Shift+G, as a person would, and waits for the dashboard.
 func openDashboard(t *testing.T, ctx context.Context) {
 	t.Helper()
@@ -381,25 +399,15 @@ func TestGoalDashboardStepScreenshots(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
 	srv := startServe(t, t.TempDir(), e2ePassword)
 	addScriptedProvider(t, srv, model)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
-	ws, web := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
-	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, web), tokens.AccessToken, map[string]string{"kind": "browser"}, nil)
-	apiCall(t, "POST", srv.URL+"/api/panes/"+web+"/browser", tokens.AccessToken, map[string]any{"url": page.URL, "width": 800, "height": 600}, nil)
+	token, web := makeBrowserPane(t, srv)
+	apiCall(t, "POST", srv.URL+"/api/panes/"+web+"/browser", token, map[string]any{"url": page.URL, "width": 800, "height": 600}, nil)
 
 	model.Push(
 		toolCall("browser_screenshot", map[string]string{"pane_id": web}),
 		toolCall("claim_complete", map[string]string{"rationale": "the report is captured"}),
 	)
 	zero := 0
-	apiCall(t, "POST", srv.URL+"/api/goals", tokens.AccessToken, map[string]any{
+	apiCall(t, "POST", srv.URL+"/api/goals", token, map[string]any{
 		"paneId": web, "goal": "Capture the report page", "criterion": map[string]string{"kind": "manual"},
 		"policy": map[string]string{"risk": "read_only"}, "settings": map[string]any{"criticIntervalSteps": zero},
 	}, nil)
