@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +342,52 @@ func TestChatApprovalEndToEnd(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('[data-testid=chat-text]')].some(e => e.textContent.includes('It ran after your approval.'))`))
 	if body := string(model.ChatRequests()[1].Body); !strings.Contains(body, "approved-42") {
 		t.Fatalf("the tool result the model got lacks the shell's output:\n%s", body)
+	}
+}
+
+// TestChatImageAttachmentEndToEnd: a picture attached through the file picker shows in the
+// message and reaches a vision model as an image part of the request.
+func TestChatImageAttachmentEndToEnd(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("A red square.")}})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Vision", "kind": "openai",
+		"baseUrl": model.OpenAIURL(), "model": "scripted-model", "visionModel": "scripted-vision"}, nil)
+
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	for i := range img.Pix {
+		if i%4 == 0 || i%4 == 3 {
+			img.Pix[i] = 0xff // opaque red
+		}
+	}
+	var pngBuf bytes.Buffer
+	if err := png.Encode(&pngBuf, img); err != nil {
+		t.Fatal(err)
+	}
+	picture := filepath.Join(t.TempDir(), "square.png")
+	if err := os.WriteFile(picture, pngBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	step(t, ctx, "open the chat panel with Ctrl+Shift+A",
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(chatSel(`[data-testid=chat-input]`)))
+	step(t, ctx, "attach the picture",
+		chromedp.SetUploadFiles(chatSel(`[data-testid=chat-attach-input]`), []string{picture}, chromedp.ByQuery),
+		waitJS(`document.querySelectorAll('[data-testid=chat-attachment]').length === 1`))
+	step(t, ctx, "send it with a question; the answer arrives",
+		sendChat("What is in this picture?"),
+		waitJS(`[...document.querySelectorAll('[data-testid=chat-message][data-source=actor] [data-testid=chat-text]')].some(e => e.textContent.includes('A red square'))`),
+		waitJS(`document.querySelectorAll('[data-testid=chat-attachment]').length === 0`),
+		waitJS(`[...document.querySelectorAll('[data-testid=chat-message][data-source=user] [data-testid=chat-image]')].some(i => i.complete && i.naturalWidth === 32)`))
+	reqs := model.ChatRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	if body := string(reqs[0].Body); !strings.Contains(body, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(pngBuf.Bytes())) {
+		t.Fatal("the model request does not carry the attached picture")
 	}
 }
