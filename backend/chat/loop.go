@@ -29,8 +29,8 @@ type run struct {
 	open, auto bool
 	vision     bool // the actor's model takes images: browser tool results carry a picture
 	toolTurns  int  // automatic tool turns since the actor last got a user-role message
-	failStreak int // failing tool batches in a row
-	iterations int // critic reviews in this chain
+	failStreak int  // failing tool batches in a row
+	iterations int  // critic reviews in this chain
 }
 
 // usageMark is the usage a provider reported and how many request messages (reply
