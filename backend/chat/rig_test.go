@@ -20,6 +20,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -318,16 +319,8 @@ func (s sent) critic() bool { return strings.Contains(s.System, criticMark) }
 func testRegistry(dir string) *tools.Registry {
 	reg := tools.NewRegistry()
 	reg.Register(tools.GoalTools()...)
+	reg.Register(toolstest.Basic(dir)...)
 	reg.Register(
-		tools.New("read_file", "Read a file.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-			Path string `json:"path"`
-		}) (tools.Result, error) {
-			b, err := os.ReadFile(filepath.Join(dir, p.Path))
-			if err != nil {
-				return tools.Errorf("%v", err), nil
-			}
-			return tools.Result{Text: string(b)}, nil
-		}),
 		tools.New("write_file", "Write a file.", tools.WriteLocal, func(ctx context.Context, c tools.Call, p struct {
 			Path    string `json:"path"`
 			Content string `json:"content"`
@@ -336,24 +329,6 @@ func testRegistry(dir string) *tools.Registry {
 				return tools.Errorf("%v", err), nil
 			}
 			return tools.Result{Text: "wrote " + p.Path}, nil
-		}),
-		tools.New("http_post", "Post to a URL.", tools.NetworkWrite, func(ctx context.Context, c tools.Call, p struct {
-			URL string `json:"url"`
-		}) (tools.Result, error) {
-			return tools.Result{Text: "posted to " + p.URL}, nil
-		}),
-		tools.New("run_check", "Run the health check.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
-			return tools.Errorf("dial tcp 127.0.0.1:9: connection refused"), nil
-		}),
-		tools.New("sleep", "Wait.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-			MS int `json:"ms"`
-		}) (tools.Result, error) {
-			select {
-			case <-time.After(time.Duration(p.MS) * time.Millisecond):
-				return tools.Result{Text: "slept"}, nil
-			case <-ctx.Done():
-				return tools.Result{}, ctx.Err()
-			}
 		}),
 		checkoutTool{})
 	return reg

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 )
 
 // The fingerprint: totals over every scenario, printed at the end so a change in behaviour
@@ -188,38 +189,12 @@ func writeDone() llmtest.Reply {
 func testRegistry(sandbox string) *tools.Registry {
 	reg := tools.NewRegistry()
 	reg.Register(tools.GoalTools()...)
+	reg.Register(toolstest.Basic(sandbox)...)
 	reg.Register(writeFileTool{sandbox},
-		tools.New("read_file", "Read a file.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-			Path string `json:"path"`
-		}) (tools.Result, error) {
-			b, err := os.ReadFile(filepath.Join(sandbox, p.Path))
-			if err != nil {
-				return tools.Errorf("%v", err), nil
-			}
-			return tools.Result{Text: string(b)}, nil
-		}),
-		tools.New("http_post", "Post to a URL.", tools.NetworkWrite, func(ctx context.Context, c tools.Call, p struct {
-			URL string `json:"url"`
-		}) (tools.Result, error) {
-			return tools.Result{Text: "posted to " + p.URL}, nil
-		}),
 		tools.New("browser_look", "Look at a browser pane.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
 			PaneID string `json:"pane_id"`
 		}) (tools.Result, error) {
 			return tools.Result{Text: "looked at " + p.PaneID}, nil
-		}),
-		tools.New("run_check", "Run the health check.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
-			return tools.Errorf("dial tcp 127.0.0.1:9: connection refused"), nil
-		}),
-		tools.New("sleep", "Wait.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-			MS int `json:"ms"`
-		}) (tools.Result, error) {
-			select {
-			case <-time.After(time.Duration(p.MS) * time.Millisecond):
-				return tools.Result{Text: "slept"}, nil
-			case <-ctx.Done():
-				return tools.Result{}, ctx.Err()
-			}
 		}))
 	return reg
 }
