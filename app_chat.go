@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
@@ -55,6 +55,6 @@ func (a *App) ChatSetEditing(workspaceID string, editing bool) {
 }
 
 // ChatAnswerApproval answers a chat tool's approval request.
-func (a *App) ChatAnswerApproval(id, status, reason string) (chat.Approval, error) {
-	return a.eng.chat.AnswerApproval(a.ctx, id, goal.ApprovalStatus(status), reason)
+func (a *App) ChatAnswerApproval(id, status, reason string) (agent.Approval, error) {
+	return a.eng.chat.AnswerApproval(a.ctx, id, agent.ApprovalStatus(status), reason)
 }

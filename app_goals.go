@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -52,11 +53,13 @@ func (a *App) RaiseGoalBudget(id string, usd float64, tokens int) error {
 func (a *App) PruneGoals() (int, error) { return a.eng.goals.Prune(a.ctx) }
 
 // PendingApprovals lists the questions waiting for the user.
-func (a *App) PendingApprovals() ([]goal.Approval, error) { return a.eng.goals.PendingApprovals(a.ctx) }
+func (a *App) PendingApprovals() ([]agent.Approval, error) {
+	return a.eng.goals.PendingApprovals(a.ctx)
+}
 
 // AnswerApproval answers one: allow_once, allow_goal or deny (with an optional reason).
-func (a *App) AnswerApproval(id, status, reason string) (goal.Approval, error) {
-	return a.eng.goals.AnswerApproval(a.ctx, id, goal.ApprovalStatus(status), reason)
+func (a *App) AnswerApproval(id, status, reason string) (agent.Approval, error) {
+	return a.eng.goals.AnswerApproval(a.ctx, id, agent.ApprovalStatus(status), reason)
 }
 
 // Tools lists the tools goals can use, with their risk.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
@@ -47,7 +48,7 @@ type engineOptions struct {
 	// precedence over them).
 	models func(stored goal.Models) goal.Models
 	// autoApprove answers approvals without a person (the CLI's --approve).
-	autoApprove goal.AutoAnswer
+	autoApprove agent.AutoAnswer
 	// paneExists overrides pane validation (the CLI's term-1).
 	paneExists func(string) bool
 	// vision overrides the stored default provider's vision model (the CLI's --vision-model).
@@ -117,8 +118,10 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	if err != nil {
 		o.logger.Warn("goal settings", "err", err) // the defaults apply; the user can set them again
 	}
+	// One approval desk for goals and chats: a request is answered the same way whoever asked.
+	approvals := agent.NewApprovals(e.store, o.autoApprove)
 	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
-		Logger: o.logger, AutoApprove: o.autoApprove, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
+		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
 		Screenshot: e.browsers.Thumbnail,
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
 			ok, detail, err := tools.VisualCheck(ctx, e.browsers, vision, paneID, question)
@@ -128,7 +131,8 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
-	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.browsers.Thumbnail})
+	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.browsers.Thumbnail,
+		Approvals: approvals})
 	return nil
 }
 
@@ -177,14 +181,14 @@ func (e *engine) vision() tools.Vision {
 // storedModels resolves goal model references through the provider settings.
 type storedModels struct{ providers *config.Providers }
 
-func (m storedModels) Model(ctx context.Context, ref string) (goal.Model, error) {
+func (m storedModels) Model(ctx context.Context, ref string) (agent.Model, error) {
 	r, err := m.providers.Resolve(ctx, ref)
 	if err != nil {
-		return goal.Model{}, err
+		return agent.Model{}, err
 	}
 	prices, err := m.providers.Prices(ctx)
 	if err != nil {
-		return goal.Model{}, err
+		return agent.Model{}, err
 	}
 	table := llm.Prices{}
 	for model, p := range prices {
@@ -194,12 +198,12 @@ func (m storedModels) Model(ctx context.Context, ref string) (goal.Model, error)
 }
 
 // modelFor makes a callable goal model from a provider config.
-func modelFor(cfg llm.Config, prices llm.Prices) (goal.Model, error) {
+func modelFor(cfg llm.Config, prices llm.Prices) (agent.Model, error) {
 	prov, err := providers.New(cfg)
 	if err != nil {
-		return goal.Model{}, err
+		return agent.Model{}, err
 	}
-	m := goal.Model{Provider: prov, Name: cfg.Name, ModelID: cfg.Model, Vision: cfg.VisionModel != "",
+	m := agent.Model{Provider: prov, Name: cfg.Name, ModelID: cfg.Model, Vision: cfg.VisionModel != "",
 		Window: cfg.ContextWindow, MaxTokens: cfg.MaxTokens}
 	if p, ok := prices.For(cfg.Model); ok {
 		m.Price = &p

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -167,7 +168,7 @@ func openCLIBrowser(eng *engine, spec goal.Spec) error {
 	return nil
 }
 
-func (m cliModels) Model(ctx context.Context, ref string) (goal.Model, error) {
+func (m cliModels) Model(ctx context.Context, ref string) (agent.Model, error) {
 	switch {
 	case ref == "critic" && m.critic != nil:
 		return modelFor(*m.critic, nil)
@@ -333,29 +334,29 @@ func splitList(s string) []string {
 }
 
 // approver answers approvals per --approve: allow or deny them all, or ask on the terminal.
-func approver(mode string, out io.Writer) (goal.AutoAnswer, error) {
+func approver(mode string, out io.Writer) (agent.AutoAnswer, error) {
 	switch mode {
 	case "allow":
-		return func(goal.Approval) (goal.ApprovalStatus, string, bool) { return goal.ApprovalAllowOnce, "", true }, nil
+		return func(agent.Approval) (agent.ApprovalStatus, string, bool) { return agent.ApprovalAllowOnce, "", true }, nil
 	case "deny":
-		return func(goal.Approval) (goal.ApprovalStatus, string, bool) {
-			return goal.ApprovalDeny, "approvals are denied in this run (--approve deny)", true
+		return func(agent.Approval) (agent.ApprovalStatus, string, bool) {
+			return agent.ApprovalDeny, "approvals are denied in this run (--approve deny)", true
 		}, nil
 	case "ask":
 		in := bufio.NewReader(os.Stdin)
-		return func(a goal.Approval) (goal.ApprovalStatus, string, bool) {
+		return func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
 			fmt.Fprintf(out, "\nAPPROVAL NEEDED  %s (%s)\n  why: %s\n  args: %s\nAllow? [y]es once / [g]oal / [N]o (optionally: n <reason>): ",
 				a.Tool, a.Risk, a.Reason, string(a.Args))
 			line, _ := in.ReadString('\n')
 			line = strings.TrimSpace(line)
 			switch {
 			case line == "y" || line == "yes":
-				return goal.ApprovalAllowOnce, "", true
+				return agent.ApprovalAllowOnce, "", true
 			case line == "g" || line == "goal":
-				return goal.ApprovalAllowGoal, "", true
+				return agent.ApprovalAllowScope, "", true
 			default:
 				reason := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "no"), "n"))
-				return goal.ApprovalDeny, reason, true
+				return agent.ApprovalDeny, reason, true
 			}
 		}, nil
 	default:

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -43,7 +43,7 @@ func TestChatBrowserSecretsAskAndScreenshotsReachAVisionModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.send("Log me in as ada")
-	asked := r.answer(1, goal.ApprovalDeny)
+	asked := r.answer(1, agent.ApprovalDeny)
 	if asked.Tool != "browser_type" || !strings.Contains(asked.Reason, "password field") {
 		t.Fatalf("the password question: %+v", asked)
 	}

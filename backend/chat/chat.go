@@ -14,7 +14,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -105,8 +105,8 @@ type State struct {
 	Queued  int    `json:"queued"`         // user messages waiting for the current turn to end
 	Editing bool   `json:"editing"`
 	// Next is what Resume would start when idle: "actor", "critic", or "" (nothing due).
-	Next      Source     `json:"next,omitempty"`
-	Approvals []Approval `json:"approvals"` // tool calls waiting for the user
+	Next      Source           `json:"next,omitempty"`
+	Approvals []agent.Approval `json:"approvals"` // tool calls waiting for the user
 }
 
 // StopReason says why a loop stopped.
@@ -121,6 +121,7 @@ const (
 	ReasonIterationCap StopReason = "iteration_cap" // the critic gave feedback IterationCap times
 	ReasonToolFailures StopReason = "tool_failures" // maxFailingBatches failing tool batches in a row
 	ReasonTurnCap      StopReason = "turn_cap"      // maxToolTurns automatic tool turns
+	ReasonGuard        StopReason = "guard"         // the loop guard halted the actor for repeating itself
 )
 
 // Event types. Every event describing a stored change is published after the store has it.
@@ -139,23 +140,25 @@ const (
 	EventState             = "state"              // State: mode or settings changed
 	EventCleared           = "cleared"            // the conversation was deleted
 	EventNotice            = "notice"             // Text: e.g. history trimmed to the model's window; live only
+	EventGuard             = "guard"              // Guard: the loop guard blocked, disabled or halted a tool call; live only
 )
 
 // Event is one change of a workspace's chat.
 type Event struct {
-	WorkspaceID string     `json:"workspaceId"`
-	Type        string     `json:"type"`
-	At          time.Time  `json:"at"`
-	Source      Source     `json:"source,omitempty"`
-	Turn        string     `json:"turn,omitempty"` // ties one streamed message's started, deltas and finished
-	Text        string     `json:"text,omitempty"`
-	Reasoning   bool       `json:"reasoning,omitempty"` // a delta of reasoning, not answer text
-	Message     *Message   `json:"message,omitempty"`
-	Tool        *ToolRun   `json:"tool,omitempty"`
-	Verdict     *Verdict   `json:"verdict,omitempty"`
-	Reason      StopReason `json:"reason,omitempty"`
-	Approval    *Approval  `json:"approval,omitempty"`
-	State       *State     `json:"state,omitempty"`
+	WorkspaceID string               `json:"workspaceId"`
+	Type        string               `json:"type"`
+	At          time.Time            `json:"at"`
+	Source      Source               `json:"source,omitempty"`
+	Turn        string               `json:"turn,omitempty"` // ties one streamed message's started, deltas and finished
+	Text        string               `json:"text,omitempty"`
+	Reasoning   bool                 `json:"reasoning,omitempty"` // a delta of reasoning, not answer text
+	Message     *Message             `json:"message,omitempty"`
+	Tool        *ToolRun             `json:"tool,omitempty"`
+	Verdict     *Verdict             `json:"verdict,omitempty"`
+	Reason      StopReason           `json:"reason,omitempty"`
+	Approval    *agent.Approval      `json:"approval,omitempty"`
+	Guard       *agent.GuardDecision `json:"guard,omitempty"`
+	State       *State               `json:"state,omitempty"`
 }
 
 // ToolRun is one tool call as the chat shows it (collapsed: name, then args and result).
@@ -177,23 +180,6 @@ type Verdict struct {
 	Cap       int   `json:"cap"`
 }
 
-// Approval is a chat tool call waiting for (or answered by) the user. Status and its answers
-// are the goals' (allow_once, allow_goal = this tool for the rest of the chat session, deny),
-// so one approval card serves both.
-type Approval struct {
-	ID           string              `json:"id"`
-	WorkspaceID  string              `json:"workspaceId"`
-	CallID       string              `json:"callId"`
-	Tool         string              `json:"tool"`
-	Args         json.RawMessage     `json:"args"`
-	Risk         string              `json:"risk"`
-	Reason       string              `json:"reason"`
-	Status       goal.ApprovalStatus `json:"status"`
-	AnswerReason string              `json:"answerReason,omitempty"`
-	CreatedAt    time.Time           `json:"createdAt"`
-	AnsweredAt   *time.Time          `json:"answeredAt,omitempty"`
-}
-
 // Repo is the persistence the chat needs; the store implements it.
 type Repo interface {
 	// ChatMessages returns a workspace's conversation in order.
@@ -211,5 +197,5 @@ type Repo interface {
 // Models resolves provider references ("" = the default, or a provider id or name) to
 // callable models. It has the shape of goal.Models, so one resolver serves both.
 type Models interface {
-	Model(ctx context.Context, ref string) (goal.Model, error)
+	Model(ctx context.Context, ref string) (agent.Model, error)
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
@@ -349,7 +349,7 @@ func TestActorCriticOverAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.mods.set("", goal.Model{Provider: prov, Name: "claude", ModelID: "claude-test"})
+	r.mods.set("", agent.Model{Provider: prov, Name: "claude", ModelID: "claude-test"})
 	r.criticMode(true)
 	r.send("Read nope.txt")
 	if reason := r.stopped(1); reason != chat.ReasonDone {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
@@ -19,25 +19,17 @@ type run struct {
 	conv []Message
 	cfg  Config
 
-	models  map[Source]goal.Model // resolved on first use
-	usage   map[Source]usageMark  // the provider's last count, for the context budget
-	dropped map[Source]int        // messages Fit left out of the last request
+	agents map[Source]*agent.Agent // the actor's and the critic's, made on first use
+	guard  *agent.Guard            // the actor's loop guard, new for each chain
+	turnID string                  // the streamed message under way, for its deltas
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
 	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
 	// and loop_stopped not yet. auto: the next turn is automatic, not the chain's first.
 	open, auto bool
-	vision     bool // the actor's model takes images: browser tool results carry a picture
-	toolTurns  int  // automatic tool turns since the actor last got a user-role message
-	failStreak int  // failing tool batches in a row
-	iterations int  // critic reviews in this chain
-}
-
-// usageMark is the usage a provider reported and how many request messages (reply
-// included) it covered.
-type usageMark struct {
-	usage    *llm.Usage
-	messages int
+	toolTurns  int // automatic tool turns since the actor last got a user-role message
+	failStreak int // failing tool batches in a row
+	iterations int // critic reviews in this chain
 }
 
 // drive runs chains until nothing is due and no user message waits, then marks the session
@@ -115,6 +107,11 @@ func (r *run) loop(next Source) {
 // begin opens a chain (or restarts the counters of one that has not run a turn yet).
 func (r *run) begin(first Source) {
 	r.toolTurns, r.failStreak, r.iterations, r.auto = 0, 0, 0, false
+	// A new message is news to the actor: what it repeated before may now be right.
+	r.guard = agent.NewGuard()
+	if a := r.agents[SourceActor]; a != nil {
+		a.Guard = r.guard
+	}
 	if r.open {
 		return
 	}
@@ -169,10 +166,10 @@ func (r *run) config() Config {
 	return cfg
 }
 
-// model resolves the actor's or the critic's model, once per loop.
-func (r *run) model(src Source, cfg Config) (goal.Model, error) {
-	if m, ok := r.models[src]; ok {
-		return m, nil
+// agent returns the actor's or the critic's turn engine, resolving its model once per loop.
+func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
+	if a, ok := r.agents[src]; ok {
+		return a, nil
 	}
 	ref := cfg.Settings.Provider
 	if src == SourceCritic {
@@ -180,26 +177,24 @@ func (r *run) model(src Source, cfg Config) (goal.Model, error) {
 	}
 	m, err := r.svc.models.Model(r.ctx, ref)
 	if err != nil {
-		return m, fmt.Errorf("the %s's model cannot be used: %w", src, err)
+		return nil, fmt.Errorf("the %s's model cannot be used: %w", src, err)
 	}
-	r.models[src] = m
-	return m, nil
+	a := r.newAgent(src, m)
+	r.agents[src] = a
+	return a, nil
 }
 
 // actorTurn streams one actor reply and runs its tool calls; it returns the next turn.
 func (r *run) actorTurn() Source {
 	cfg := r.config()
-	m, err := r.model(SourceActor, cfg)
+	a, err := r.agent(SourceActor, cfg)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return SourceActor // the loop reports the stop
 		}
 		return r.fail(err)
 	}
-	r.vision = m.Vision
-	req := llm.Request{System: actorSystem(cfg.CriticMode), Messages: llm.KeepLastImages(ActorView(r.conv), keptImages),
-		Tools: r.svc.toolDefs(), MaxTokens: m.MaxTokens}
-	reply, ok := r.stream(SourceActor, m, req)
+	reply, ok := r.stream(SourceActor, a, agent.Turn{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv)})
 	if !ok {
 		return ""
 	}
@@ -214,11 +209,11 @@ func (r *run) actorTurn() Source {
 		r.end(ReasonDone, "")
 		return ""
 	}
-	failed, ok := r.runCalls(calls)
+	batch, ok := r.runCalls(a, calls)
 	if !ok {
 		return ""
 	}
-	if failed {
+	if batch.Failed {
 		r.failStreak++
 	} else {
 		r.failStreak = 0
@@ -226,10 +221,14 @@ func (r *run) actorTurn() Source {
 	if r.ctx.Err() != nil {
 		return SourceActor // the loop reports the stop
 	}
-	switch {
-	case r.failStreak >= maxFailingBatches:
-		return r.stopWithNote(ReasonToolFailures, fmt.Sprintf(toolFailuresNote, r.failStreak))
-	case r.toolTurns >= maxToolTurns:
+	if batch.Halt != nil {
+		return r.stopWithNote(ReasonGuard, fmt.Sprintf(guardNote, batch.Halt.Message))
+	}
+	progress := agent.Progress{ToolTurns: r.toolTurns, FailingBatches: r.failStreak}
+	if stop, ok := agent.FirstStop(progress, agent.ToolBatchesKeepFailing(maxFailingBatches), agent.ToolTurnCapReached(maxToolTurns)); ok {
+		if stop.Rule == "tool_failures" {
+			return r.stopWithNote(ReasonToolFailures, fmt.Sprintf(toolFailuresNote, r.failStreak))
+		}
 		return r.stopWithNote(ReasonTurnCap, fmt.Sprintf(turnCapNote, r.toolTurns))
 	}
 	r.toolTurns++
@@ -240,7 +239,7 @@ func (r *run) actorTurn() Source {
 // actor's last turn; feedback goes back to the actor, /done ends the chain.
 func (r *run) criticTurn() Source {
 	cfg := r.config()
-	m, err := r.model(SourceCritic, cfg)
+	a, err := r.agent(SourceCritic, cfg)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return SourceCritic // the loop reports the stop
@@ -248,8 +247,7 @@ func (r *run) criticTurn() Source {
 		return r.fail(err)
 	}
 	msgs := append([]llm.Message{llm.UserText(criticOpening)}, CriticView(r.conv)...)
-	req := llm.Request{System: criticSystem(actorSystem(cfg.CriticMode), cfg.CriticPrompt), Messages: msgs, MaxTokens: m.MaxTokens}
-	reply, ok := r.stream(SourceCritic, m, req)
+	reply, ok := r.stream(SourceCritic, a, agent.Turn{System: criticSystem(actorSystem(cfg.CriticMode), cfg.CriticPrompt), Messages: msgs, NoTools: true})
 	if !ok {
 		return ""
 	}
@@ -266,24 +264,23 @@ func (r *run) criticTurn() Source {
 		return r.stopWithNote(ReasonStreamFailed, emptyCriticNote)
 	}
 	r.publish(Event{Type: EventCriticVerdict, Source: SourceCritic, Verdict: verdict})
-	if r.iterations >= capN {
+	if _, stop := agent.FirstStop(agent.Progress{CriticRounds: r.iterations}, agent.CriticRoundsReached(capN)); stop {
 		return r.stopWithNote(ReasonIterationCap, fmt.Sprintf(iterationCapNote, r.iterations))
 	}
 	r.toolTurns = 0 // the feedback is a new user-role message for the actor
 	return SourceActor
 }
 
-// stream sends req (fitted to the model's window), publishing the reply as it arrives, and
-// stores it. A cut-off reply is stored as a partial message; it returns false then, and when
-// the chain ended.
-func (r *run) stream(src Source, m goal.Model, req llm.Request) (llm.Reply, bool) {
-	covered := len(req.Messages) + 1
-	req = r.fit(src, m, req)
-	turn := newID("turn-")
+// stream sends a turn (fitted to the model's window), publishing the reply as it arrives,
+// and stores it. A cut-off reply is stored as a partial message; it returns false then, and
+// when the chain ended.
+func (r *run) stream(src Source, a *agent.Agent, t agent.Turn) (llm.Reply, bool) {
+	r.turnID = agent.NewID("turn-")
+	turn := r.turnID
 	r.ss.setTurn(src)
 	defer r.ss.setTurn("")
 	r.publish(Event{Type: EventMessageStarted, Source: src, Turn: turn})
-	reply, err := r.collect(m, req, src, turn)
+	reply, err := a.Stream(r.ctx, t)
 	if err != nil {
 		r.savePartial(src, turn, reply.Message)
 		if r.ctx.Err() != nil {
@@ -292,39 +289,11 @@ func (r *run) stream(src Source, m goal.Model, req llm.Request) (llm.Reply, bool
 		r.fail(err)
 		return reply, false
 	}
-	r.usage[src] = usageMark{usage: &reply.Usage, messages: covered}
 	msg := reply.Message
 	if src == SourceCritic {
 		msg = withoutToolCalls(msg) // it was offered none; a stray call means nothing
 	}
 	return reply, r.append(Message{Source: src, Message: msg}, turn)
-}
-
-func (r *run) collect(m goal.Model, req llm.Request, src Source, turn string) (llm.Reply, error) {
-	s, err := m.Provider.Stream(r.ctx, req)
-	if err != nil {
-		return llm.Reply{Message: llm.Message{Role: llm.RoleAssistant}}, err
-	}
-	return llm.Collect(s, func(ev llm.Event) {
-		if (ev.Kind == llm.EventText || ev.Kind == llm.EventReasoning) && ev.Text != "" {
-			r.publish(Event{Type: EventMessageDelta, Source: src, Turn: turn, Text: ev.Text, Reasoning: ev.Kind == llm.EventReasoning})
-		}
-	})
-}
-
-// fit trims the request to the model's window, telling the person when it drops messages.
-func (r *run) fit(src Source, m goal.Model, req llm.Request) llm.Request {
-	if m.Window <= 0 {
-		return req
-	}
-	mark := r.usage[src]
-	fitted, dropped := llm.Fit(req, llm.Budget{Window: m.Window, Last: mark.usage, LastMessages: mark.messages})
-	if dropped > 0 && dropped != r.dropped[src] {
-		r.publish(Event{Type: EventNotice, Source: src, Text: fmt.Sprintf(
-			"the conversation outgrew the %s model's window: %d older messages were left out of its request", src, dropped)})
-	}
-	r.dropped[src] = dropped
-	return fitted
 }
 
 // savePartial keeps what a cut-off stream produced, without its tool calls (they never

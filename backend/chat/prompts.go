@@ -28,6 +28,7 @@ const (
 
 	iterationCapNote = "Stopped: the critic reviewed %d times without answering /done (the iteration cap). Send a message to go on, or raise the cap in the chat settings."
 	turnCapNote      = "Stopped: %d automatic tool turns for one message. Send a message to continue."
+	guardNote        = "Stopped: the loop guard halted the tool calls (%s). Send a message to continue."
 	toolFailuresNote = "Stopped: %d tool batches in a row failed. Check the errors above, then send a message to continue."
 	streamFailedNote = "Stopped: %s. Resume to try again."
 	emptyCriticNote  = "Stopped: the critic's reply had no visible text (only reasoning, or nothing). Resume to ask it again, or raise Max tokens for its provider."

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
@@ -44,24 +44,24 @@ func actorRole(reply llmtest.Reply) llmtest.Role {
 // models hands out scripted models by reference; broken makes every lookup fail.
 type models struct {
 	mu     sync.Mutex
-	byRef  map[string]goal.Model
+	byRef  map[string]agent.Model
 	broken bool
 }
 
-func (m *models) Model(ctx context.Context, ref string) (goal.Model, error) {
+func (m *models) Model(ctx context.Context, ref string) (agent.Model, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.broken {
-		return goal.Model{}, errors.New("no provider is configured: add one in Settings → Providers")
+		return agent.Model{}, errors.New("no provider is configured: add one in Settings → Providers")
 	}
 	mod, ok := m.byRef[ref]
 	if !ok {
-		return goal.Model{}, fmt.Errorf("no provider %q", ref)
+		return agent.Model{}, fmt.Errorf("no provider %q", ref)
 	}
 	return mod, nil
 }
 
-func (m *models) set(ref string, mod goal.Model) {
+func (m *models) set(ref string, mod agent.Model) {
 	m.mu.Lock()
 	m.byRef[ref] = mod
 	m.mu.Unlock()
@@ -102,7 +102,7 @@ func newRigWith(t *testing.T, script llmtest.Script, edit func(*rig)) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, st: st, srv: llmtest.New(t, script), dir: dir, reg: testRegistry(dir),
-		mods: &models{byRef: map[string]goal.Model{}}}
+		mods: &models{byRef: map[string]agent.Model{}}}
 	r.mods.set("", r.model("scripted"))
 	r.broker = pubsub.NewBrokerBuffer[chat.Event](1 << 14)
 	r.events = collect(t, r.broker)
@@ -115,12 +115,12 @@ func newRigWith(t *testing.T, script llmtest.Script, edit func(*rig)) *rig {
 }
 
 // model is a provider on the scripted server; no retries, so a failure shows at once.
-func (r *rig) model(name string) goal.Model {
+func (r *rig) model(name string) agent.Model {
 	prov, err := providers.New(llm.Config{Name: name, Kind: llm.KindOpenAI, BaseURL: r.srv.OpenAIURL(), Model: name, APIKey: "k", MaxRetries: -1})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return goal.Model{Provider: prov, Name: name, ModelID: name}
+	return agent.Model{Provider: prov, Name: name, ModelID: name}
 }
 
 // start (or restart) the service on the same store, as a new process would.

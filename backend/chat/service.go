@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -36,6 +36,9 @@ type Options struct {
 	// Screenshot returns a small JPEG of a browser pane. For a model with vision it is
 	// attached to browser tools' results, so the model sees the page (the last few only).
 	Screenshot func(ctx context.Context, paneID string) ([]byte, error)
+	// Approvals is the approval desk shared with the goals; nil: the service keeps its own,
+	// stored in repo when repo keeps approvals too (the store does).
+	Approvals *agent.Approvals
 }
 
 // Service runs the chats of all workspaces: one loop goroutine per busy workspace.
@@ -47,10 +50,11 @@ type Service struct {
 	log      *slog.Logger
 	shot     func(ctx context.Context, paneID string) ([]byte, error)
 
+	approvals *agent.Approvals
+
 	mu       sync.Mutex
 	sessions map[string]*session
-	waiting  map[string]*waiter // approvals by id
-	closed   bool               // Shutdown began: no loop may start
+	closed   bool // Shutdown began: no loop may start
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -66,9 +70,29 @@ func NewService(repo Repo, models Models, registry *tools.Registry, events *pubs
 	if registry == nil {
 		registry = tools.NewRegistry()
 	}
+	if opts.Approvals == nil {
+		ar, _ := repo.(agent.ApprovalRepo)
+		opts.Approvals = agent.NewApprovals(ar, nil)
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot,
-		sessions: map[string]*session{}, waiting: map[string]*waiter{}, ctx: ctx, cancel: cancel}
+	s := &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot,
+		approvals: opts.Approvals, sessions: map[string]*session{}, ctx: ctx, cancel: cancel}
+	s.closeStaleApprovals()
+	return s
+}
+
+// closeStaleApprovals withdraws the chat approvals a dead process left pending: nothing
+// waits for them any more (Resume answers their calls as interrupted), so no UI may offer them.
+func (s *Service) closeStaleApprovals() {
+	ctx := context.Background()
+	stale, err := s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.WorkspaceID != "" })
+	if err != nil {
+		s.log.Warn("chat: could not read stale approvals", "err", err)
+		return
+	}
+	for _, a := range stale {
+		s.approvals.Withdraw(ctx, a, "the app stopped while the chat waited")
+	}
 }
 
 // Events is the live stream of every workspace's chat events.
@@ -332,8 +356,7 @@ func (ss *session) start(conv []Message, next Source) error {
 		return errShutdown
 	}
 	ctx, cancel := context.WithCancelCause(ss.svc.ctx)
-	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, models: map[Source]goal.Model{},
-		usage: map[Source]usageMark{}, dropped: map[Source]int{}}
+	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, agents: map[Source]*agent.Agent{}, guard: agent.NewGuard()}
 	ss.mu.Lock()
 	ss.running, ss.cancel, ss.done = true, cancel, make(chan struct{})
 	ss.notify()

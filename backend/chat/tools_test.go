@@ -3,14 +3,15 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -19,7 +20,7 @@ import (
 func call(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
 
 // answer waits for the n-th approval request and answers it.
-func (r *rig) answer(n int, status goal.ApprovalStatus) chat.Approval {
+func (r *rig) answer(n int, status agent.ApprovalStatus) agent.Approval {
 	r.t.Helper()
 	req := r.events.waitN(r.t, n, isType(chat.EventApprovalRequested)).Approval
 	if st := r.state(); len(st.Approvals) != 1 || st.Approvals[0].ID != req.ID {
@@ -53,11 +54,11 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.send("Read notes.txt, post it, then buy it")
-	posted := r.answer(1, goal.ApprovalAllowGoal)
+	posted := r.answer(1, agent.ApprovalAllowScope)
 	if posted.Tool != "http_post" || posted.Risk != "network_write" || !strings.Contains(posted.Reason, "above this workspace's ask-above level write_local") {
 		t.Fatalf("approval for http_post: %+v", posted)
 	}
-	click := r.answer(2, goal.ApprovalDeny)
+	click := r.answer(2, agent.ApprovalDeny)
 	if click.Tool != "page_click" || click.Risk != "spends_money" || !strings.Contains(click.Reason, "spends money") {
 		t.Fatalf("approval for page_click: %+v", click)
 	}
@@ -96,7 +97,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	r.srv.Push(call("http_post", map[string]string{"url": "https://example.com/again"}),
 		call("page_click", map[string]string{"url": "https://shop.example/checkout"}), llmtest.Text("Bought."))
 	r.send("Post again and buy it")
-	r.answer(3, goal.ApprovalAllowOnce)
+	r.answer(3, agent.ApprovalAllowOnce)
 	if reason := r.stopped(2); reason != chat.ReasonDone {
 		t.Fatalf("stopped with %s", reason)
 	}
@@ -130,10 +131,15 @@ func TestThreeFailingToolBatchesStop(t *testing.T) {
 // At most 20 automatic tool turns follow one message.
 func TestToolTurnCap(t *testing.T) {
 	t.Parallel()
-	reading := call("read_file", map[string]string{"path": "missing-but-fine.txt"})
-	reading.Repeat = 21
-	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("ok"), reading}})
-	os.WriteFile(filepath.Join(r.dir, "missing-but-fine.txt"), []byte("x"), 0o644)
+	// Each turn reads another file: repeating one call would be the loop guard's business.
+	replies := []llmtest.Reply{llmtest.Text("ok")}
+	for i := range 21 {
+		replies = append(replies, call("read_file", map[string]string{"path": fmt.Sprintf("file-%d.txt", i)}))
+	}
+	r := newRig(t, llmtest.Script{Replies: replies})
+	for i := range 21 {
+		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("file-%d.txt", i)), []byte("x"), 0o644)
+	}
 	r.send("hi")
 	r.stopped(1)
 	r.send("Read the file over and over")
@@ -276,10 +282,10 @@ func TestStopWithdrawsApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	resolved := r.events.waitN(t, 1, isType(chat.EventApprovalResolved)).Approval
-	if resolved.ID != req.ID || resolved.Status != goal.ApprovalDeny || !strings.Contains(resolved.AnswerReason, "withdrawn") {
+	if resolved.ID != req.ID || resolved.Status != agent.ApprovalDeny || !strings.Contains(resolved.AnswerReason, "withdrawn") {
 		t.Fatalf("resolved: %+v", resolved)
 	}
-	if _, err := r.svc.AnswerApproval(context.Background(), req.ID, goal.ApprovalAllowOnce, ""); !errors.Is(err, chat.ErrNotFound) {
+	if _, err := r.svc.AnswerApproval(context.Background(), req.ID, agent.ApprovalAllowOnce, ""); !errors.Is(err, chat.ErrNotFound) {
 		t.Fatalf("answering a withdrawn request: %v", err)
 	}
 	if st := r.state(); len(st.Approvals) != 0 || st.Next != chat.SourceActor {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -69,7 +70,7 @@ func runGoals(b *testing.B, n int) time.Duration {
 	}))
 	broker := pubsub.NewBroker[goal.Event]()
 	defer broker.Shutdown()
-	svc, err := goal.NewService(context.Background(), st, models{goal.Model{Provider: &instantModel{}, ModelID: "instant"}}, reg, broker,
+	svc, err := goal.NewService(context.Background(), st, models{agent.Model{Provider: &instantModel{}, ModelID: "instant"}}, reg, broker,
 		goal.Options{MaxConcurrent: n, MaxGoals: n + 10})
 	if err != nil {
 		b.Fatal(err)

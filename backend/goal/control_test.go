@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -263,9 +264,9 @@ func TestApprovalAnswerableWhenAnnouncedAndClosedWhenWithdrawn(t *testing.T) {
 			}
 		}
 	}
-	var asked goal.Approval
+	var asked agent.Approval
 	json.Unmarshal(next(goal.EventApprovalRequested).Data, &asked)
-	if _, err := r.svc.AnswerApproval(ctx, asked.ID, goal.ApprovalDeny, "not now"); err != nil {
+	if _, err := r.svc.AnswerApproval(ctx, asked.ID, agent.ApprovalDeny, "not now"); err != nil {
 		t.Fatalf("answering the request as soon as it is announced: %v", err)
 	}
 	next(goal.EventApprovalResolved)
@@ -274,9 +275,9 @@ func TestApprovalAnswerableWhenAnnouncedAndClosedWhenWithdrawn(t *testing.T) {
 	if err := r.svc.Pause(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
-	var closed goal.Approval
+	var closed agent.Approval
 	json.Unmarshal(next(goal.EventApprovalResolved).Data, &closed)
-	if closed.ID != asked.ID || closed.Status != goal.ApprovalDeny || !strings.Contains(closed.AnswerReason, "withdrawn") {
+	if closed.ID != asked.ID || closed.Status != agent.ApprovalDeny || !strings.Contains(closed.AnswerReason, "withdrawn") {
 		t.Fatalf("the withdrawn request: %+v", closed)
 	}
 	if pending, _ := r.svc.PendingApprovals(ctx); len(pending) != 0 {

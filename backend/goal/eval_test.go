@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -125,7 +126,7 @@ func TestScenarioAboveCeilingIsAskedAndDenied(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
 		call("http_post", map[string]string{"url": "https://example.invalid/hook"}), writeDone(), claim("done")}},
-		autoApprove(goal.ApprovalDeny, "not from this goal"))
+		autoApprove(agent.ApprovalDeny, "not from this goal"))
 	g, evs := r.run(r.spec())
 	if g.Status != goal.StatusCompleted {
 		t.Fatalf("status %s", g.Status)
@@ -146,7 +147,7 @@ func TestScenarioDenyListRefusesWithoutAsking(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
 		call("http_post", map[string]string{"url": "x"}), writeDone(), claim("done")}},
-		autoApprove(goal.ApprovalAllowOnce, ""))
+		autoApprove(agent.ApprovalAllowOnce, ""))
 	g, evs := r.run(r.spec(func(s *goal.Spec) { s.Policy.Denied = []string{"http_post"} }))
 	if g.Status != goal.StatusCompleted || len(findEvents(evs, goal.EventApprovalRequested)) != 0 {
 		t.Fatalf("%s, approvals %d", g.Status, len(findEvents(evs, goal.EventApprovalRequested)))
@@ -159,7 +160,7 @@ func TestScenarioDenyListRefusesWithoutAsking(t *testing.T) {
 func TestScenarioSandboxEscapesAreCaught(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
-	r := newRig(t, llmtest.Script{}, autoApprove(goal.ApprovalDeny, ""))
+	r := newRig(t, llmtest.Script{}, autoApprove(agent.ApprovalDeny, ""))
 	os.Symlink(outside, filepath.Join(r.sandbox, "link"))
 	os.Mkdir(r.sandbox+"-evil", 0o755)
 	escapes := []string{"../escape.txt", "link/escape.txt", r.sandbox + "-evil/escape.txt", filepath.Join(r.sandbox, "sub", "..", "..", "escape.txt")}
@@ -366,7 +367,7 @@ func TestScenarioPendingApprovalIsAskedAgainAfterRestart(t *testing.T) {
 	if len(pending) != 1 || pending[0].Tool != "http_post" {
 		t.Fatalf("pending after resume: %+v", pending)
 	}
-	if _, err := r.svc.AnswerApproval(context.Background(), pending[0].ID, goal.ApprovalAllowOnce, ""); err != nil {
+	if _, err := r.svc.AnswerApproval(context.Background(), pending[0].ID, agent.ApprovalAllowOnce, ""); err != nil {
 		t.Fatal(err)
 	}
 	g, evs := r.wait(g.ID)

@@ -9,10 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
 )
+
+// FieldError names the field of a request that is wrong.
+type FieldError struct{ Field, Msg string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Status is where a goal is in its life.
 type Status string
@@ -180,7 +186,7 @@ func (s Step) Summary() string {
 	if s.IsError {
 		outcome = "err"
 	}
-	return fmt.Sprintf("[%d] %s(%s) → %s: %s", s.Index, s.Tool, truncate(oneLine(string(s.Args)), 120), outcome, truncate(oneLine(s.Result), 160))
+	return fmt.Sprintf("[%d] %s(%s) → %s: %s", s.Index, s.Tool, agent.Truncate(oneLine(string(s.Args)), 120), outcome, agent.Truncate(oneLine(s.Result), 160))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -40,9 +41,9 @@ func criticSays(reply string) llmtest.Role {
 }
 
 // models hands every reference the same scripted model.
-type models struct{ m goal.Model }
+type models struct{ m agent.Model }
 
-func (m models) Model(ctx context.Context, ref string) (goal.Model, error) { return m.m, nil }
+func (m models) Model(ctx context.Context, ref string) (agent.Model, error) { return m.m, nil }
 
 type rig struct {
 	t       *testing.T
@@ -77,7 +78,7 @@ func newRig(t *testing.T, script llmtest.Script, opts ...rigOpt) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, st: st, srv: srv, sandbox: sandbox, dbPath: dbPath, reg: testRegistry(sandbox),
-		mods: models{goal.Model{Provider: prov, Name: "scripted", ModelID: "scripted", Price: &llm.Price{InputPerMTok: 1, OutputPerMTok: 2}}}}
+		mods: models{agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted", Price: &llm.Price{InputPerMTok: 1, OutputPerMTok: 2}}}}
 	r.start(opts...)
 	return r
 }
@@ -96,9 +97,9 @@ func (r *rig) start(opts ...rigOpt) {
 	r.t.Cleanup(func() { svc.Shutdown(); r.broker.Shutdown() })
 }
 
-func autoApprove(status goal.ApprovalStatus, reason string) rigOpt {
+func autoApprove(status agent.ApprovalStatus, reason string) rigOpt {
 	return func(o *goal.Options) {
-		o.AutoApprove = func(goal.Approval) (goal.ApprovalStatus, string, bool) { return status, reason, true }
+		o.AutoApprove = func(agent.Approval) (agent.ApprovalStatus, string, bool) { return status, reason, true }
 	}
 }
 

@@ -2,9 +2,9 @@ package goal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
@@ -48,31 +48,5 @@ type Repo interface {
 	// GoalStepImage returns picture n of step index, or an error wrapping ErrNotFound.
 	GoalStepImage(ctx context.Context, id string, index, n int) (llm.Image, error)
 	GoalEvents(ctx context.Context, id string, after int64) ([]Event, error)
-	SaveApproval(ctx context.Context, a Approval) error
-	Approvals(ctx context.Context, pendingOnly bool) ([]Approval, error)
-}
-
-// ApprovalStatus is a request's state, or the user's answer.
-type ApprovalStatus string
-
-const (
-	ApprovalPending   ApprovalStatus = "pending"
-	ApprovalAllowOnce ApprovalStatus = "allow_once"
-	ApprovalAllowGoal ApprovalStatus = "allow_goal" // allow this tool for the rest of the goal
-	ApprovalDeny      ApprovalStatus = "deny"
-)
-
-// Approval is a tool call waiting for (or answered by) the user.
-type Approval struct {
-	ID           string          `json:"id"`
-	GoalID       string          `json:"goalId"`
-	CallID       string          `json:"callId"`
-	Tool         string          `json:"tool"`
-	Args         json.RawMessage `json:"args"`
-	Risk         string          `json:"risk"`
-	Reason       string          `json:"reason"`
-	Status       ApprovalStatus  `json:"status"`
-	AnswerReason string          `json:"answerReason,omitempty"`
-	CreatedAt    time.Time       `json:"createdAt"`
-	AnsweredAt   *time.Time      `json:"answeredAt,omitempty"`
+	agent.ApprovalRepo
 }

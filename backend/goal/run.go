@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
@@ -27,41 +28,20 @@ const finalTurnTimeout = 2 * time.Minute
 // evidenceSteps is how many recent step summaries judges and the finalize critic see.
 const evidenceSteps = 10
 
-// keptImages is how many pictures stay in the model's context: the latest show the page as
-// it is now; older ones cost tokens and mislead.
-const keptImages = 3
-
-// screenshotTimeout bounds the picture taken after a browser action.
-const screenshotTimeout = 5 * time.Second
-
-// Model is a resolved provider ready to call.
-type Model struct {
-	Provider  llm.Provider
-	Name      string // the provider's name, for messages
-	ModelID   string
-	Vision    bool
-	Window    int // context window in tokens, 0 if unknown
-	MaxTokens int
-	Price     *llm.Price
-}
-
 // run is one goal being driven. Its goroutine owns g, conv and the guard; other goroutines
 // reach it only through the mutex-guarded control fields.
 type run struct {
 	svc    *Service
 	g      Goal
 	conv   []llm.Message
-	model  Model
-	critic Model
+	model  agent.Model
+	critic agent.Model
 	crit   criterion.Criterion
 	policy policy.Policy
-	guard  *Guard
-	// lastUsage is the provider's count for the conversation as last sent (lastMessages long):
-	// the context budget starts from it.
-	lastUsage    *llm.Usage
-	lastMessages int
-	lastImage    *llm.Image
-	activeSince  time.Time
+	// ag is the turn engine: requests, streaming, tool calls, guard, approvals.
+	ag          *agent.Agent
+	lastImage   *llm.Image
+	activeSince time.Time
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -174,20 +154,15 @@ func (r *run) loop() {
 			r.finish(status, report)
 			return
 		}
-		settings := r.g.Spec.Settings
-		if r.elapsed() >= time.Duration(settings.WallClock) {
-			r.finalTurn(fmt.Sprintf("the wall clock of %s ran out", time.Duration(settings.WallClock)))
-			return
-		}
-		if r.g.State.Steps >= settings.MaxSteps {
-			r.finalTurn(fmt.Sprintf("the step cap of %d steps was reached", settings.MaxSteps))
+		if stop, ok := agent.FirstStop(r.progress(), r.stopWhen()...); ok {
+			r.finalTurn(stop.Why)
 			return
 		}
 		if !r.waitWhilePaused() {
 			continue // the context ended while paused; the next pass ends the goal
 		}
 		r.deliverSteers()
-		reply, err := r.modelTurn(true)
+		reply, err := r.modelTurn()
 		if err != nil {
 			if errors.Is(err, errPaused) || r.ctx.Err() != nil {
 				continue
@@ -212,6 +187,16 @@ func (r *run) loop() {
 			return
 		}
 	}
+}
+
+// stopWhen are the limits the goal stops at, asking the model for a final report.
+func (r *run) stopWhen() []agent.StopCondition {
+	s := r.g.Spec.Settings
+	return []agent.StopCondition{agent.WallClockRunsOut(time.Duration(s.WallClock)), agent.StepCapReached(s.MaxSteps)}
+}
+
+func (r *run) progress() agent.Progress {
+	return agent.Progress{Elapsed: r.elapsed(), Steps: r.g.State.Steps}
 }
 
 // afterBatch acts on what a batch of tool calls asked for: a guard halt, the agent's abort,
@@ -311,32 +296,12 @@ func (r *run) deliverSteers() {
 
 func (r *run) userText(s string) llm.Message { return llm.UserText(s) }
 
-// request builds the next request: the conversation fitted to the model's window.
-func (r *run) request(withTools bool, extra ...llm.Message) llm.Request {
-	msgs := llm.KeepLastImages(append(append([]llm.Message(nil), r.conv...), extra...), keptImages)
-	req := llm.Request{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared), Messages: msgs, MaxTokens: r.model.MaxTokens}
-	if withTools {
-		for _, d := range r.svc.registry.Definitions() {
-			req.Tools = append(req.Tools, llm.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
-		}
-	}
-	if r.model.Window > 0 {
-		fitted, dropped := llm.Fit(req, llm.Budget{Window: r.model.Window, Last: r.lastUsage, LastMessages: r.lastMessages})
-		if dropped > 0 {
-			r.event(EventNotice, map[string]any{"message": fmt.Sprintf("the conversation outgrew the model's window: %d older messages were left out of this request", dropped)})
-		}
-		req = fitted
-	}
-	return req
-}
-
 // modelTurn streams one reply, publishing its text as it arrives, and appends it to the
 // conversation. A pause or abort cancels it; the partial reply is dropped.
-func (r *run) modelTurn(withTools bool) (llm.Reply, error) {
+func (r *run) modelTurn() (llm.Reply, error) {
 	ctx, done := r.turnContext()
 	defer done()
-	req := r.request(withTools)
-	reply, err := r.stream(ctx, r.model, req)
+	reply, err := r.ag.Stream(ctx, r.turn())
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, errPaused) {
 			return reply, errPaused
@@ -344,32 +309,21 @@ func (r *run) modelTurn(withTools bool) (llm.Reply, error) {
 		return reply, err
 	}
 	r.g.State.ModelTurns++
-	r.lastUsage, r.lastMessages = &reply.Usage, len(req.Messages)+1
 	r.addUsage(r.model, reply.Usage)
 	r.append(reply.Message)
 	r.commit()
 	return reply, nil
 }
 
-// stream sends req to m and collects the reply, forwarding text deltas live.
-func (r *run) stream(ctx context.Context, m Model, req llm.Request) (llm.Reply, error) {
-	s, err := m.Provider.Stream(ctx, req)
-	if err != nil {
-		return llm.Reply{}, err
-	}
-	defer s.Close()
-	return llm.Collect(s, func(ev llm.Event) {
-		if ev.Kind == llm.EventText && ev.Text != "" {
-			r.svc.publishLive(Event{GoalID: r.g.ID, Type: EventDelta, Data: mustJSON(map[string]string{"text": ev.Text}), At: time.Now().UTC()})
-		}
-	})
+// turn is the next model turn: the system prompt with the checklist, and the conversation.
+func (r *run) turn(extra ...llm.Message) agent.Turn {
+	return agent.Turn{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared),
+		Messages: append(append([]llm.Message(nil), r.conv...), extra...)}
 }
 
-func (r *run) addUsage(m Model, u llm.Usage) {
+func (r *run) addUsage(m agent.Model, u llm.Usage) {
 	r.g.State.Usage = r.g.State.Usage.Add(u)
-	if m.Price != nil {
-		r.g.State.CostUSD += llm.Cost(u, *m.Price)
-	}
+	r.g.State.CostUSD += m.Cost(u)
 }
 
 // finalTurn asks the model, with no tools, to explain where things stand; its words become
@@ -377,9 +331,10 @@ func (r *run) addUsage(m Model, u llm.Usage) {
 func (r *run) finalTurn(reason string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finalTurnTimeout)
 	defer cancel()
-	req := r.request(false, r.userText(fmt.Sprintf(finalTurnText, reason)))
+	t := r.turn(r.userText(fmt.Sprintf(finalTurnText, reason)))
+	t.NoTools = true
 	report := "Stopped: " + reason + "."
-	if reply, err := r.stream(ctx, r.model, req); err == nil {
+	if reply, err := r.ag.Stream(ctx, t); err == nil {
 		r.addUsage(r.model, reply.Usage)
 		if text := reply.Message.Text(); text != "" {
 			report = "Stopped: " + reason + ".\n\n" + text

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
@@ -31,7 +32,7 @@ const endedPublishTimeout = 2 * time.Second
 // Models resolves provider references ("" = the default, "critic" = the critic default, or
 // a provider id or name) to callable models.
 type Models interface {
-	Model(ctx context.Context, ref string) (Model, error)
+	Model(ctx context.Context, ref string) (agent.Model, error)
 }
 
 // Options tune the service; zero values take defaults.
@@ -40,7 +41,10 @@ type Options struct {
 	MaxGoals      int
 	Logger        *slog.Logger
 	// AutoApprove answers approvals without asking (CLI --approve allow|deny).
-	AutoApprove AutoAnswer
+	AutoApprove agent.AutoAnswer
+	// Approvals is the approval desk shared with the chat, so either answers from one place;
+	// nil: the service keeps its own (with AutoApprove).
+	Approvals *agent.Approvals
 	// PaneExists validates a goal's pane at start; nil accepts any non-empty id.
 	PaneExists func(paneID string) bool
 	// Visual is the visual-criterion check, supplied by the browser layer (nil: unavailable).
@@ -63,7 +67,7 @@ type Service struct {
 	models    Models
 	registry  *tools.Registry
 	events    *pubsub.Broker[Event]
-	approvals *approvals
+	approvals *agent.Approvals
 	opts      Options
 	log       *slog.Logger
 
@@ -89,7 +93,10 @@ func NewService(ctx context.Context, repo Repo, models Models, registry *tools.R
 		opts.Logger = slog.Default()
 	}
 	sctx, cancel := context.WithCancelCause(context.Background())
-	s := &Service{repo: repo, models: models, registry: registry, events: events, approvals: newApprovals(repo, opts.AutoApprove),
+	if opts.Approvals == nil {
+		opts.Approvals = agent.NewApprovals(repo, opts.AutoApprove)
+	}
+	s := &Service{repo: repo, models: models, registry: registry, events: events, approvals: opts.Approvals,
 		opts: opts, log: opts.Logger, runs: map[string]*run{}, ctx: sctx, cancel: cancel}
 	goals, err := repo.ListGoals(ctx)
 	if err != nil {
@@ -153,7 +160,7 @@ func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
 		return Goal{}, err
 	}
 	now := time.Now().UTC()
-	g := Goal{ID: newID("goal-"), Spec: spec, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	g := Goal{ID: agent.NewID("goal-"), Spec: spec, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
 	if err := s.save(ctx, g, Event{Type: EventStatus, Data: mustJSON(map[string]any{"status": StatusPending})}); err != nil {
 		return Goal{}, err
 	}
@@ -315,9 +322,9 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		return err
 	}
 	rctx, cancel := context.WithCancelCause(s.ctx)
-	r := &run{svc: s, g: g, model: model, critic: critic, crit: crit, policy: g.Spec.Policy, guard: NewGuard(),
+	r := &run{svc: s, g: g, model: model, critic: critic, crit: crit, policy: g.Spec.Policy,
 		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo}
-	r.guard.blocks = g.State.GuardBlocks
+	r.ag = r.newAgent()
 	var events []Event
 	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
 	if s.opts.OnStart != nil {
@@ -439,15 +446,13 @@ func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.
 	for _, st := range steps {
 		byCall[st.CallID] = st
 	}
-	pending, err := s.repo.Approvals(ctx, true)
+	pending, err := s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.GoalID == id })
 	if err != nil {
 		return nil, nil, err
 	}
-	waiting := map[string]Approval{}
+	waiting := map[string]agent.Approval{}
 	for _, a := range pending {
-		if a.GoalID == id {
-			waiting[a.CallID] = a
-		}
+		waiting[a.CallID] = a
 	}
 	var results []llm.ToolResult
 	var redo []resumeCall
@@ -463,8 +468,8 @@ func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.
 		case asked:
 			// The old request dies with the old process; the resumed run asks anew.
 			now := time.Now().UTC()
-			a.Status, a.AnswerReason, a.AnsweredAt = ApprovalDeny, "superseded: asked again after a restart", &now
-			if err := s.repo.SaveApproval(ctx, a); err != nil {
+			a.Status, a.AnswerReason, a.AnsweredAt = agent.ApprovalDeny, "superseded: asked again after a restart", &now
+			if err := s.approvals.Save(ctx, a); err != nil {
 				return nil, nil, err
 			}
 			redo = append(redo, resumeCall{call: c})
@@ -630,14 +635,22 @@ func (s *Service) History(ctx context.Context, id string, after int64) ([]Event,
 	return s.repo.GoalEvents(ctx, id, after)
 }
 
-// PendingApprovals lists the questions waiting for the user.
-func (s *Service) PendingApprovals(ctx context.Context) ([]Approval, error) {
-	return s.repo.Approvals(ctx, true)
+// PendingApprovals lists the goals' questions waiting for the user (a chat's are the chat's).
+func (s *Service) PendingApprovals(ctx context.Context) ([]agent.Approval, error) {
+	return s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.GoalID != "" })
 }
 
-// AnswerApproval answers a waiting approval request.
-func (s *Service) AnswerApproval(ctx context.Context, id string, status ApprovalStatus, reason string) (Approval, error) {
-	return s.approvals.Answer(ctx, id, status, reason)
+// AnswerApproval answers a waiting approval request: allow_once, allow_goal or deny.
+func (s *Service) AnswerApproval(ctx context.Context, id string, status agent.ApprovalStatus, reason string) (agent.Approval, error) {
+	a, err := s.approvals.Answer(ctx, id, status, reason)
+	var ae *agent.AnswerError
+	switch {
+	case errors.As(err, &ae):
+		return a, &FieldError{ae.Field, ae.Msg}
+	case errors.Is(err, agent.ErrNotWaiting):
+		return a, fmt.Errorf("approval %q is not waiting for an answer (answered already, or its goal stopped): %w", id, ErrNotFound)
+	}
+	return a, err
 }
 
 // Delete removes a goal that is not running.

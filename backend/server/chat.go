@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
@@ -112,8 +112,8 @@ func (s *Server) setChatEditing(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) answerChatApproval(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Status goal.ApprovalStatus `json:"status"`
-		Reason string              `json:"reason"`
+		Status agent.ApprovalStatus `json:"status"`
+		Reason string               `json:"reason"`
 	}
 	if !decodeBody(w, r, &body) {
 		return

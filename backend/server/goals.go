@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 )
@@ -128,15 +129,15 @@ func (s *Server) pruneGoals(w http.ResponseWriter, r *http.Request) {
 func (s *Server) pendingApprovals(w http.ResponseWriter, r *http.Request) {
 	as, err := s.deps.Goals.PendingApprovals(r.Context())
 	if as == nil {
-		as = []goal.Approval{}
+		as = []agent.Approval{}
 	}
 	respond(w, http.StatusOK, map[string]any{"approvals": as}, err)
 }
 
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Status goal.ApprovalStatus `json:"status"`
-		Reason string              `json:"reason"`
+		Status agent.ApprovalStatus `json:"status"`
+		Reason string               `json:"reason"`
 	}
 	if !decodeBody(w, r, &body) {
 		return

@@ -23,6 +23,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
@@ -79,8 +80,8 @@ func TestMain(m *testing.M) {
 // noModels has no providers: the server tests exercise routes, not goals that run.
 type noModels struct{}
 
-func (noModels) Model(context.Context, string) (goal.Model, error) {
-	return goal.Model{}, errors.New("no provider is configured: add one in Settings → Providers")
+func (noModels) Model(context.Context, string) (agent.Model, error) {
+	return agent.Model{}, errors.New("no provider is configured: add one in Settings → Providers")
 }
 
 func newHarness(t *testing.T) *harness {

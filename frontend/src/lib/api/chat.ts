@@ -86,12 +86,14 @@ export type ChatStopReason =
   | 'stream_failed'
   | 'iteration_cap'
   | 'tool_failures'
-  | 'turn_cap';
+  | 'turn_cap'
+  | 'guard';
 
 /**
  * A chat event. Types: loop_started, message_started, message_delta (live only), message_finished,
  * tool_started, tool_finished, critic_verdict, loop_stopped, approval_requested,
- * approval_resolved, queued, state, cleared, notice (live only).
+ * approval_resolved, queued, state, cleared, notice (live only), guard (live only: the loop guard
+ * blocked, disabled or halted a tool call; `text` says why, as the model was told).
  */
 export interface ChatEvent {
   workspaceId: string;
@@ -109,6 +111,7 @@ export interface ChatEvent {
   reason?: ChatStopReason;
   approval?: ChatApproval;
   state?: ChatState;
+  guard?: { action: 'block' | 'disable' | 'halt'; rule?: string; tool?: string; message?: string };
 }
 
 export interface ChatView {

@@ -104,6 +104,18 @@ describe('foldEvent: the loop and its state', () => {
     expect(fold(c, ev('loop_started')).stopped).toBeUndefined();
   });
 
+  it('shows the loop guard\'s decisions as notices, and its halt as why the loop stopped', () => {
+    const block = 'GUARD: blocked read_file — you made this exact call 3 times and got the same result each time.';
+    const c = fold(
+      loaded([msg(1, 'user', 'hi')], { next: 'actor' }),
+      ev('loop_started', { source: 'actor' }),
+      ev('guard', { source: 'actor', text: block, guard: { action: 'block', rule: 'repeat', tool: 'read_file', message: block } }),
+      ev('loop_stopped', { reason: 'guard', text: 'Stopped: the loop guard halted the tool calls.' }),
+    );
+    expect(c.notices.map((n) => n.text)).toEqual([block]);
+    expect(c.stopped).toEqual({ reason: 'guard', text: 'Stopped: the loop guard halted the tool calls.' });
+  });
+
   it('counts queued messages until the loop stores them', () => {
     let c = fold(loaded(), ev('loop_started'), ev('queued', { source: 'user', text: 'one' }), ev('queued', { source: 'user', text: 'two' }));
     expect(c.state.queued).toBe(2);

@@ -122,7 +122,9 @@ export function foldEvent(c: Conversation, e: ChatEvent): Conversation {
       if (!e.verdict) return c;
       return { ...c, verdicts: { ...c.verdicts, [e.verdict.seq]: e.verdict } };
     }
-    case 'notice': {
+    case 'notice':
+    case 'guard': {
+      // A guard decision reads like a notice: the person sees what the model was told.
       if (!e.text) return c;
       const afterSeq = c.messages.length ? c.messages[c.messages.length - 1].seq : 0;
       return { ...c, notices: [...c.notices, { id: ++noticeIds, text: e.text, afterSeq }] };

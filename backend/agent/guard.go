@@ -1,4 +1,4 @@
-package goal
+package agent
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 )
 
 // Loop-guard thresholds. Three identical outcomes is the point where a person would say "you
-// already tried that"; five blocks means the model is not listening, so the goal halts.
+// already tried that"; five blocks means the model is not listening, so the agent halts.
 const (
 	repeatLimit       = 3  // identical call + identical result
 	errorStreakLimit  = 3  // the same error from the same tool, in a row
 	disableForSteps   = 5  // how long a tool stays disabled after an error streak
-	maxGuardBlocks    = 5  // blocks before the goal halts
+	maxGuardBlocks    = 5  // blocks before the agent halts
 	guardHistoryLimit = 12 // steps remembered: enough for A/B/C alternation twice over
 )
 
@@ -123,7 +123,7 @@ const (
 	GuardAllow   GuardAction = "allow"
 	GuardBlock   GuardAction = "block"   // this call does not run; the model is told why
 	GuardDisable GuardAction = "disable" // the tool is disabled for a while after an error streak
-	GuardHalt    GuardAction = "halt"    // too many blocks: the goal ends with a report
+	GuardHalt    GuardAction = "halt"    // too many blocks: the goal (or chat turn) ends with a report
 )
 
 // GuardDecision is one decision and the message the model (and the step log) gets.
@@ -134,8 +134,8 @@ type GuardDecision struct {
 	Message string      `json:"message,omitempty"`
 }
 
-// Guard watches a goal's steps for loops. It is deterministic and calls no model. Not safe
-// for concurrent use: one goal's runner owns it.
+// Guard watches an agent's steps for loops. It is deterministic and calls no model. Not safe
+// for concurrent use: one loop (a goal's runner, a chat's chain) owns it.
 type Guard struct {
 	history  []GuardRecord
 	disabled map[string]int // tool -> step number it is disabled until
@@ -148,6 +148,10 @@ func NewGuard() *Guard { return &Guard{disabled: map[string]int{}} }
 
 // Blocks is how many calls the guard has blocked.
 func (g *Guard) Blocks() int { return g.blocks }
+
+// RestoreBlocks carries the count of blocks over from an earlier run of the same work (a
+// resumed goal), so a restart does not wipe the slate of an agent that keeps repeating itself.
+func (g *Guard) RestoreBlocks(n int) { g.blocks = n }
 
 // Before decides whether a call may run.
 func (g *Guard) Before(tool string, args json.RawMessage) GuardDecision {
@@ -191,12 +195,13 @@ func (g *Guard) After(tool string, args json.RawMessage, result string, isError 
 		g.disabled[tool] = g.step + disableForSteps
 		return GuardDecision{GuardDisable, "error_streak", tool, fmt.Sprintf(
 			"GUARD: %s failed %d times in a row with the same error (%s). It is disabled for the next %d steps. Read the error, change your approach, or use another tool.",
-			tool, errorStreakLimit, truncate(g.history[len(g.history)-1].Error, 200), disableForSteps)}
+			tool, errorStreakLimit, Truncate(g.history[len(g.history)-1].Error, 200), disableForSteps)}
 	}
 	return GuardDecision{Action: GuardAllow}
 }
 
-func truncate(s string, n int) string {
+// Truncate keeps the first n runes of s, marking a cut with "…".
+func Truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

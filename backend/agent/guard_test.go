@@ -1,4 +1,4 @@
-package goal
+package agent
 
 import (
 	"encoding/json"

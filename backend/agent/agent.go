@@ -1,0 +1,72 @@
+// Package agent is the one turn engine under goals, chat and fleet tasks. It builds each
+// request (system prompt, tools, conversation, fitted to the model's window), streams the
+// reply, takes every tool call through the loop guard, the caller's policy and the user's
+// approval, runs it, and publishes what happened as typed events. It knows nothing of goals
+// or chats: what differs between them is supplied through the small hooks in Hooks, and the
+// loop around the turns (when to stop, what to say next) stays with the caller.
+package agent
+
+import (
+	"context"
+	"sync"
+
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// Model is a resolved provider ready to call.
+type Model struct {
+	Provider  llm.Provider
+	Name      string // the provider's name, for messages
+	ModelID   string
+	Vision    bool
+	Window    int // context window in tokens, 0 if unknown
+	MaxTokens int
+	Price     *llm.Price
+}
+
+// Cost is what usage u costs on this model, 0 when its price is unknown.
+func (m Model) Cost(u llm.Usage) float64 {
+	if m.Price == nil {
+		return 0
+	}
+	return llm.Cost(u, *m.Price)
+}
+
+// KeptImages is how many pictures stay in a model's context: the latest show the page as it
+// is now; older ones cost tokens and mislead.
+const KeptImages = 3
+
+// Agent drives one model through tools for one piece of work (a goal, a chat's actor or
+// critic). One loop goroutine owns it; it is not safe for concurrent use.
+type Agent struct {
+	// Scope names the work in the texts the model reads: "goal" or "chat".
+	Scope string
+	Model Model
+	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
+	Registry *tools.Registry
+	Offer    func(name string) bool
+	// Guard is the loop guard (nil: none).
+	Guard *Guard
+	// Approvals is where calls wait for the person; Owner says whose they are (its GoalID
+	// or WorkspaceID is copied onto every request).
+	Approvals *Approvals
+	Owner     Approval
+	// Screenshot returns a small JPEG of a browser pane; for a model with vision it is
+	// attached after browser actions (nil: never).
+	Screenshot func(ctx context.Context, paneID string) ([]byte, error)
+	// Tasks owns the goroutines of tools still winding down after a stop; the service that
+	// owns the agent waits for it at shutdown. nil: the agent waits for each tool itself.
+	Tasks *sync.WaitGroup
+	Hooks Hooks
+
+	window Window
+}
+
+func (a *Agent) publish(e Event) {
+	if a.Hooks.Publish != nil {
+		a.Hooks.Publish(e)
+	}
+}
+
+func (a *Agent) offered(name string) bool { return a.Offer == nil || a.Offer(name) }

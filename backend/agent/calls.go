@@ -1,0 +1,275 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// Timeouts of a call's side work.
+const (
+	// screenshotTimeout bounds the picture taken after a browser action.
+	screenshotTimeout = 5 * time.Second
+	// toolGrace is how long a stop waits for a cancelled tool to return before the loop moves
+	// on without it, so Stop and Pause take effect within a second even if a tool is slow
+	// to notice; the tool's goroutine is still waited for at shutdown (Agent.Tasks).
+	toolGrace = 500 * time.Millisecond
+)
+
+// Batch is what running one reply's tool calls produced.
+type Batch struct {
+	// Results answer the calls in order; append them as one tool message.
+	Results []llm.ToolResult
+	// Abandoned: the work is being put away (Hooks.Abandon); Results is incomplete and must
+	// not be appended: the next process finishes the batch.
+	Abandoned bool
+	// Halt is the guard's decision when it halted the agent for repeating itself.
+	Halt *GuardDecision
+	// Failed: every call of the batch failed.
+	Failed bool
+}
+
+// RunCalls runs one reply's tool calls in order. Once ctx ends or the guard halts, the rest
+// are answered "not run" so the conversation stays well formed.
+func (a *Agent) RunCalls(ctx context.Context, calls []llm.ToolCall) Batch {
+	b := Batch{Failed: true}
+	for _, c := range calls {
+		if a.abandoning() {
+			return Batch{Abandoned: true}
+		}
+		var res llm.ToolResult
+		if ctx.Err() != nil || b.Halt != nil {
+			res = errorResult(c, "not run: the %s was stopped before this call", a.Scope)
+		} else {
+			var halt *GuardDecision
+			var abandoned bool
+			res, halt, abandoned = a.call(ctx, c)
+			if abandoned || a.abandoning() {
+				return Batch{Abandoned: true}
+			}
+			b.Halt = halt
+		}
+		b.Failed = b.Failed && res.IsError
+		b.Results = append(b.Results, res)
+	}
+	return b
+}
+
+// Call runs one call (a batch a restart left unfinished is completed call by call). abandoned
+// means the work is being put away and the call has no result yet.
+func (a *Agent) Call(ctx context.Context, c llm.ToolCall) (res llm.ToolResult, halt *GuardDecision, abandoned bool) {
+	return a.call(ctx, c)
+}
+
+func (a *Agent) abandoning() bool { return a.Hooks.Abandon != nil && a.Hooks.Abandon() }
+
+// call takes one call through argument decoding, the guard, the caller's check and the
+// person's approval, runs it if allowed, and records it. Whatever happens, the model gets a
+// result it can act on.
+func (a *Agent) call(ctx context.Context, c llm.ToolCall) (llm.ToolResult, *GuardDecision, bool) {
+	start := time.Now()
+	args := c.Args
+	if c.ArgsError != "" {
+		args, _ = json.Marshal(map[string]string{"raw": c.RawArgs})
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	rec := CallRecord{Call: c, Args: args, Start: start}
+	a.publish(Event{Kind: EventToolStarted, Call: &CallInfo{ID: c.ID, Name: c.Name, Args: args}})
+	if c.ArgsError != "" {
+		return a.finish(rec, c.ArgsErrorResult()), nil, false
+	}
+	tool, ok := a.Registry.Get(c.Name)
+	if !ok || !a.offered(c.Name) {
+		return a.finish(rec, errorResult(c, "there is no tool named %q in this %s. Available tools: %s", c.Name, a.Scope,
+			strings.Join(a.toolNames(), ", "))), nil, false
+	}
+	var halt *GuardDecision
+	if a.Guard != nil {
+		if d := a.Guard.Before(c.Name, args); d.Action != GuardAllow {
+			a.publish(Event{Kind: EventGuard, Guard: &d})
+			if d.Action == GuardHalt {
+				halt = &d
+			}
+			return a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
+		}
+	}
+	cctx, release := ctx, func() {}
+	if a.Hooks.CallContext != nil {
+		cctx, release = a.Hooks.CallContext(ctx)
+	}
+	defer release()
+	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID}
+	v := a.Hooks.Check(cctx, tool, call)
+	switch v.Decision {
+	case policy.Deny:
+		return a.finish(rec, errorResult(c, "%s", v.Reason)), nil, false
+	case policy.Ask:
+		answer, err := a.ask(cctx, c, args, v)
+		if err != nil {
+			if a.abandoning() {
+				return llm.ToolResult{}, nil, true // not recorded: asked again on resume
+			}
+			return a.finish(rec, errorResult(c, "not run: %v", err)), nil, false
+		}
+		switch answer.Status {
+		case ApprovalDeny:
+			msg := "The user denied this call."
+			if answer.AnswerReason != "" {
+				msg += " Their reason: " + answer.AnswerReason
+			}
+			return a.finish(rec, errorResult(c, "%s Do not retry it as is; find another way, or say what you need.", msg)), nil, false
+		case ApprovalAllowScope:
+			if a.Hooks.Grant != nil {
+				a.Hooks.Grant(c.Name)
+			}
+		}
+	}
+	out := a.run(cctx, tool, call)
+	if len(out.Images) == 0 && ctx.Err() == nil {
+		a.attachScreenshot(ctx, c.Name, args, &out)
+	}
+	if a.Guard != nil {
+		if d := a.Guard.After(c.Name, args, out.Text, out.IsError); d.Action == GuardDisable {
+			a.publish(Event{Kind: EventGuard, Guard: &d})
+			out.Text += "\n\n" + d.Message
+		}
+	}
+	rec.Ran = true
+	return a.finish(rec, out), nil, false
+}
+
+func (a *Agent) finish(rec CallRecord, res llm.ToolResult) llm.ToolResult {
+	rec.Result = res
+	if a.Hooks.Finish != nil {
+		return a.Hooks.Finish(rec)
+	}
+	return res
+}
+
+func (a *Agent) toolNames() []string {
+	var names []string
+	for _, d := range a.ToolDefs() {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// ask stores and announces an approval request and waits for the person. A request whose
+// wait ends without an answer is withdrawn, unless the work is being put away: then it stays
+// pending and is asked again on resume.
+func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v Verdict) (Approval, error) {
+	req := a.Owner
+	req.ID, req.CallID, req.Tool, req.Args = NewID("appr-"), c.ID, c.Name, args
+	req.Risk, req.Reason, req.CreatedAt = v.Risk.String(), v.Reason, time.Now().UTC()
+	if a.Owner.WorkspaceID != "" {
+		req.ID = NewID("chat-appr-")
+	}
+	wait, err := a.Approvals.Open(ctx, req)
+	if err != nil {
+		return req, err
+	}
+	// Stored and answerable before it is announced: whoever sees the event can answer it.
+	a.publish(Event{Kind: EventApprovalRequested, Approval: &req})
+	answer, err := wait(ctx)
+	if err != nil && !a.abandoning() {
+		answer = a.Approvals.Withdraw(ctx, answer, fmt.Sprintf("the %s stopped waiting", a.Scope))
+	}
+	a.publish(Event{Kind: EventApprovalResolved, Approval: &answer})
+	if err != nil {
+		return answer, fmt.Errorf("the %s stopped waiting for the user's approval (%v); call the tool again to ask again", a.Scope, err)
+	}
+	return answer, nil
+}
+
+// run runs the call on its own goroutine so that a stop frees the loop within toolGrace
+// even from a tool slow to notice.
+func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.ToolResult {
+	type outcome struct {
+		res tools.Result
+		err error
+	}
+	ch := make(chan outcome, 1)
+	tctx := ctx
+	if a.Hooks.ToolContext != nil {
+		tctx = a.Hooks.ToolContext(ctx)
+	}
+	if a.Tasks != nil {
+		a.Tasks.Add(1)
+	}
+	go func() {
+		if a.Tasks != nil {
+			defer a.Tasks.Done()
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- outcome{err: fmt.Errorf("the tool crashed: %v", p)}
+			}
+		}()
+		res, err := tool.Run(tctx, call)
+		ch <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-ch:
+	case <-ctx.Done():
+		if a.Tasks == nil {
+			o = <-ch // nobody owns a stray goroutine: wait for the tool to notice
+		} else {
+			select {
+			case o = <-ch:
+			case <-time.After(toolGrace):
+				o = outcome{err: context.Cause(ctx)}
+			}
+		}
+	}
+	res := o.res
+	switch {
+	case ctx.Err() != nil:
+		res = tools.Errorf("%s", a.interrupted(context.Cause(ctx)))
+	case o.err != nil:
+		res = tools.Errorf("the tool failed: %v", o.err)
+	}
+	out := llm.ToolResult{CallID: call.ID, Name: call.Name, Text: res.Text, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, llm.Image{MediaType: img.MediaType, Data: img.Data})
+	}
+	return out
+}
+
+func (a *Agent) interrupted(cause error) string {
+	if a.Hooks.Interrupted != nil {
+		if text := a.Hooks.Interrupted(cause); text != "" {
+			return text
+		}
+	}
+	return fmt.Sprintf("interrupted: the %s was stopped while this call ran; check its effect before repeating it", a.Scope)
+}
+
+// attachScreenshot adds a small picture of the browser pane a call acted on, for a model
+// with vision: after a browser action, and after a failed call on a browser pane, the model
+// sees the page rather than guessing from text.
+func (a *Agent) attachScreenshot(ctx context.Context, name string, args json.RawMessage, out *llm.ToolResult) {
+	pane := tools.BrowserPane(name, args)
+	if !a.Model.Vision || a.Screenshot == nil || pane == "" {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, screenshotTimeout)
+	defer cancel()
+	jpeg, err := a.Screenshot(sctx, pane)
+	if err != nil || len(jpeg) == 0 {
+		return // Best effort: the text result stands on its own.
+	}
+	out.Images = append(out.Images, llm.Image{MediaType: "image/jpeg", Data: jpeg})
+}
+
+func errorResult(c llm.ToolCall, format string, args ...any) llm.ToolResult {
+	return llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clusterspace/clusterspace/backend/llm"
+)
+
+// Window fits one conversation's requests to its model's context window, starting from the
+// provider's own count for the request last sent.
+type Window struct {
+	last         *llm.Usage
+	lastMessages int
+	dropped      int
+}
+
+// Fit trims req (the whole history) to the window of m. news is true when the number of
+// messages left out changed since the last request, which is worth telling the person.
+func (w *Window) Fit(m Model, req llm.Request) (fitted llm.Request, dropped int, news bool) {
+	if m.Window <= 0 {
+		return req, 0, false
+	}
+	fitted, dropped = llm.Fit(req, llm.Budget{Window: m.Window, Last: w.last, LastMessages: w.lastMessages})
+	news = dropped > 0 && dropped != w.dropped
+	w.dropped = dropped
+	return fitted, dropped, news
+}
+
+// Observe records the usage of a reply to a request of messages messages (the whole
+// history as sent to Fit).
+func (w *Window) Observe(u llm.Usage, messages int) {
+	w.last, w.lastMessages = &u, messages+1
+}
+
+// Turn is what one model turn is built from.
+type Turn struct {
+	System   string
+	Messages []llm.Message // the whole conversation so far
+	NoTools  bool          // a turn that must answer in words (the final report, a critic)
+}
+
+// Request builds the request of a turn: the conversation with the latest pictures only, the
+// offered tools, fitted to the model's window (the person is told when messages are left out).
+func (a *Agent) Request(t Turn) llm.Request {
+	req := llm.Request{System: t.System, Messages: llm.KeepLastImages(t.Messages, KeptImages), MaxTokens: a.Model.MaxTokens}
+	if !t.NoTools {
+		req.Tools = a.ToolDefs()
+	}
+	fitted, dropped, news := a.window.Fit(a.Model, req)
+	if news {
+		a.publish(Event{Kind: EventNotice, Text: fmt.Sprintf(
+			"the conversation outgrew the %s model's window: %d older messages were left out of its request", a.Model.Name, dropped)})
+	}
+	return fitted
+}
+
+// ToolDefs describes the tools this agent is offered, sorted by name.
+func (a *Agent) ToolDefs() []llm.ToolDef {
+	var defs []llm.ToolDef
+	if a.Registry == nil {
+		return nil
+	}
+	for _, d := range a.Registry.Definitions() {
+		if a.offered(d.Name) {
+			defs = append(defs, llm.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
+		}
+	}
+	return defs
+}
+
+// Stream sends one turn and collects the reply, publishing its text (and reasoning) as it
+// arrives. On an error the reply holds what arrived before it.
+func (a *Agent) Stream(ctx context.Context, t Turn) (llm.Reply, error) {
+	req := a.Request(t)
+	s, err := a.Model.Provider.Stream(ctx, req)
+	if err != nil {
+		return llm.Reply{Message: llm.Message{Role: llm.RoleAssistant}}, err
+	}
+	reply, err := llm.Collect(s, func(ev llm.Event) {
+		if (ev.Kind == llm.EventText || ev.Kind == llm.EventReasoning) && ev.Text != "" {
+			a.publish(Event{Kind: EventDelta, Text: ev.Text, Reasoning: ev.Kind == llm.EventReasoning})
+		}
+	})
+	if err == nil {
+		a.window.Observe(reply.Usage, len(t.Messages))
+	}
+	return reply, err
+}
