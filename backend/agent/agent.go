@@ -42,6 +42,9 @@ const KeptImages = 3
 type Agent struct {
 	// Scope names the work in the texts the model reads: "goal" or "chat".
 	Scope string
+	// AskHint says how the model may ask the person for what it needs, after a denial:
+	// "through your report" (a goal), "the user" (a chat).
+	AskHint string
 	Model Model
 	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
 	Registry *tools.Registry

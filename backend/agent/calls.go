@@ -125,7 +125,7 @@ func (a *Agent) call(ctx context.Context, c llm.ToolCall) (llm.ToolResult, *Guar
 			if answer.AnswerReason != "" {
 				msg += " Their reason: " + answer.AnswerReason
 			}
-			return a.finish(rec, errorResult(c, "%s Do not retry it as is; find another way, or say what you need.", msg)), nil, false
+			return a.finish(rec, errorResult(c, "%s Do not retry it as is; find another way or ask %s.", msg, a.AskHint)), nil, false
 		case ApprovalAllowScope:
 			if a.Hooks.Grant != nil {
 				a.Hooks.Grant(c.Name)
@@ -168,7 +168,7 @@ func (a *Agent) toolNames() []string {
 func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v Verdict) (Approval, error) {
 	req := a.Owner
 	req.ID, req.CallID, req.Tool, req.Args = NewID("appr-"), c.ID, c.Name, args
-	req.Risk, req.Reason, req.CreatedAt = v.Risk.String(), v.Reason, time.Now().UTC()
+	req.Risk, req.Reason, req.Status, req.CreatedAt = v.Risk.String(), v.Reason, ApprovalPending, time.Now().UTC()
 	if a.Owner.WorkspaceID != "" {
 		req.ID = NewID("chat-appr-")
 	}

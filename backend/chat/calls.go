@@ -33,7 +33,7 @@ func offered(name string) bool { return !tools.IsGoalTool(name) }
 // calls, and every call shows as a collapsed item.
 func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	a := &agent.Agent{
-		Scope: "chat", Model: m, Registry: r.svc.registry, Offer: offered,
+		Scope: "chat", AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
 		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID},
 		Screenshot: r.svc.shot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{

@@ -22,7 +22,7 @@ func (r *run) newAgent() *agent.Agent {
 	guard := agent.NewGuard()
 	guard.RestoreBlocks(r.g.State.GuardBlocks)
 	return &agent.Agent{
-		Scope: "goal", Model: r.model, Registry: r.svc.registry, Guard: guard,
+		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard,
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{
