@@ -144,15 +144,18 @@ func TestScreencast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Streaming is the point here, not the rate (make bench measures that): a loaded machine
+	// under the race detector may deliver well under the usual 60 fps.
 	n := 0
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
+	start := time.Now()
+	deadline := start.Add(5 * time.Second)
+	for n < 10 && time.Now().Before(deadline) {
 		if f := nextFrame(t, frames); f.TabID == anim.TabID {
 			n++
 		}
 	}
 	if n < 10 {
-		t.Fatalf("only %d frames of the animated tab in a second", n)
+		t.Fatalf("only %d frames of the animated tab in %s", n, time.Since(start).Round(time.Millisecond))
 	}
 	// A second viewer gets the latest frame at once.
 	other, err := m.StartScreencast(watch, "p")
