@@ -301,3 +301,46 @@ func TestStopWithdrawsApproval(t *testing.T) {
 		t.Fatalf("the model was told %+v", got)
 	}
 }
+
+// A chat's approval is stored like a goal's while it waits, and closed in the store when the
+// chat stops waiting.
+func TestChatApprovalsAreStored(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("http_post", map[string]string{"url": "https://example.com/hook"})}})
+	r.send("Post it")
+	req := r.events.waitN(t, 1, isType(chat.EventApprovalRequested)).Approval
+	ctx := context.Background()
+	stored, err := r.st.Approvals(ctx, true)
+	if err != nil || len(stored) != 1 || stored[0].ID != req.ID || stored[0].WorkspaceID != ws || stored[0].GoalID != "" {
+		t.Fatalf("stored approvals %+v, %v", stored, err)
+	}
+	if err := r.svc.Stop(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := r.st.Approvals(ctx, false)
+	if len(all) != 1 || all[0].Status != agent.ApprovalDeny || !strings.Contains(all[0].AnswerReason, "withdrawn: the chat stopped waiting") {
+		t.Fatalf("after Stop: %+v", all)
+	}
+}
+
+// A chat approval that a crashed process left pending is withdrawn when the chat service
+// starts again: nothing waits for it, so no window may offer it.
+func TestStaleChatApprovalIsClosedAtStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRigWith(t, llmtest.Script{}, func(r *rig) {
+		err := r.st.SaveApproval(ctx, agent.Approval{ID: "chat-appr-stale", WorkspaceID: ws, CallID: "c1", Tool: "http_post",
+			Args: []byte(`{"url":"https://example.com"}`), Risk: "network_write", Reason: "above", Status: agent.ApprovalPending,
+			CreatedAt: time.Now().UTC()})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	all, _ := r.st.Approvals(ctx, false)
+	if len(all) != 1 || all[0].Status != agent.ApprovalDeny || !strings.Contains(all[0].AnswerReason, "withdrawn") {
+		t.Fatalf("the stale approval: %+v", all)
+	}
+	if st := r.state(); len(st.Approvals) != 0 {
+		t.Fatalf("the chat offers a stale approval: %+v", st.Approvals)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 )
 
@@ -29,5 +30,53 @@ func TestGoalStepsKeepFirstFiftyAndLastFourHundredFifty(t *testing.T) {
 	}
 	if len(steps) != 500 || steps[0].Index != 1 || steps[49].Index != 50 || steps[50].Index != 251 || steps[499].Index != 700 {
 		t.Fatalf("%d steps kept: first %d, 50th %d, 51st %d, last %d", len(steps), steps[0].Index, steps[49].Index, steps[50].Index, steps[len(steps)-1].Index)
+	}
+}
+
+// Approvals belong to a goal or to a workspace's chat (exactly one); each goes with its owner.
+func TestApprovalsOfGoalsAndChats(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	g := goal.Goal{ID: "goal-1", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := s.CommitGoal(ctx, &goal.Commit{Goal: &g}); err != nil {
+		t.Fatal(err)
+	}
+	saveTestWorkspace(t, s, "ws-1")
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	req := func(id, goalID, wsID string) agent.Approval {
+		return agent.Approval{ID: id, GoalID: goalID, WorkspaceID: wsID, CallID: "c", Tool: "http_post", Args: json.RawMessage(`{"url":"u"}`),
+			Risk: "network_write", Reason: "above", Status: agent.ApprovalPending, CreatedAt: now}
+	}
+	for _, a := range []agent.Approval{req("a-goal", g.ID, ""), req("a-chat", "", "ws-1")} {
+		if err := s.SaveApproval(ctx, a); err != nil {
+			t.Fatalf("save %s: %v", a.ID, err)
+		}
+	}
+	for _, bad := range []agent.Approval{req("a-none", "", ""), req("a-both", g.ID, "ws-1")} {
+		if err := s.SaveApproval(ctx, bad); err == nil {
+			t.Errorf("%s was stored: an approval must belong to one goal or one chat", bad.ID)
+		}
+	}
+	pending, err := s.Approvals(ctx, true)
+	if err != nil || len(pending) != 2 || pending[0].GoalID+pending[1].GoalID != g.ID || pending[0].WorkspaceID+pending[1].WorkspaceID != "ws-1" {
+		t.Fatalf("pending %+v, %v", pending, err)
+	}
+	answered := pending[1]
+	answered.Status, answered.AnswerReason, answered.AnsweredAt = agent.ApprovalDeny, "no", &now
+	if err := s.SaveApproval(ctx, answered); err != nil {
+		t.Fatal(err)
+	}
+	if pending, _ := s.Approvals(ctx, true); len(pending) != 1 || pending[0].ID == answered.ID {
+		t.Fatalf("after answering %s: %+v", answered.ID, pending)
+	}
+	if err := s.DeleteWorkspace(ctx, "ws-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteGoal(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := s.Approvals(ctx, false); len(all) != 0 {
+		t.Fatalf("approvals outlived their goal and workspace: %+v", all)
 	}
 }

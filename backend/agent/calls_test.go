@@ -1,0 +1,256 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
+)
+
+// bench is an agent over real tools and a real store, with hooks that record what they see.
+type bench struct {
+	t       *testing.T
+	a       *agent.Agent
+	st      *store.Store
+	events  []agent.Event
+	records []agent.CallRecord
+	granted []string
+	asked   chan agent.Approval
+}
+
+func newBench(t *testing.T, check func(tools.Tool, tools.Call) agent.Verdict) *bench {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	reg := tools.NewRegistry()
+	reg.Register(toolstest.Basic(dir)...)
+	b := &bench{t: t, st: st, asked: make(chan agent.Approval, 4)}
+	goalID := seedGoal(t, st)
+	b.a = &agent.Agent{Scope: "goal", AskHint: "through your report", Registry: reg, Guard: agent.NewGuard(),
+		Approvals: agent.NewApprovals(st, nil), Owner: agent.Approval{GoalID: goalID},
+		Offer: func(name string) bool { return name != "sleep" },
+		Hooks: agent.Hooks{
+			Check: func(_ context.Context, tool tools.Tool, call tools.Call) agent.Verdict { return check(tool, call) },
+			Grant: func(tool string) { b.granted = append(b.granted, tool) },
+			Finish: func(rec agent.CallRecord) llm.ToolResult {
+				b.records = append(b.records, rec)
+				return rec.Result
+			},
+			Publish: func(e agent.Event) {
+				b.events = append(b.events, e)
+				if e.Kind == agent.EventApprovalRequested {
+					b.asked <- *e.Approval
+				}
+			},
+		}}
+	return b
+}
+
+func allow(tools.Tool, tools.Call) agent.Verdict { return agent.Verdict{Decision: policy.Allow} }
+
+func tc(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
+}
+
+func (b *bench) kinds() []string {
+	var out []string
+	for _, e := range b.events {
+		out = append(out, string(e.Kind))
+	}
+	return out
+}
+
+// Whatever goes wrong, every call gets a result the model can act on, and each is recorded
+// once: malformed arguments, a tool this agent is not offered, a refusal, a clean run.
+func TestEveryCallGetsAResult(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, func(tool tools.Tool, call tools.Call) agent.Verdict {
+		if call.Name == "http_post" {
+			return agent.Verdict{Decision: policy.Deny, Reason: "Refused by the goal's policy: http_post is on the deny list."}
+		}
+		return agent.Verdict{Decision: policy.Allow}
+	})
+	os := tc("c3", "read_file", `{"path":"nope.txt"}`)
+	batch := b.a.RunCalls(context.Background(), []llm.ToolCall{
+		{ID: "c1", Name: "read_file", RawArgs: `{"path": "a`, ArgsError: "read_file was not run: its arguments were cut off."},
+		tc("c2", "sleep", `{"ms":1}`),
+		os,
+		tc("c4", "http_post", `{"url":"https://example.invalid"}`),
+		tc("c5", "write_everything", `{}`),
+	})
+	if batch.Abandoned || batch.Halt != nil || !batch.Failed || len(batch.Results) != 5 {
+		t.Fatalf("batch %+v", batch)
+	}
+	want := []string{"arguments were cut off", `no tool named "sleep" in this goal`, "no such file", "on the deny list", `no tool named "write_everything"`}
+	for i, res := range batch.Results {
+		if !res.IsError || !strings.Contains(res.Text, want[i]) || res.CallID != "c"+string(rune('1'+i)) {
+			t.Errorf("result %d: %+v, want an error with %q", i, res, want[i])
+		}
+	}
+	if !strings.Contains(batch.Results[1].Text, "Available tools: http_post, read_file, run_check") {
+		t.Errorf("the unknown-tool result should list the offered tools only: %q", batch.Results[1].Text)
+	}
+	if len(b.records) != 5 || b.records[0].Ran || !b.records[2].Ran || b.records[3].Ran || string(b.records[0].Args) != `{"raw":"{\"path\": \"a"}` {
+		t.Errorf("records: %+v", b.records)
+	}
+}
+
+// Asking: the request is stored and answerable when announced; "allow for this goal" is
+// passed to Grant; a denial's reason reaches the model; a wait the caller stops is withdrawn.
+func TestApprovalsThroughTheDesk(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, func(tool tools.Tool, call tools.Call) agent.Verdict {
+		return agent.Verdict{Decision: policy.Ask, Reason: "http_post is network_write, above write_local", Risk: tools.NetworkWrite}
+	})
+	ctx := context.Background()
+	answers := []struct {
+		status agent.ApprovalStatus
+		reason string
+	}{{agent.ApprovalAllowScope, ""}, {agent.ApprovalDeny, "not this host"}}
+	go func() {
+		for _, ans := range answers {
+			req := <-b.asked
+			stored, err := b.st.Approvals(ctx, true)
+			if err != nil || len(stored) != 1 || stored[0].ID != req.ID || stored[0].GoalID == "" {
+				t.Errorf("announced request not stored as pending: %+v %v", stored, err)
+			}
+			if _, err := b.a.Approvals.Answer(ctx, req.ID, ans.status, ans.reason); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	batch := b.a.RunCalls(ctx, []llm.ToolCall{tc("c1", "http_post", `{"url":"https://a.example"}`), tc("c2", "http_post", `{"url":"https://b.example"}`)})
+	if r := batch.Results[0]; r.IsError || r.Text != "posted to https://a.example" {
+		t.Errorf("allowed call: %+v", r)
+	}
+	if r := batch.Results[1]; !r.IsError || !strings.Contains(r.Text, "The user denied this call. Their reason: not this host") ||
+		!strings.Contains(r.Text, "ask through your report") {
+		t.Errorf("denied call: %+v", r)
+	}
+	if len(b.granted) != 1 || b.granted[0] != "http_post" {
+		t.Errorf("granted %v, want [http_post]", b.granted)
+	}
+	if pending, _ := b.st.Approvals(ctx, true); len(pending) != 0 {
+		t.Errorf("still pending: %+v", pending)
+	}
+
+	// The caller stops waiting: the request is withdrawn, in the store and in the event.
+	stop, cancel := context.WithCancelCause(ctx)
+	go func() { <-b.asked; cancel(errors.New("stopped by the user")) }()
+	batch = b.a.RunCalls(stop, []llm.ToolCall{tc("c3", "http_post", `{"url":"https://c.example"}`)})
+	if r := batch.Results[0]; !r.IsError || !strings.Contains(r.Text, "stopped waiting for the user's approval") {
+		t.Errorf("withdrawn call: %+v", r)
+	}
+	last := b.events[len(b.events)-1]
+	if last.Kind != agent.EventApprovalResolved || last.Approval.Status != agent.ApprovalDeny || !strings.Contains(last.Approval.AnswerReason, "withdrawn") {
+		t.Errorf("last event: %+v", last)
+	}
+	if pending, _ := b.st.Approvals(ctx, true); len(pending) != 0 {
+		t.Errorf("a withdrawn request stays pending: %+v", pending)
+	}
+	if _, err := b.a.Approvals.Answer(ctx, last.Approval.ID, agent.ApprovalAllowOnce, ""); !errors.Is(err, agent.ErrNotWaiting) {
+		t.Errorf("answering a withdrawn request: %v", err)
+	}
+	if _, err := b.a.Approvals.Answer(ctx, "x", "maybe", ""); err == nil || !strings.Contains(err.Error(), "use allow_once, allow_goal or deny") {
+		t.Errorf("a bad answer: %v", err)
+	}
+}
+
+// A batch being put away for a restart is left unfinished and its question stays pending,
+// to be asked again by the next process.
+func TestAbandonedBatchLeavesTheQuestionPending(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, func(tool tools.Tool, call tools.Call) agent.Verdict {
+		if call.Name == "http_post" {
+			return agent.Verdict{Decision: policy.Ask, Reason: "above the ceiling", Risk: tools.NetworkWrite}
+		}
+		return agent.Verdict{Decision: policy.Allow}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var stopping atomic.Bool
+	b.a.Hooks.Abandon = stopping.Load
+	go func() { <-b.asked; stopping.Store(true); cancel() }()
+	batch := b.a.RunCalls(ctx, []llm.ToolCall{tc("c1", "read_file", `{"path":"x"}`), tc("c2", "http_post", `{"url":"https://a.example"}`)})
+	if !batch.Abandoned || batch.Results != nil {
+		t.Fatalf("batch %+v, want abandoned", batch)
+	}
+	if pending, _ := b.st.Approvals(context.Background(), true); len(pending) != 1 || pending[0].Tool != "http_post" {
+		t.Fatalf("pending after abandon: %+v", pending)
+	}
+}
+
+// The guard runs before the caller's check: the fourth identical call is blocked, and the
+// fifth block halts the rest of the batch, which is answered "not run".
+func TestGuardBlocksAndHalts(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, allow)
+	same := tc("c", "read_file", `{"path":"missing"}`)
+	calls := make([]llm.ToolCall, 9)
+	for i := range calls {
+		calls[i] = same
+	}
+	batch := b.a.RunCalls(context.Background(), calls)
+	if batch.Halt == nil || batch.Halt.Action != agent.GuardHalt {
+		t.Fatalf("no halt: %+v", batch)
+	}
+	// 3 run, 4 blocked (the 3rd identical error also disables the tool), 5th block halts; the
+	// ninth is not run.
+	if last := batch.Results[8]; !strings.Contains(last.Text, "not run: the goal was stopped before this call") {
+		t.Errorf("the call after the halt: %+v", last)
+	}
+	var guards []string
+	for _, e := range b.events {
+		if e.Kind == agent.EventGuard {
+			guards = append(guards, string(e.Guard.Action)+"/"+e.Guard.Rule)
+		}
+	}
+	if got := strings.Join(guards, ","); got != "disable/error_streak,block/disabled,block/disabled,block/disabled,block/disabled,halt/halt" {
+		t.Errorf("guard events %s", got)
+	}
+}
+
+// A tool slow to notice its cancellation does not hold the loop past the grace period when
+// someone owns its goroutine; the model is told the call was interrupted.
+func TestStopFreesTheLoopFromASlowTool(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, allow)
+	b.a.Offer = nil
+	reg := tools.NewRegistry()
+	release := make(chan struct{})
+	reg.Register(tools.New("stubborn", "Ignores cancellation for a while.", tools.ReadOnly,
+		func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
+			<-release
+			return tools.Result{Text: "finished late"}, nil
+		}))
+	b.a.Registry = reg
+	var tasks sync.WaitGroup
+	b.a.Tasks = &tasks
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(100*time.Millisecond, func() { cancel(errors.New("stopped by the user")) })
+	start := time.Now()
+	batch := b.a.RunCalls(ctx, []llm.ToolCall{tc("c1", "stubborn", `{}`)})
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("the loop waited %s for a cancelled tool", took)
+	}
+	if r := batch.Results[0]; !r.IsError || !strings.Contains(r.Text, "interrupted: the goal was stopped while this call ran") {
+		t.Errorf("result %+v", r)
+	}
+	close(release)
+	tasks.Wait() // the tool's goroutine is owned and ends
+}
