@@ -45,7 +45,7 @@ type Agent struct {
 	// AskHint says how the model may ask the person for what it needs, after a denial:
 	// "through your report" (a goal), "the user" (a chat).
 	AskHint string
-	Model Model
+	Model   Model
 	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
 	Registry *tools.Registry
 	Offer    func(name string) bool

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -122,15 +121,7 @@ func (r *run) onAgentEvent(src Source, e agent.Event) {
 // AnswerApproval answers a chat tool call waiting for the user: allow_once, allow_goal (this
 // tool for the rest of the workspace's chat session) or deny.
 func (s *Service) AnswerApproval(ctx context.Context, id string, status agent.ApprovalStatus, reason string) (agent.Approval, error) {
-	a, err := s.approvals.Answer(ctx, id, status, reason)
-	var ae *agent.AnswerError
-	switch {
-	case errors.As(err, &ae):
-		return a, &FieldError{ae.Field, ae.Msg}
-	case errors.Is(err, agent.ErrNotWaiting):
-		return a, fmt.Errorf("approval %q is not waiting for an answer (answered already, or its chat stopped): %w", id, ErrNotFound)
-	}
-	return a, err
+	return s.approvals.Answer(ctx, id, status, reason)
 }
 
 // pendingApprovals lists the requests a workspace's chat waits on, oldest first.

@@ -285,7 +285,7 @@ func TestStopWithdrawsApproval(t *testing.T) {
 	if resolved.ID != req.ID || resolved.Status != agent.ApprovalDeny || !strings.Contains(resolved.AnswerReason, "withdrawn") {
 		t.Fatalf("resolved: %+v", resolved)
 	}
-	if _, err := r.svc.AnswerApproval(context.Background(), req.ID, agent.ApprovalAllowOnce, ""); !errors.Is(err, chat.ErrNotFound) {
+	if _, err := r.svc.AnswerApproval(context.Background(), req.ID, agent.ApprovalAllowOnce, ""); !errors.Is(err, agent.ErrNotWaiting) {
 		t.Fatalf("answering a withdrawn request: %v", err)
 	}
 	if st := r.state(); len(st.Approvals) != 0 || st.Next != chat.SourceActor {

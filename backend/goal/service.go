@@ -642,15 +642,7 @@ func (s *Service) PendingApprovals(ctx context.Context) ([]agent.Approval, error
 
 // AnswerApproval answers a waiting approval request: allow_once, allow_goal or deny.
 func (s *Service) AnswerApproval(ctx context.Context, id string, status agent.ApprovalStatus, reason string) (agent.Approval, error) {
-	a, err := s.approvals.Answer(ctx, id, status, reason)
-	var ae *agent.AnswerError
-	switch {
-	case errors.As(err, &ae):
-		return a, &FieldError{ae.Field, ae.Msg}
-	case errors.Is(err, agent.ErrNotWaiting):
-		return a, fmt.Errorf("approval %q is not waiting for an answer (answered already, or its goal stopped): %w", id, ErrNotFound)
-	}
-	return a, err
+	return s.approvals.Answer(ctx, id, status, reason)
 }
 
 // Delete removes a goal that is not running.

@@ -176,7 +176,8 @@ func (s *Server) setGoalSettings(w http.ResponseWriter, r *http.Request) {
 // as 409.
 func writeGoalError(w http.ResponseWriter, err error) {
 	var fe *goal.FieldError
-	if errors.As(err, &fe) || errors.Is(err, goal.ErrNotFound) {
+	var ae *agent.AnswerError
+	if errors.As(err, &fe) || errors.As(err, &ae) || errors.Is(err, goal.ErrNotFound) || errors.Is(err, agent.ErrNotWaiting) {
 		writeServiceError(w, err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -39,16 +40,20 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	var ie *workspace.ImportError
 	var ce *config.FieldError
 	var ge *goal.FieldError
+	var ae *agent.AnswerError
 	switch {
 	case errors.As(err, &ge):
 		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
+	case errors.As(err, &ae):
+		writeError(w, http.StatusBadRequest, err.Error(), ae.Field)
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
 	case errors.As(err, &ce):
 		writeError(w, http.StatusBadRequest, err.Error(), ce.Field)
 	case errors.As(err, &ie):
 		writeError(w, http.StatusBadRequest, err.Error(), "")
-	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound):
+	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound),
+		errors.Is(err, agent.ErrNotWaiting):
 		writeError(w, http.StatusNotFound, err.Error(), "")
 	case errors.Is(err, workspace.ErrLastWorkspace):
 		writeError(w, http.StatusConflict, err.Error(), "")
