@@ -17,6 +17,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -155,13 +156,13 @@ func cliPanes(spec goal.Spec) func(string) bool {
 }
 
 // openCLIBrowser opens the visual check's browser pane, blank, for the agent to drive.
-func openCLIBrowser(eng *engine, spec goal.Spec) error {
+func openCLIBrowser(eng *engine.Engine, spec goal.Spec) error {
 	if spec.Criterion.Kind != criterion.KindVisual {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := eng.browsers.Open(ctx, spec.Criterion.PaneID, cliWorkspace, ""); err != nil {
+	if _, err := eng.Browsers.Open(ctx, spec.Criterion.PaneID, cliWorkspace, ""); err != nil {
 		return fmt.Errorf("--check-visual needs a browser pane, and Chromium could not open one: %w", err)
 	}
 	return nil
@@ -170,11 +171,11 @@ func openCLIBrowser(eng *engine, spec goal.Spec) error {
 func (m cliModels) Model(ctx context.Context, ref string) (goal.Model, error) {
 	switch {
 	case ref == "critic" && m.critic != nil:
-		return modelFor(*m.critic, nil)
+		return engine.ModelFor(*m.critic, nil)
 	case ref == "critic" && m.actor != nil:
-		return modelFor(*m.actor, nil)
+		return engine.ModelFor(*m.actor, nil)
 	case ref == "" && m.actor != nil:
-		return modelFor(*m.actor, nil)
+		return engine.ModelFor(*m.actor, nil)
 	}
 	return m.stored.Model(ctx, ref)
 }
@@ -246,7 +247,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // prepare checks the flags, opens the engine and starts the goal.
-func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*engine, string, error) {
+func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*engine.Engine, string, error) {
 	if fs.NArg() > 0 {
 		return nil, "", usagef("unexpected argument %q", fs.Arg(0))
 	}
@@ -301,12 +302,10 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		models.critic = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := openEngine(context.Background(), f.dataDir, func(o *engineOptions) {
-		o.logger, o.autoApprove = logger, auto
-		o.paneExists = cliPanes(f.spec)
-		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
-		o.vision = models.vision()
-	})
+	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithAutoApprove(auto),
+		engine.WithPaneExists(cliPanes(f.spec)),
+		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
+		engine.WithVision(models.vision()))
 	if err != nil {
 		return nil, "", err
 	}
@@ -314,7 +313,7 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		eng.Close()
 		return nil, "", err
 	}
-	g, err := eng.goals.Start(context.Background(), f.spec)
+	g, err := eng.Goals.Start(context.Background(), f.spec)
 	if err != nil {
 		eng.Close()
 		return nil, "", usagef("%v", err)
@@ -376,12 +375,12 @@ func reportStartError(err error, stderr io.Writer) int {
 
 // followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
 // status for the goal's outcome.
-func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) int {
+func followGoal(eng *engine.Engine, id string, asJSON bool, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	events := eng.goalEvents.Subscribe(ctx)
+	events := eng.SubscribeGoals(ctx)
 	// Events stored before we subscribed (the start) are printed from the store first.
-	past, _ := eng.goals.History(context.Background(), id, 0)
+	past, _ := eng.Goals.History(context.Background(), id, 0)
 	var last int64
 	for _, e := range past {
 		printEvent(stdout, e, asJSON)
@@ -389,7 +388,7 @@ func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) i
 	}
 	done := make(chan goal.Goal, 1)
 	go func() {
-		g, _ := eng.goals.Wait(context.Background(), id)
+		g, _ := eng.Goals.Wait(context.Background(), id)
 		done <- g
 	}()
 	for {
@@ -408,12 +407,12 @@ func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) i
 			printEvent(stdout, e, asJSON)
 		case <-ctx.Done():
 			fmt.Fprintln(stderr, "clusterspace goal: interrupted; aborting the goal")
-			eng.goals.Abort(context.Background(), id)
+			eng.Goals.Abort(context.Background(), id)
 			stop()
 			ctx = context.Background()
 		case g := <-done:
 			// Print whatever arrived in the store after the last live event.
-			rest, _ := eng.goals.History(context.Background(), id, last)
+			rest, _ := eng.Goals.History(context.Background(), id, last)
 			for _, e := range rest {
 				printEvent(stdout, e, asJSON)
 			}
@@ -530,12 +529,10 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		models.actor = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := openEngine(context.Background(), *dataDir, func(o *engineOptions) {
-		o.logger = logger
-		o.paneExists = func(id string) bool { return id == cliPane }
-		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
-		o.vision = models.vision()
-	})
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger),
+		engine.WithPaneExists(func(id string) bool { return id == cliPane }),
+		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
+		engine.WithVision(models.vision()))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
 		return exitError
@@ -544,7 +541,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	switch cmd {
 	case "list":
-		gs, err := eng.goals.List(ctx)
+		gs, err := eng.Goals.List(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
 			return exitError
@@ -559,7 +556,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	case "show":
-		g, err := eng.goals.Get(ctx, id)
+		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
 			return exitUsage
@@ -570,20 +567,20 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
-		evs, _ := eng.goals.History(ctx, id, 0)
+		evs, _ := eng.Goals.History(ctx, id, 0)
 		for _, e := range evs {
 			printEvent(stdout, e, false)
 		}
 		return exitOK
 	case "abort":
-		if err := eng.goals.Abort(ctx, id); err != nil {
+		if err := eng.Goals.Abort(ctx, id); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
 			return exitError
 		}
 		return exitOK
 	case "resume", "reopen":
 		// A visual check's browser pane died with the last process: it opens blank again.
-		g, err := eng.goals.Get(ctx, id)
+		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
 			return exitUsage
@@ -593,9 +590,9 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		if cmd == "resume" {
-			err = eng.goals.Resume(ctx, id)
+			err = eng.Goals.Resume(ctx, id)
 		} else {
-			err = eng.goals.Reopen(ctx, id, *feedback)
+			err = eng.Goals.Reopen(ctx, id, *feedback)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/server"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
@@ -128,7 +129,7 @@ func desktopCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
 		return exitError
 	}
-	eng, err := openEngine(context.Background(), *dataDir)
+	eng, err := engine.Open(context.Background(), *dataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
 		return exitError
@@ -184,12 +185,12 @@ type serveOptions struct {
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := openEngine(ctx, o.dataDir)
+	eng, err := engine.Open(ctx, o.dataDir)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	auth, generated, err := server.SetupAuth(ctx, eng.dataDir, eng.store, o.passwordFile)
+	auth, generated, err := server.SetupAuth(ctx, eng.DataDir, eng.Store, o.passwordFile)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
-		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.workspaces, Providers: eng.providers, Terminals: eng.terminals, Browsers: eng.browsers, Goals: eng.goals, Chat: eng.chat, SSH: eng.ssh, Settings: eng.store, Events: eng.sources()})
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.Workspaces, Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Goals: eng.Goals, Chat: eng.Chat, SSH: eng.SSH, Settings: eng.Store, Events: eng.Sources()})
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "WARNING: listening on %s, reachable from other machines. Traffic is plain HTTP: put it behind TLS (a reverse proxy or an SSH tunnel).\n", ln.Addr())
 	}
 	fmt.Fprintf(stdout, "ClusterSpace %s serving on http://%s\n", version, ln.Addr())
-	fmt.Fprintf(stdout, "Data dir: %s\n", eng.dataDir)
+	fmt.Fprintf(stdout, "Data dir: %s\n", eng.DataDir)
 	switch {
 	case generated != "":
 		fmt.Fprintf(stdout, "First start: the login password is  %s\n", generated)
