@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -23,12 +23,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/tools"
-)
-
-// Exit statuses of `goal run`, a stable interface for scripts.
-const (
-	exitGoalFailed  = 1
-	exitGoalAborted = 2
 )
 
 // cliPane is the terminal pane a CLI goal works in.
@@ -62,10 +56,11 @@ const goalUsage = `Usage:
 Exit status: 0 completed, 1 failed, 2 aborted, 64 bad usage or configuration.
 `
 
-func goalCommand(args []string, stdout, stderr io.Writer) int {
+// Goal runs `clusterspace goal …` with the arguments after "goal" and returns the exit status.
+func Goal(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	switch args[0] {
 	case "run":
@@ -74,10 +69,10 @@ func goalCommand(args []string, stdout, stderr io.Writer) int {
 		return goalManage(args[0], args[1:], stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, goalUsage)
-		return exitOK
+		return ExitOK
 	default:
 		fmt.Fprintf(stderr, "clusterspace goal: unknown command %q\n\n%s", args[0], goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 }
 
@@ -236,7 +231,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal run: %v\n\n%s", err, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	eng, id, err := f.prepare(fs, stdout, stderr)
 	if err != nil {
@@ -367,10 +362,10 @@ func reportStartError(err error, stderr io.Writer) int {
 	var fe *goal.FieldError
 	if errors.As(err, &ue) || errors.As(err, &fe) {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return exitUsage
+		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-	return exitError
+	return ExitError
 }
 
 // followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
@@ -424,11 +419,11 @@ func followGoal(eng *engine.Engine, id string, asJSON bool, stdout, stderr io.Wr
 func exitFor(s goal.Status) int {
 	switch s {
 	case goal.StatusCompleted:
-		return exitOK
+		return ExitOK
 	case goal.StatusAborted:
-		return exitGoalAborted
+		return ExitGoalAborted
 	default:
-		return exitGoalFailed
+		return ExitGoalFailed
 	}
 }
 
@@ -506,25 +501,25 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n\n%s", cmd, err, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	if id == "" && fs.NArg() > 0 {
 		id = fs.Arg(0)
 	}
 	if cmd != "list" && id == "" {
 		fmt.Fprintf(stderr, "clusterspace goal %s: name the goal: clusterspace goal %s ID\n", cmd, cmd)
-		return exitUsage
+		return ExitUsage
 	}
 	if cmd == "reopen" && strings.TrimSpace(*feedback) == "" {
 		fmt.Fprintln(stderr, "clusterspace goal reopen: --feedback TEXT says what is still wrong")
-		return exitUsage
+		return ExitUsage
 	}
 	models := cliModels{}
 	if actor.given() {
 		cfg, err := actor.config("")
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		models.actor = &cfg
 	}
@@ -535,7 +530,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		engine.WithVision(models.vision()))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return exitError
+		return ExitError
 	}
 	defer eng.Close()
 	ctx := context.Background()
@@ -544,7 +539,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		gs, err := eng.Goals.List(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
-			return exitError
+			return ExitError
 		}
 		for _, g := range gs {
 			if *asJSON {
@@ -554,40 +549,40 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
 		}
-		return exitOK
+		return ExitOK
 	case "show":
 		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
-			return exitUsage
+			return ExitUsage
 		}
 		if *asJSON {
 			b, _ := json.MarshalIndent(g, "", "  ")
 			fmt.Fprintln(stdout, string(b))
-			return exitOK
+			return ExitOK
 		}
 		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
 		evs, _ := eng.Goals.History(ctx, id, 0)
 		for _, e := range evs {
 			printEvent(stdout, e, false)
 		}
-		return exitOK
+		return ExitOK
 	case "abort":
 		if err := eng.Goals.Abort(ctx, id); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
-			return exitError
+			return ExitError
 		}
-		return exitOK
+		return ExitOK
 	case "resume", "reopen":
 		// A visual check's browser pane died with the last process: it opens blank again.
 		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		if err := openCLIBrowser(eng, g.Spec); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitError
+			return ExitError
 		}
 		if cmd == "resume" {
 			err = eng.Goals.Resume(ctx, id)
@@ -596,11 +591,11 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		return followGoal(eng, id, *asJSON, stdout, stderr)
 	}
-	return exitUsage
+	return ExitUsage
 }
 
 func truncateLine(s string, n int) string {
