@@ -9,6 +9,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -20,7 +21,7 @@ const backendEvent = "backend"
 // App is what the desktop window's JavaScript can call (window.go.main.App). It stays thin:
 // each method calls a backend service, and startup forwards the services' events.
 type App struct {
-	eng *engine
+	eng *engine.Engine
 	ctx context.Context
 	// relayCtx ends when the window closes: event relays and terminal views stop with it.
 	relayCtx context.Context
@@ -33,7 +34,7 @@ type App struct {
 }
 
 // NewApp returns the App for an open engine.
-func NewApp(eng *engine) *App {
+func NewApp(eng *engine.Engine) *App {
 	return &App{eng: eng}
 }
 
@@ -42,7 +43,7 @@ func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	relayCtx, cancel := context.WithCancel(ctx)
 	a.relayCtx, a.cancel = relayCtx, cancel
-	for _, src := range a.eng.sources() {
+	for _, src := range a.eng.Sources() {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
@@ -65,37 +66,37 @@ func (a *App) shutdown(context.Context) {
 func (a *App) Version() string { return version }
 
 // ListWorkspaces returns every workspace and the active one.
-func (a *App) ListWorkspaces() (workspace.List, error) { return a.eng.workspaces.List(a.ctx) }
+func (a *App) ListWorkspaces() (workspace.List, error) { return a.eng.Workspaces.List(a.ctx) }
 
 // CreateWorkspace adds a workspace ("" picks a name) and makes it active.
 func (a *App) CreateWorkspace(name string) (workspace.Workspace, error) {
-	return a.eng.workspaces.Create(a.ctx, name)
+	return a.eng.Workspaces.Create(a.ctx, name)
 }
 
 // RenameWorkspace renames a workspace.
 func (a *App) RenameWorkspace(id, name string) (workspace.Workspace, error) {
-	return a.eng.workspaces.Rename(a.ctx, id, name)
+	return a.eng.Workspaces.Rename(a.ctx, id, name)
 }
 
 // DeleteWorkspace deletes a workspace (never the last one).
-func (a *App) DeleteWorkspace(id string) error { return a.eng.workspaces.Delete(a.ctx, id) }
+func (a *App) DeleteWorkspace(id string) error { return a.eng.Workspaces.Delete(a.ctx, id) }
 
 // ActivateWorkspace switches to a workspace.
-func (a *App) ActivateWorkspace(id string) error { return a.eng.workspaces.Activate(a.ctx, id) }
+func (a *App) ActivateWorkspace(id string) error { return a.eng.Workspaces.Activate(a.ctx, id) }
 
 // SetGrid resizes a workspace's grid.
 func (a *App) SetGrid(id string, rows, cols int) (workspace.Workspace, error) {
-	return a.eng.workspaces.SetGrid(a.ctx, id, rows, cols)
+	return a.eng.Workspaces.SetGrid(a.ctx, id, rows, cols)
 }
 
 // SetWeights sets a workspace's row and column sizes.
 func (a *App) SetWeights(id string, rowWeights, colWeights []float64) (workspace.Workspace, error) {
-	return a.eng.workspaces.SetWeights(a.ctx, id, rowWeights, colWeights)
+	return a.eng.Workspaces.SetWeights(a.ctx, id, rowWeights, colWeights)
 }
 
 // SwapPanes swaps two panes' cells.
 func (a *App) SwapPanes(id, paneA, paneB string) (workspace.Workspace, error) {
-	return a.eng.workspaces.SwapPanes(a.ctx, id, paneA, paneB)
+	return a.eng.Workspaces.SwapPanes(a.ctx, id, paneA, paneB)
 }
 
 // UpdatePane changes a pane's kind and/or label; an empty string leaves that field as it is.
@@ -108,13 +109,13 @@ func (a *App) UpdatePane(id, paneID, kind, label string) (workspace.Workspace, e
 	if label != "" {
 		patch.Label = &label
 	}
-	return a.eng.workspaces.UpdatePane(a.ctx, id, paneID, patch)
+	return a.eng.Workspaces.UpdatePane(a.ctx, id, paneID, patch)
 }
 
 // ExportWorkspace asks where to save the workspace and writes it there. It returns the path,
 // or "" if the user cancelled.
 func (a *App) ExportWorkspace(id string) (string, error) {
-	data, name, err := a.eng.workspaces.Export(a.ctx, id)
+	data, name, err := a.eng.Workspaces.Export(a.ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -133,28 +134,28 @@ func (a *App) ExportWorkspace(id string) (string, error) {
 
 // ImportWorkspace adds a workspace from an export file's text and makes it active.
 func (a *App) ImportWorkspace(data string) (workspace.Workspace, error) {
-	return a.eng.workspaces.Import(a.ctx, []byte(data))
+	return a.eng.Workspaces.Import(a.ctx, []byte(data))
 }
 
 // ListProviders returns the model providers (API keys masked) and the defaults.
-func (a *App) ListProviders() (config.ProviderList, error) { return a.eng.providers.List(a.ctx) }
+func (a *App) ListProviders() (config.ProviderList, error) { return a.eng.Providers.List(a.ctx) }
 
 // SaveProvider adds (id "") or edits a provider. apiKey nil keeps the stored key, "" removes it.
 func (a *App) SaveProvider(id string, in config.ProviderInput) (config.Provider, error) {
-	return a.eng.providers.Save(a.ctx, id, in)
+	return a.eng.Providers.Save(a.ctx, id, in)
 }
 
 // DeleteProvider removes a provider and its key.
-func (a *App) DeleteProvider(id string) error { return a.eng.providers.Delete(a.ctx, id) }
+func (a *App) DeleteProvider(id string) error { return a.eng.Providers.Delete(a.ctx, id) }
 
 // SetDefaultProviders picks the default provider for agents and for critics.
 func (a *App) SetDefaultProviders(defaultID, criticID string) (config.ProviderList, error) {
-	return a.eng.providers.SetDefaults(a.ctx, defaultID, criticID)
+	return a.eng.Providers.SetDefaults(a.ctx, defaultID, criticID)
 }
 
 // TestProvider checks that a saved provider answers.
 func (a *App) TestProvider(id string) (config.TestResult, error) {
-	return a.eng.providers.Test(a.ctx, id)
+	return a.eng.Providers.Test(a.ctx, id)
 }
 
 // DiscoverProviders looks for local model servers on host ("" = this machine).
@@ -163,9 +164,9 @@ func (a *App) DiscoverProviders(host string) ([]config.Discovered, error) {
 }
 
 // Prices returns the per-model price table (USD per million tokens).
-func (a *App) Prices() (map[string]config.Price, error) { return a.eng.providers.Prices(a.ctx) }
+func (a *App) Prices() (map[string]config.Price, error) { return a.eng.Providers.Prices(a.ctx) }
 
 // SetPrices replaces the price table.
 func (a *App) SetPrices(prices map[string]config.Price) error {
-	return a.eng.providers.SetPrices(a.ctx, prices)
+	return a.eng.Providers.SetPrices(a.ctx, prices)
 }

@@ -36,20 +36,20 @@ func sizeOr(cols, rows int) (int, int) {
 // TerminalOpen starts the pane's first shell if it has none and returns its tabs.
 func (a *App) TerminalOpen(paneID string, cols, rows int) ([]terminal.TabInfo, error) {
 	cols, rows = sizeOr(cols, rows)
-	if _, err := a.eng.terminals.Ensure(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows}); err != nil {
+	if _, err := a.eng.Terminals.Ensure(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows}); err != nil {
 		return nil, err
 	}
-	return a.eng.terminals.Tabs(paneID), nil
+	return a.eng.Terminals.Tabs(paneID), nil
 }
 
 // TerminalNewTab opens another shell tab in the pane.
 func (a *App) TerminalNewTab(paneID string, cols, rows int) (terminal.TabInfo, error) {
 	cols, rows = sizeOr(cols, rows)
-	return a.eng.terminals.Open(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows})
+	return a.eng.Terminals.Open(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows})
 }
 
 // TerminalTabs lists the pane's tabs.
-func (a *App) TerminalTabs(paneID string) []terminal.TabInfo { return a.eng.terminals.Tabs(paneID) }
+func (a *App) TerminalTabs(paneID string) []terminal.TabInfo { return a.eng.Terminals.Tabs(paneID) }
 
 // TerminalAttach returns the tab's scrollback and streams its output as "terminal"/"output"
 // events until TerminalDetach (or the window closes).
@@ -60,7 +60,7 @@ func (a *App) TerminalAttach(paneID, tabID string) ([]byte, error) {
 	}
 	first := make(chan attached, 1)
 	a.views.Start(a.relayCtx, paneID+"/"+tabID, func(ctx context.Context) {
-		replay, out, err := a.eng.terminals.Attach(ctx, paneID, tabID)
+		replay, out, err := a.eng.Terminals.Attach(ctx, paneID, tabID)
 		first <- attached{replay, err}
 		if err != nil {
 			return
@@ -80,33 +80,33 @@ func (a *App) TerminalDetach(paneID, tabID string) { a.views.Stop(paneID + "/" +
 // TerminalInput sends typed text; a pane included in broadcast sends it to every included
 // pane of the active workspace.
 func (a *App) TerminalInput(paneID, tabID, data string) error {
-	if a.eng.terminals.Broadcasting(paneID) {
-		return a.eng.terminals.WriteBroadcast(paneID, a.eng.workspaces.ActivePaneIDs(a.ctx), []byte(data))
+	if a.eng.Terminals.Broadcasting(paneID) {
+		return a.eng.Terminals.WriteBroadcast(paneID, a.eng.Workspaces.ActivePaneIDs(a.ctx), []byte(data))
 	}
-	return a.eng.terminals.Write(paneID, tabID, []byte(data))
+	return a.eng.Terminals.Write(paneID, tabID, []byte(data))
 }
 
 // TerminalResize follows the view's size.
 func (a *App) TerminalResize(paneID, tabID string, cols, rows int) error {
-	return a.eng.terminals.Resize(paneID, tabID, cols, rows)
+	return a.eng.Terminals.Resize(paneID, tabID, cols, rows)
 }
 
 // TerminalRestart starts a fresh shell in the tab.
 func (a *App) TerminalRestart(paneID, tabID string) error {
-	return a.eng.terminals.Restart(a.ctx, paneID, tabID)
+	return a.eng.Terminals.Restart(a.ctx, paneID, tabID)
 }
 
 // TerminalCloseTab closes a tab and its shell.
 func (a *App) TerminalCloseTab(paneID, tabID string) error {
-	return a.eng.terminals.CloseTab(paneID, tabID)
+	return a.eng.Terminals.CloseTab(paneID, tabID)
 }
 
 // TerminalActivate makes a tab the pane's active one (the one tools type into).
 func (a *App) TerminalActivate(paneID, tabID string) error {
-	return a.eng.terminals.SetActive(paneID, tabID)
+	return a.eng.Terminals.SetActive(paneID, tabID)
 }
 
 // TerminalSetBroadcast includes or leaves out the pane from broadcast input.
 func (a *App) TerminalSetBroadcast(paneID string, include bool) {
-	a.eng.terminals.SetBroadcast(paneID, include)
+	a.eng.Terminals.SetBroadcast(paneID, include)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"github.com/clusterspace/clusterspace/backend/engine"
 )
 
 //go:embed build/appicon.png
@@ -26,7 +28,7 @@ const (
 	windowMinHeight = 500
 )
 
-func runDesktop(eng *engine, frontend fs.FS) error {
+func runDesktop(eng *engine.Engine, frontend fs.FS) error {
 	app := NewApp(eng)
 	return wails.Run(&options.App{
 		Title:            "ClusterSpace",

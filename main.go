@@ -17,19 +17,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clusterspace/clusterspace/backend/cli"
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/server"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
-
-// Exit statuses: 64 is EX_USAGE from sysexits.h, what scripts expect for a bad invocation.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 64
-)
 
 //go:embed all:frontend/dist
 var embedded embed.FS
@@ -64,28 +59,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "":
 		if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
 			printVersion(stdout)
-			return exitOK
+			return cli.ExitOK
 		}
 		if len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
 			fmt.Fprint(stdout, usage)
-			return exitOK
+			return cli.ExitOK
 		}
 		return desktopCommand(args, stderr)
 	case "serve":
 		return serveCommand(args, stdout, stderr)
 	case "goal":
-		return goalCommand(args, stdout, stderr)
+		return cli.Goal(args, stdout, stderr)
 	case "version":
 		printVersion(stdout)
-		return exitOK
+		return cli.ExitOK
 	case "sandbox-exec":
 		return terminal.SandboxExecMain(args)
 	case "help":
 		fmt.Fprint(stdout, usage)
-		return exitOK
+		return cli.ExitOK
 	default:
 		fmt.Fprintf(stderr, "clusterspace: unknown command %q\n\n%s", cmd, usage)
-		return exitUsage
+		return cli.ExitUsage
 	}
 }
 
@@ -118,20 +113,20 @@ func desktopCommand(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clusterspace", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "", "")
 	if !parseFlags(fs, args, stderr) {
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if !desktopBuilt {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", runDesktop(nil, nil))
-		return exitError
+		return cli.ExitError
 	}
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
-		return exitError
+		return cli.ExitError
 	}
-	eng, err := openEngine(context.Background(), *dataDir)
+	eng, err := engine.Open(context.Background(), *dataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	defer eng.Close()
 	front, err := frontendFS()
@@ -140,9 +135,9 @@ func desktopCommand(args []string, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // stringList is a repeatable string flag.
@@ -160,19 +155,19 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	var origins stringList
 	fs.Var(&origins, "allowed-origin", "")
 	if !parseFlags(fs, args, stderr) {
-		return exitUsage
+		return cli.ExitUsage
 	}
 	remote, err := server.CheckAddr(*addr, *allowRemote)
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if err := serve(serveOptions{addr: *addr, dataDir: *dataDir, passwordFile: *passwordFile,
 		allowRemote: *allowRemote, remote: remote, origins: origins}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 type serveOptions struct {
@@ -184,12 +179,12 @@ type serveOptions struct {
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := openEngine(ctx, o.dataDir)
+	eng, err := engine.Open(ctx, o.dataDir)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	auth, generated, err := server.SetupAuth(ctx, eng.dataDir, eng.store, o.passwordFile)
+	auth, generated, err := server.SetupAuth(ctx, eng.DataDir, eng.Store, o.passwordFile)
 	if err != nil {
 		return err
 	}
@@ -199,7 +194,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
-		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.workspaces, Providers: eng.providers, Terminals: eng.terminals, Browsers: eng.browsers, Goals: eng.goals, Chat: eng.chat, SSH: eng.ssh, Settings: eng.store, Events: eng.sources()})
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.Workspaces, Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Goals: eng.Goals, Chat: eng.Chat, SSH: eng.SSH, Settings: eng.Store, Events: eng.Sources()})
 	if err != nil {
 		return err
 	}
@@ -211,7 +206,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "WARNING: listening on %s, reachable from other machines. Traffic is plain HTTP: put it behind TLS (a reverse proxy or an SSH tunnel).\n", ln.Addr())
 	}
 	fmt.Fprintf(stdout, "ClusterSpace %s serving on http://%s\n", version, ln.Addr())
-	fmt.Fprintf(stdout, "Data dir: %s\n", eng.dataDir)
+	fmt.Fprintf(stdout, "Data dir: %s\n", eng.DataDir)
 	switch {
 	case generated != "":
 		fmt.Fprintf(stdout, "First start: the login password is  %s\n", generated)

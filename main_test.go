@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/clusterspace/clusterspace/backend/cli"
 )
 
 func TestCLIUsageAndExitCodes(t *testing.T) {
@@ -13,15 +15,15 @@ func TestCLIUsageAndExitCodes(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"--version"}, exitOK, "clusterspace " + version, ""},
-		{[]string{"version"}, exitOK, "clusterspace " + version, ""},
-		{[]string{"help"}, exitOK, "clusterspace serve [options]", ""},
-		{[]string{"--help"}, exitOK, "Usage:", ""},
-		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
-		{[]string{"--frobnicate"}, exitUsage, "", "flag provided but not defined: -frobnicate"},
-		{[]string{"serve", "--frobnicate"}, exitUsage, "", "flag provided but not defined"},
-		{[]string{"serve", "extra"}, exitUsage, "", `unexpected argument "extra"`},
-		{[]string{"serve", "--addr", "0.0.0.0:4444"}, exitUsage, "", "--allow-remote"},
+		{[]string{"--version"}, cli.ExitOK, "clusterspace " + version, ""},
+		{[]string{"version"}, cli.ExitOK, "clusterspace " + version, ""},
+		{[]string{"help"}, cli.ExitOK, "clusterspace serve [options]", ""},
+		{[]string{"--help"}, cli.ExitOK, "Usage:", ""},
+		{[]string{"frobnicate"}, cli.ExitUsage, "", `unknown command "frobnicate"`},
+		{[]string{"--frobnicate"}, cli.ExitUsage, "", "flag provided but not defined: -frobnicate"},
+		{[]string{"serve", "--frobnicate"}, cli.ExitUsage, "", "flag provided but not defined"},
+		{[]string{"serve", "extra"}, cli.ExitUsage, "", `unexpected argument "extra"`},
+		{[]string{"serve", "--addr", "0.0.0.0:4444"}, cli.ExitUsage, "", "--allow-remote"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
@@ -30,7 +32,7 @@ func TestCLIUsageAndExitCodes(t *testing.T) {
 			t.Errorf("%v: exit %d (want %d)\nstdout: %s\nstderr: %s", c.args, code, c.code, out.String(), errb.String())
 		}
 		// Unknown commands and flags print the usage; a refused value names the fix instead.
-		if c.code == exitUsage && c.stderr != "--allow-remote" && !strings.Contains(errb.String(), "Usage:") {
+		if c.code == cli.ExitUsage && c.stderr != "--allow-remote" && !strings.Contains(errb.String(), "Usage:") {
 			t.Errorf("%v: bad usage does not print the usage", c.args)
 		}
 	}

@@ -1,4 +1,6 @@
-package main
+// Package engine opens the data dir, the store and the services every door shares: the
+// desktop window, the HTTP server and the CLI each open one Engine and call its services.
+package engine
 
 import (
 	"context"
@@ -22,18 +24,20 @@ import (
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
-// engine is the backend every door shares: the store and the services over it.
-type engine struct {
-	dataDir    string
-	store      *store.Store
-	workspaces *workspace.Service
-	providers  *config.Providers
-	ssh        *config.SSHServers
-	terminals  *terminal.Manager
-	browsers   *browser.Manager
-	registry   *tools.Registry
-	goals      *goal.Service
-	chat       *chat.Service
+// Engine is the backend every door shares: the store and the services over it. Open sets
+// every field; the doors call the services and never replace them.
+type Engine struct {
+	DataDir    string
+	Store      *store.Store
+	Workspaces *workspace.Service
+	Providers  *config.Providers
+	SSH        *config.SSHServers
+	Terminals  *terminal.Manager
+	Browsers   *browser.Manager
+	Registry   *tools.Registry
+	Goals      *goal.Service
+	Chat       *chat.Service
+
 	wsEvents   *pubsub.Broker[workspace.List]
 	provEvents *pubsub.Broker[config.ProviderList]
 	goalEvents *pubsub.Broker[goal.Event]
@@ -41,8 +45,8 @@ type engine struct {
 	chatEvents *pubsub.Broker[chat.Event]
 }
 
-// engineOptions adjust what openEngine builds for one door.
-type engineOptions struct {
+// options adjust what Open builds for one door.
+type options struct {
 	logger *slog.Logger
 	// models wraps the stored provider settings (the CLI's --base-url/--model flags take
 	// precedence over them).
@@ -55,10 +59,35 @@ type engineOptions struct {
 	vision tools.Vision
 }
 
-// openEngine resolves and creates the data dir, opens (and migrates) the store and starts the
-// services.
-func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOptions)) (*engine, error) {
-	o := engineOptions{logger: slog.Default()}
+// An Option adjusts what Open builds for one door.
+type Option func(*options)
+
+// WithLogger logs the services' warnings to l (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithModels wraps the models resolved from the stored provider settings, so a door can serve
+// some references itself (the CLI's --base-url/--model) and pass the rest on to stored.
+func WithModels(wrap func(stored goal.Models) goal.Models) Option {
+	return func(o *options) { o.models = wrap }
+}
+
+// WithAutoApprove answers goal approvals without asking a person (the CLI's --approve).
+func WithAutoApprove(a agent.AutoAnswer) Option { return func(o *options) { o.autoApprove = a } }
+
+// WithPaneExists replaces the workspaces' pane check for goals (the CLI has no workspace, only
+// its own panes).
+func WithPaneExists(f func(paneID string) bool) Option {
+	return func(o *options) { o.paneExists = f }
+}
+
+// WithVision replaces the stored default provider's vision model (the CLI's --vision-model);
+// nil keeps the stored one.
+func WithVision(v tools.Vision) Option { return func(o *options) { o.vision = v } }
+
+// Open resolves and creates the data dir (dataDirFlag, else the environment's default), opens
+// (and migrates) the store and starts the services.
+func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, error) {
+	o := options{logger: slog.Default()}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -73,7 +102,7 @@ func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOpt
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{dataDir: dir, store: st, wsEvents: pubsub.NewBroker[workspace.List](),
+	e := &Engine{DataDir: dir, Store: st, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
 		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event]()}
 	if err := e.start(ctx, o); err != nil {
@@ -83,55 +112,55 @@ func openEngine(ctx context.Context, dataDirFlag string, opts ...func(*engineOpt
 	return e, nil
 }
 
-func (e *engine) start(ctx context.Context, o engineOptions) error {
-	ws, err := workspace.NewService(ctx, e.store, e.wsEvents)
+func (e *Engine) start(ctx context.Context, o options) error {
+	ws, err := workspace.NewService(ctx, e.Store, e.wsEvents)
 	if err != nil {
 		return fmt.Errorf("start workspaces: %w", err)
 	}
-	e.workspaces = ws
-	vault, err := secrets.Open(ctx, e.dataDir, e.store, secrets.Options{})
+	e.Workspaces = ws
+	vault, err := secrets.Open(ctx, e.DataDir, e.Store, secrets.Options{})
 	if err != nil {
 		return fmt.Errorf("open the secrets vault: %w", err)
 	}
-	e.providers = config.NewProviders(e.store, vault, e.provEvents, config.LLMTester{})
-	e.ssh = config.NewSSHServers(e.store, vault, e.sshEvents)
-	e.terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
-	e.browsers = browser.NewManager(browser.Options{DataDir: e.dataDir, Logger: o.logger})
-	e.registry = tools.NewRegistry()
-	e.registry.Register(tools.GoalTools()...)
-	tools.RegisterTerminal(e.registry, e.terminals)
+	e.Providers = config.NewProviders(e.Store, vault, e.provEvents, config.LLMTester{})
+	e.SSH = config.NewSSHServers(e.Store, vault, e.sshEvents)
+	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
+	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
+	e.Registry = tools.NewRegistry()
+	e.Registry.Register(tools.GoalTools()...)
+	tools.RegisterTerminal(e.Registry, e.Terminals)
 	vision := o.vision
 	if vision == nil {
 		vision = e.vision()
 	}
-	tools.RegisterBrowser(e.registry, e.browsers, vision)
+	tools.RegisterBrowser(e.Registry, e.Browsers, vision)
 
-	var models goal.Models = storedModels{e.providers}
+	var models goal.Models = storedModels{e.Providers}
 	if o.models != nil {
 		models = o.models(models)
 	}
 	paneExists := o.paneExists
 	if paneExists == nil {
-		paneExists = func(id string) bool { return e.workspaces.HasPane(context.Background(), id) }
+		paneExists = func(id string) bool { return e.Workspaces.HasPane(context.Background(), id) }
 	}
-	defaults, err := config.LoadGoalDefaults(ctx, e.store)
+	defaults, err := config.LoadGoalDefaults(ctx, e.Store)
 	if err != nil {
 		o.logger.Warn("goal settings", "err", err) // the defaults apply; the user can set them again
 	}
 	// One approval desk for goals and chats: a request is answered the same way whoever asked.
-	approvals := agent.NewApprovals(e.store, o.autoApprove)
-	e.goals, err = goal.NewService(ctx, e.store, models, e.registry, e.goalEvents, goal.Options{
+	approvals := agent.NewApprovals(e.Store, o.autoApprove)
+	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
 		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
-		Screenshot: e.browsers.Thumbnail,
+		Screenshot: e.Browsers.Thumbnail,
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
-			ok, detail, err := tools.VisualCheck(ctx, e.browsers, vision, paneID, question)
+			ok, detail, err := tools.VisualCheck(ctx, e.Browsers, vision, paneID, question)
 			return criterion.Verdict{Passed: ok, Detail: detail}, err
 		},
 		MaxConcurrent: defaults.MaxConcurrent, DefaultBudgetUSD: defaults.BudgetUSD, DefaultBudgetTokens: defaults.BudgetTokens})
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
-	e.chat = chat.NewService(e.store, models, e.registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.browsers.Thumbnail,
+	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals})
 	return nil
 }
@@ -139,20 +168,20 @@ func (e *engine) start(ctx context.Context, o engineOptions) error {
 // confineGoalTerminal makes sure the goal's pane has a shell. A goal with a sandbox gets a fresh terminal tab in its pane whose shell
 // the kernel confines to the sandbox (and, below network_get, keeps off the network). Where
 // the kernel cannot, the goal's story says so instead of pretending.
-func (e *engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string, error) {
+func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string, error) {
 	dir := g.Spec.Policy.SandboxDir
 	if dir == "" {
 		// No sandbox: the pane just needs a shell, in the goal's working dir.
-		_, err := e.terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
+		_, err := e.Terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
 		return nil, err
 	}
 	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
-	tab, err := e.terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
+	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
 		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, NoNetwork: noNet}})
 	if err != nil {
 		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
 	}
-	if err := e.terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
+	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
 		return nil, err
 	}
 	net := "network allowed"
@@ -164,9 +193,9 @@ func (e *engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 
 // vision is the vision model of the default provider (its "Vision model" setting), for
 // screenshots judged by a model. Without one the browser's vision tools say which setting to fill.
-func (e *engine) vision() tools.Vision {
+func (e *Engine) vision() tools.Vision {
 	return tools.VisionFunc(func() (llm.Provider, string) {
-		r, err := e.providers.Resolve(context.Background(), "")
+		r, err := e.Providers.Resolve(context.Background(), "")
 		if err != nil || r.VisionModel == "" {
 			return nil, ""
 		}
@@ -194,11 +223,12 @@ func (m storedModels) Model(ctx context.Context, ref string) (agent.Model, error
 	for model, p := range prices {
 		table[model] = llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
 	}
-	return modelFor(r.LLMConfig(), table)
+	return ModelFor(r.LLMConfig(), table)
 }
 
-// modelFor makes a callable goal model from a provider config.
-func modelFor(cfg llm.Config, prices llm.Prices) (agent.Model, error) {
+// ModelFor makes a callable goal model from a provider config; prices (may be nil) give its
+// cost per token.
+func ModelFor(cfg llm.Config, prices llm.Prices) (agent.Model, error) {
 	prov, err := providers.New(cfg)
 	if err != nil {
 		return agent.Model{}, err
@@ -211,19 +241,19 @@ func modelFor(cfg llm.Config, prices llm.Prices) (agent.Model, error) {
 	return m, nil
 }
 
-// sources are the event streams both doors forward to their UI, by topic.
-func (e *engine) sources() []pubsub.Source {
+// Sources are the event streams the desktop and server doors forward to their UI, by topic.
+func (e *Engine) Sources() []pubsub.Source {
 	return []pubsub.Source{
 		pubsub.From(e.wsEvents, "workspaces"),
 		pubsub.From(e.provEvents, "providers"),
 		pubsub.From(e.goalEvents, "goals"),
 		pubsub.From(e.sshEvents, "ssh"),
-		pubsub.From(e.browsers.Events(), "browser"),
+		pubsub.From(e.Browsers.Events(), "browser"),
 		pubsub.From(e.chatEvents, "chat"),
 		// Tab changes go out as type "tab" with {kind, tab}, broadcast flags as "broadcast" with
 		// {paneId, include}: the UI handles each in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
-			pubsub.Relay(ctx, e.terminals.Events(), "terminal", func(env pubsub.Envelope) {
+			pubsub.Relay(ctx, e.Terminals.Events(), "terminal", func(env pubsub.Envelope) {
 				if ev, ok := env.Data.(terminal.Event); ok && ev.Kind == terminal.EventBroadcast {
 					env.Type, env.Data = "broadcast", map[string]any{"paneId": ev.Tab.PaneID, "include": ev.Tab.Broadcast}
 				} else {
@@ -235,30 +265,30 @@ func (e *engine) sources() []pubsub.Source {
 	}
 }
 
+// SubscribeGoals streams goal events (the CLI follows one goal with it) until ctx ends.
+func (e *Engine) SubscribeGoals(ctx context.Context) <-chan pubsub.Event[goal.Event] {
+	return e.goalEvents.Subscribe(ctx)
+}
+
 // Close stops the goals (they become resumable), the terminals and the brokers, and closes
 // the store.
-func (e *engine) Close() error {
-	if e.goals != nil {
-		e.goals.Shutdown()
+func (e *Engine) Close() error {
+	if e.Goals != nil {
+		e.Goals.Shutdown()
 	}
-	if e.chat != nil {
-		e.chat.Shutdown()
+	if e.Chat != nil {
+		e.Chat.Shutdown()
 	}
-	if e.terminals != nil {
-		e.terminals.Shutdown()
+	if e.Terminals != nil {
+		e.Terminals.Shutdown()
 	}
-	if e.browsers != nil {
-		e.browsers.Shutdown()
+	if e.Browsers != nil {
+		e.Browsers.Shutdown()
 	}
 	e.wsEvents.Shutdown()
 	e.provEvents.Shutdown()
 	e.goalEvents.Shutdown()
 	e.sshEvents.Shutdown()
 	e.chatEvents.Shutdown()
-	return e.store.Close()
-}
-
-// sshTarget turns a saved server into what the terminal engine connects to.
-func sshTarget(r config.SSHResolved) terminal.SSHTarget {
-	return terminal.SSHTarget{Host: r.Host, Port: r.Port, User: r.User, KeyPath: r.KeyPath, Password: r.Password}
+	return e.Store.Close()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -63,14 +64,14 @@ func TestGoalCLIFailedAndAbortedExitCodes(t *testing.T) {
 	code, out, _ := runGoalCLI(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("claim_complete", map[string]string{"rationale": "trust me"}),
 	}}, "--goal", "Write done.txt", "--check-shell", "test -s done.txt", "--bounce-budget", "1")
-	if code != exitGoalFailed || !strings.Contains(out, "verify    FAILED (1/1): Shell exited 1, wanted 0") {
+	if code != cli.ExitGoalFailed || !strings.Contains(out, "verify    FAILED (1/1): Shell exited 1, wanted 0") {
 		t.Fatalf("failed goal: exit %d\n%s", code, out)
 	}
 
 	code, out, _ = runGoalCLI(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("abort_with_report", map[string]string{"reason": "no compiler installed", "what_was_learned": "gcc is missing"}),
 	}}, "--goal", "Build it", "--check-manual", "--json")
-	if code != exitGoalAborted {
+	if code != cli.ExitGoalAborted {
 		t.Fatalf("aborted goal: exit %d\n%s", code, out)
 	}
 	// --json prints JSON Lines: every line an event, the last one the end with the report.
@@ -97,13 +98,13 @@ func TestGoalCLIRefusesBadUsageWith64(t *testing.T) {
 	}
 	for want, args := range cases {
 		code, _, errs := runGoalCLI(t, llmtest.Script{}, args...)
-		if code != exitUsage || !strings.Contains(errs, want) {
+		if code != cli.ExitUsage || !strings.Contains(errs, want) {
 			t.Errorf("%v: exit %d, stderr %q (want 64 and %q)", args, code, errs, want)
 		}
 	}
 	// The sandbox dir must exist.
 	code, _, errs := runGoalCLI(t, llmtest.Script{}, "--goal", "x", "--check-manual", "--sandbox", filepath.Join(os.TempDir(), "no-such-sandbox-dir"))
-	if code != exitUsage || !strings.Contains(errs, "sandboxDir") {
+	if code != cli.ExitUsage || !strings.Contains(errs, "sandboxDir") {
 		t.Errorf("missing sandbox: exit %d %q", code, errs)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -18,17 +18,12 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/tools"
-)
-
-// Exit statuses of `goal run`, a stable interface for scripts.
-const (
-	exitGoalFailed  = 1
-	exitGoalAborted = 2
 )
 
 // cliPane is the terminal pane a CLI goal works in.
@@ -62,10 +57,11 @@ const goalUsage = `Usage:
 Exit status: 0 completed, 1 failed, 2 aborted, 64 bad usage or configuration.
 `
 
-func goalCommand(args []string, stdout, stderr io.Writer) int {
+// Goal runs `clusterspace goal …` with the arguments after "goal" and returns the exit status.
+func Goal(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	switch args[0] {
 	case "run":
@@ -74,10 +70,10 @@ func goalCommand(args []string, stdout, stderr io.Writer) int {
 		return goalManage(args[0], args[1:], stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, goalUsage)
-		return exitOK
+		return ExitOK
 	default:
 		fmt.Fprintf(stderr, "clusterspace goal: unknown command %q\n\n%s", args[0], goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 }
 
@@ -156,13 +152,13 @@ func cliPanes(spec goal.Spec) func(string) bool {
 }
 
 // openCLIBrowser opens the visual check's browser pane, blank, for the agent to drive.
-func openCLIBrowser(eng *engine, spec goal.Spec) error {
+func openCLIBrowser(eng *engine.Engine, spec goal.Spec) error {
 	if spec.Criterion.Kind != criterion.KindVisual {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := eng.browsers.Open(ctx, spec.Criterion.PaneID, cliWorkspace, ""); err != nil {
+	if _, err := eng.Browsers.Open(ctx, spec.Criterion.PaneID, cliWorkspace, ""); err != nil {
 		return fmt.Errorf("--check-visual needs a browser pane, and Chromium could not open one: %w", err)
 	}
 	return nil
@@ -171,11 +167,11 @@ func openCLIBrowser(eng *engine, spec goal.Spec) error {
 func (m cliModels) Model(ctx context.Context, ref string) (agent.Model, error) {
 	switch {
 	case ref == "critic" && m.critic != nil:
-		return modelFor(*m.critic, nil)
+		return engine.ModelFor(*m.critic, nil)
 	case ref == "critic" && m.actor != nil:
-		return modelFor(*m.actor, nil)
+		return engine.ModelFor(*m.actor, nil)
 	case ref == "" && m.actor != nil:
-		return modelFor(*m.actor, nil)
+		return engine.ModelFor(*m.actor, nil)
 	}
 	return m.stored.Model(ctx, ref)
 }
@@ -236,7 +232,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal run: %v\n\n%s", err, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	eng, id, err := f.prepare(fs, stdout, stderr)
 	if err != nil {
@@ -247,7 +243,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // prepare checks the flags, opens the engine and starts the goal.
-func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*engine, string, error) {
+func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*engine.Engine, string, error) {
 	if fs.NArg() > 0 {
 		return nil, "", usagef("unexpected argument %q", fs.Arg(0))
 	}
@@ -302,12 +298,10 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		models.critic = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := openEngine(context.Background(), f.dataDir, func(o *engineOptions) {
-		o.logger, o.autoApprove = logger, auto
-		o.paneExists = cliPanes(f.spec)
-		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
-		o.vision = models.vision()
-	})
+	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithAutoApprove(auto),
+		engine.WithPaneExists(cliPanes(f.spec)),
+		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
+		engine.WithVision(models.vision()))
 	if err != nil {
 		return nil, "", err
 	}
@@ -315,7 +309,7 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		eng.Close()
 		return nil, "", err
 	}
-	g, err := eng.goals.Start(context.Background(), f.spec)
+	g, err := eng.Goals.Start(context.Background(), f.spec)
 	if err != nil {
 		eng.Close()
 		return nil, "", usagef("%v", err)
@@ -369,20 +363,20 @@ func reportStartError(err error, stderr io.Writer) int {
 	var fe *goal.FieldError
 	if errors.As(err, &ue) || errors.As(err, &fe) {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return exitUsage
+		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-	return exitError
+	return ExitError
 }
 
 // followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
 // status for the goal's outcome.
-func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) int {
+func followGoal(eng *engine.Engine, id string, asJSON bool, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	events := eng.goalEvents.Subscribe(ctx)
+	events := eng.SubscribeGoals(ctx)
 	// Events stored before we subscribed (the start) are printed from the store first.
-	past, _ := eng.goals.History(context.Background(), id, 0)
+	past, _ := eng.Goals.History(context.Background(), id, 0)
 	var last int64
 	for _, e := range past {
 		printEvent(stdout, e, asJSON)
@@ -390,7 +384,7 @@ func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) i
 	}
 	done := make(chan goal.Goal, 1)
 	go func() {
-		g, _ := eng.goals.Wait(context.Background(), id)
+		g, _ := eng.Goals.Wait(context.Background(), id)
 		done <- g
 	}()
 	for {
@@ -409,12 +403,12 @@ func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) i
 			printEvent(stdout, e, asJSON)
 		case <-ctx.Done():
 			fmt.Fprintln(stderr, "clusterspace goal: interrupted; aborting the goal")
-			eng.goals.Abort(context.Background(), id)
+			eng.Goals.Abort(context.Background(), id)
 			stop()
 			ctx = context.Background()
 		case g := <-done:
 			// Print whatever arrived in the store after the last live event.
-			rest, _ := eng.goals.History(context.Background(), id, last)
+			rest, _ := eng.Goals.History(context.Background(), id, last)
 			for _, e := range rest {
 				printEvent(stdout, e, asJSON)
 			}
@@ -426,11 +420,11 @@ func followGoal(eng *engine, id string, asJSON bool, stdout, stderr io.Writer) i
 func exitFor(s goal.Status) int {
 	switch s {
 	case goal.StatusCompleted:
-		return exitOK
+		return ExitOK
 	case goal.StatusAborted:
-		return exitGoalAborted
+		return ExitGoalAborted
 	default:
-		return exitGoalFailed
+		return ExitGoalFailed
 	}
 }
 
@@ -508,47 +502,45 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n\n%s", cmd, err, goalUsage)
-		return exitUsage
+		return ExitUsage
 	}
 	if id == "" && fs.NArg() > 0 {
 		id = fs.Arg(0)
 	}
 	if cmd != "list" && id == "" {
 		fmt.Fprintf(stderr, "clusterspace goal %s: name the goal: clusterspace goal %s ID\n", cmd, cmd)
-		return exitUsage
+		return ExitUsage
 	}
 	if cmd == "reopen" && strings.TrimSpace(*feedback) == "" {
 		fmt.Fprintln(stderr, "clusterspace goal reopen: --feedback TEXT says what is still wrong")
-		return exitUsage
+		return ExitUsage
 	}
 	models := cliModels{}
 	if actor.given() {
 		cfg, err := actor.config("")
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		models.actor = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := openEngine(context.Background(), *dataDir, func(o *engineOptions) {
-		o.logger = logger
-		o.paneExists = func(id string) bool { return id == cliPane }
-		o.models = func(stored goal.Models) goal.Models { models.stored = stored; return models }
-		o.vision = models.vision()
-	})
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger),
+		engine.WithPaneExists(func(id string) bool { return id == cliPane }),
+		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
+		engine.WithVision(models.vision()))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return exitError
+		return ExitError
 	}
 	defer eng.Close()
 	ctx := context.Background()
 	switch cmd {
 	case "list":
-		gs, err := eng.goals.List(ctx)
+		gs, err := eng.Goals.List(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
-			return exitError
+			return ExitError
 		}
 		for _, g := range gs {
 			if *asJSON {
@@ -558,53 +550,53 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
 		}
-		return exitOK
+		return ExitOK
 	case "show":
-		g, err := eng.goals.Get(ctx, id)
+		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
-			return exitUsage
+			return ExitUsage
 		}
 		if *asJSON {
 			b, _ := json.MarshalIndent(g, "", "  ")
 			fmt.Fprintln(stdout, string(b))
-			return exitOK
+			return ExitOK
 		}
 		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
-		evs, _ := eng.goals.History(ctx, id, 0)
+		evs, _ := eng.Goals.History(ctx, id, 0)
 		for _, e := range evs {
 			printEvent(stdout, e, false)
 		}
-		return exitOK
+		return ExitOK
 	case "abort":
-		if err := eng.goals.Abort(ctx, id); err != nil {
+		if err := eng.Goals.Abort(ctx, id); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
-			return exitError
+			return ExitError
 		}
-		return exitOK
+		return ExitOK
 	case "resume", "reopen":
 		// A visual check's browser pane died with the last process: it opens blank again.
-		g, err := eng.goals.Get(ctx, id)
+		g, err := eng.Goals.Get(ctx, id)
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		if err := openCLIBrowser(eng, g.Spec); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitError
+			return ExitError
 		}
 		if cmd == "resume" {
-			err = eng.goals.Resume(ctx, id)
+			err = eng.Goals.Resume(ctx, id)
 		} else {
-			err = eng.goals.Reopen(ctx, id, *feedback)
+			err = eng.Goals.Reopen(ctx, id, *feedback)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-			return exitUsage
+			return ExitUsage
 		}
 		return followGoal(eng, id, *asJSON, stdout, stderr)
 	}
-	return exitUsage
+	return ExitUsage
 }
 
 func truncateLine(s string, n int) string {

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -20,16 +21,14 @@ import (
 func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := openEngine(context.Background(), t.TempDir(), func(o *engineOptions) {
-		o.logger = slog.New(slog.DiscardHandler)
-		o.paneExists = func(string) bool { return true }
-		o.models = func(goal.Models) goal.Models { return cliModels{actor: &cfg} }
-	})
+	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)),
+		WithPaneExists(func(string) bool { return true }),
+		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	names := eng.registry.Names()
+	names := eng.Registry.Names()
 	if len(names) < 10 {
 		t.Fatalf("only %d tools registered: %v", len(names), names)
 	}
@@ -44,20 +43,27 @@ func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 			Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}}
 		spec.Policy.Ceiling = tools.SpendsMoney // the deny list alone must stop it
 		spec.Policy.Denied = []string{name}
-		g, err := eng.goals.Start(context.Background(), spec)
+		g, err := eng.Goals.Start(context.Background(), spec)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		g, err = eng.goals.Wait(ctx, g.ID)
+		g, err = eng.Goals.Wait(ctx, g.ID)
 		cancel()
 		if err != nil || !g.Status.Finished() {
 			t.Fatalf("%s: goal did not end: %v %s", name, err, g.Status)
 		}
-		steps, _ := eng.goals.Steps(context.Background(), g.ID, 0, 5)
+		steps, _ := eng.Goals.Steps(context.Background(), g.ID, 0, 5)
 		if len(steps) == 0 || steps[0].Tool != name || !strings.Contains(steps[0].Result, "Refused by the goal's policy: "+name+" is on this goal's deny list") {
 			t.Errorf("%s was not refused by the policy: %+v", name, steps)
 		}
 	}
 	t.Logf("walked %d tools: %s", len(names), strings.Join(names, ", "))
+}
+
+// scriptedModels answers every model reference, the critic's too, with one scripted server.
+type scriptedModels struct{ cfg llm.Config }
+
+func (m scriptedModels) Model(context.Context, string) (agent.Model, error) {
+	return ModelFor(m.cfg, nil)
 }

@@ -1,0 +1,16 @@
+package engine
+
+import (
+	"os"
+	"testing"
+
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
+)
+
+// TestMain gives the shells the engine's goals start a clean HOME.
+func TestMain(m *testing.M) {
+	cleanup := terminaltest.IsolateHome()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
