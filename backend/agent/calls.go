@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -36,27 +37,31 @@ type Batch struct {
 }
 
 // RunCalls runs one reply's tool calls in order. Once ctx ends or the guard halts, the rest
-// are answered "not run" so the conversation stays well formed.
+// are answered "not run" so the conversation stays well formed. Consecutive calls of
+// parallel-safe tools (reads) are decided one by one, then run together; their results
+// still come back in the order of the calls.
 func (a *Agent) RunCalls(ctx context.Context, calls []llm.ToolCall) Batch {
 	b := Batch{Failed: true}
-	for _, c := range calls {
+	for i := 0; i < len(calls); {
 		if a.abandoning() {
 			return Batch{Abandoned: true}
 		}
-		var res llm.ToolResult
 		if ctx.Err() != nil || b.Halt != nil {
-			res = errorResult(c, "not run: the %s was stopped before this call", a.Scope)
-		} else {
-			var halt *GuardDecision
-			var abandoned bool
-			res, halt, abandoned = a.call(ctx, c)
-			if abandoned || a.abandoning() {
-				return Batch{Abandoned: true}
-			}
-			b.Halt = halt
+			b.Results = append(b.Results, errorResult(calls[i], "not run: the %s was stopped before this call", a.Scope))
+			i++
+			continue
 		}
-		b.Failed = b.Failed && res.IsError
-		b.Results = append(b.Results, res)
+		n := a.parallelRun(calls[i:])
+		results, halt, abandoned := a.group(ctx, calls[i:i+n])
+		if abandoned || a.abandoning() {
+			return Batch{Abandoned: true}
+		}
+		b.Results = append(b.Results, results...)
+		b.Halt = halt
+		i += n
+	}
+	for _, r := range b.Results {
+		b.Failed = b.Failed && r.IsError
 	}
 	return b
 }
@@ -64,16 +69,96 @@ func (a *Agent) RunCalls(ctx context.Context, calls []llm.ToolCall) Batch {
 // Call runs one call (a batch a restart left unfinished is completed call by call). abandoned
 // means the work is being put away and the call has no result yet.
 func (a *Agent) Call(ctx context.Context, c llm.ToolCall) (res llm.ToolResult, halt *GuardDecision, abandoned bool) {
-	return a.call(ctx, c)
+	results, halt, abandoned := a.group(ctx, []llm.ToolCall{c})
+	if abandoned {
+		return llm.ToolResult{}, nil, true
+	}
+	return results[0], halt, false
 }
 
 func (a *Agent) abandoning() bool { return a.Hooks.Abandon != nil && a.Hooks.Abandon() }
 
-// call takes one call through argument decoding, the guard, the caller's check and the
-// person's approval, runs it if allowed, and records it. Whatever happens, the model gets a
-// result it can act on.
-func (a *Agent) call(ctx context.Context, c llm.ToolCall) (llm.ToolResult, *GuardDecision, bool) {
-	start := time.Now()
+// parallelRun is how many calls from the first on may run together: the run of
+// parallel-safe calls it starts, or 1.
+func (a *Agent) parallelRun(calls []llm.ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		if !a.parallelSafe(c) {
+			break
+		}
+		n++
+	}
+	return max(n, 1)
+}
+
+func (a *Agent) parallelSafe(c llm.ToolCall) bool {
+	if c.ArgsError != "" || !a.offered(c.Name) {
+		return false
+	}
+	tool, ok := a.Registry.Get(c.Name)
+	if !ok {
+		return false
+	}
+	ps, ok := tool.(tools.ParallelSafe)
+	risk, _ := tools.RiskOf(tool, c.Args)
+	return ok && ps.ParallelSafe() && risk == tools.ReadOnly
+}
+
+// prepared is a call that passed every check and is ready to run.
+type prepared struct {
+	rec  CallRecord
+	tool tools.Tool
+	call tools.Call
+}
+
+// group decides the calls one by one (guard, check, approval), runs the ones allowed
+// together, and records each in order. One call context covers the group, so a goal's pause
+// stops all of it.
+func (a *Agent) group(ctx context.Context, calls []llm.ToolCall) ([]llm.ToolResult, *GuardDecision, bool) {
+	cctx, release := ctx, func() {}
+	if a.Hooks.CallContext != nil {
+		cctx, release = a.Hooks.CallContext(ctx)
+	}
+	defer release()
+	results := make([]llm.ToolResult, len(calls))
+	ready := make([]*prepared, len(calls))
+	var halt *GuardDecision
+	for i, c := range calls {
+		if halt != nil {
+			results[i] = errorResult(c, "not run: the %s was stopped before this call", a.Scope)
+			continue
+		}
+		p, res, h, abandoned := a.decide(ctx, cctx, c)
+		if abandoned {
+			return nil, nil, true
+		}
+		ready[i], results[i], halt = p, res, h
+	}
+	outs := make([]llm.ToolResult, len(calls))
+	var wg sync.WaitGroup
+	for i, p := range ready {
+		if p == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = a.execute(ctx, cctx, p)
+		}()
+	}
+	wg.Wait()
+	for i, p := range ready {
+		if p != nil {
+			results[i] = a.settle(p, outs[i])
+		}
+	}
+	return results, halt, false
+}
+
+// decide takes one call through argument decoding, the guard, the caller's check and the
+// person's approval. It returns the call ready to run, or (p nil) the result the model gets
+// instead, already recorded. abandoned: the work is being put away, nothing was recorded.
+func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, res llm.ToolResult, halt *GuardDecision, abandoned bool) {
 	args := c.Args
 	if c.ArgsError != "" {
 		args, _ = json.Marshal(map[string]string{"raw": c.RawArgs})
@@ -81,43 +166,37 @@ func (a *Agent) call(ctx context.Context, c llm.ToolCall) (llm.ToolResult, *Guar
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	rec := CallRecord{Call: c, Args: args, Start: start}
+	rec := CallRecord{Call: c, Args: args, Start: time.Now()}
 	a.publish(Event{Kind: EventToolStarted, Call: &CallInfo{ID: c.ID, Name: c.Name, Args: args}})
 	if c.ArgsError != "" {
-		return a.finish(rec, c.ArgsErrorResult()), nil, false
+		return nil, a.finish(rec, c.ArgsErrorResult()), nil, false
 	}
 	tool, ok := a.Registry.Get(c.Name)
 	if !ok || !a.offered(c.Name) {
-		return a.finish(rec, errorResult(c, "there is no tool named %q in this %s. Available tools: %s", c.Name, a.Scope,
+		return nil, a.finish(rec, errorResult(c, "there is no tool named %q in this %s. Available tools: %s", c.Name, a.Scope,
 			strings.Join(a.toolNames(), ", "))), nil, false
 	}
-	var halt *GuardDecision
 	if a.Guard != nil {
 		if d := a.Guard.Before(c.Name, args); d.Action != GuardAllow {
 			a.publish(Event{Kind: EventGuard, Guard: &d})
 			if d.Action == GuardHalt {
 				halt = &d
 			}
-			return a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
+			return nil, a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
 		}
 	}
-	cctx, release := ctx, func() {}
-	if a.Hooks.CallContext != nil {
-		cctx, release = a.Hooks.CallContext(ctx)
-	}
-	defer release()
 	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID}
 	v := a.Hooks.Check(cctx, tool, call)
 	switch v.Decision {
 	case policy.Deny:
-		return a.finish(rec, errorResult(c, "%s", v.Reason)), nil, false
+		return nil, a.finish(rec, errorResult(c, "%s", v.Reason)), nil, false
 	case policy.Ask:
 		answer, err := a.ask(cctx, c, args, v)
 		if err != nil {
 			if a.abandoning() {
-				return llm.ToolResult{}, nil, true // not recorded: asked again on resume
+				return nil, llm.ToolResult{}, nil, true // not recorded: asked again on resume
 			}
-			return a.finish(rec, errorResult(c, "not run: %v", err)), nil, false
+			return nil, a.finish(rec, errorResult(c, "not run: %v", err)), nil, false
 		}
 		switch answer.Status {
 		case ApprovalDeny:
@@ -125,25 +204,36 @@ func (a *Agent) call(ctx context.Context, c llm.ToolCall) (llm.ToolResult, *Guar
 			if answer.AnswerReason != "" {
 				msg += " Their reason: " + answer.AnswerReason
 			}
-			return a.finish(rec, errorResult(c, "%s Do not retry it as is; find another way or ask %s.", msg, a.AskHint)), nil, false
+			return nil, a.finish(rec, errorResult(c, "%s Do not retry it as is; find another way or ask %s.", msg, a.AskHint)), nil, false
 		case ApprovalAllowScope:
 			if a.Hooks.Grant != nil {
 				a.Hooks.Grant(c.Name)
 			}
 		}
 	}
-	out := a.run(cctx, tool, call)
+	return &prepared{rec: rec, tool: tool, call: call}, llm.ToolResult{}, nil, false
+}
+
+// execute runs a prepared call and attaches a screenshot. It touches nothing the loop owns,
+// so the calls of a parallel group run it at the same time.
+func (a *Agent) execute(ctx, cctx context.Context, p *prepared) llm.ToolResult {
+	out := a.run(cctx, p.tool, p.call)
 	if len(out.Images) == 0 && ctx.Err() == nil {
-		a.attachScreenshot(ctx, c.Name, args, &out)
+		a.attachScreenshot(ctx, p.call.Name, p.call.Args, &out)
 	}
+	return out
+}
+
+// settle tells the guard what a call did and records it (on the loop goroutine).
+func (a *Agent) settle(p *prepared, out llm.ToolResult) llm.ToolResult {
 	if a.Guard != nil {
-		if d := a.Guard.After(c.Name, args, out.Text, out.IsError); d.Action == GuardDisable {
+		if d := a.Guard.After(p.call.Name, p.call.Args, out.Text, out.IsError); d.Action == GuardDisable {
 			a.publish(Event{Kind: EventGuard, Guard: &d})
 			out.Text += "\n\n" + d.Message
 		}
 	}
-	rec.Ran = true
-	return a.finish(rec, out), nil, false
+	p.rec.Ran = true
+	return a.finish(p.rec, out)
 }
 
 func (a *Agent) finish(rec CallRecord, res llm.ToolResult) llm.ToolResult {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -253,4 +254,64 @@ func TestStopFreesTheLoopFromASlowTool(t *testing.T) {
 	}
 	close(release)
 	tasks.Wait() // the tool's goroutine is owned and ends
+}
+
+// Consecutive reads of a batch run together (two waits of 400 ms take about 400 ms, not
+// 800); a call that is not parallel-safe splits the batch; results keep the calls' order.
+func TestParallelSafeCallsRunTogether(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, allow)
+	reg := tools.NewRegistry()
+	var running, most atomic.Int32
+	wait := func(name string, parallel bool) tools.Tool {
+		f := tools.New(name, "Wait a while, then say so.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+			MS int `json:"ms"`
+		}) (tools.Result, error) {
+			n := running.Add(1)
+			defer running.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(time.Duration(p.MS) * time.Millisecond)
+			return tools.Result{Text: fmt.Sprintf("%s waited %d ms", name, p.MS)}, nil
+		})
+		if parallel {
+			return f.Parallel()
+		}
+		return f
+	}
+	reg.Register(wait("wait_a", true), wait("wait_b", true), wait("wait_alone", false))
+	b.a.Registry, b.a.Offer = reg, nil
+	start := time.Now()
+	batch := b.a.RunCalls(context.Background(), []llm.ToolCall{
+		tc("c1", "wait_a", `{"ms":400}`), tc("c2", "wait_b", `{"ms":400}`), tc("c3", "wait_alone", `{"ms":50}`), tc("c4", "wait_a", `{"ms":10}`),
+	})
+	took := time.Since(start)
+	want := []string{"wait_a waited 400 ms", "wait_b waited 400 ms", "wait_alone waited 50 ms", "wait_a waited 10 ms"}
+	for i, r := range batch.Results {
+		if r.Text != want[i] || r.CallID != fmt.Sprintf("c%d", i+1) {
+			t.Errorf("result %d: %+v, want %q", i, r, want[i])
+		}
+	}
+	if most.Load() != 2 {
+		t.Errorf("at most %d calls ran at once, want 2 (the two parallel-safe waits)", most.Load())
+	}
+	if took > 800*time.Millisecond {
+		t.Errorf("the batch took %s: the two 400 ms waits did not run together", took)
+	}
+	for i, rec := range b.records {
+		if rec.Call.ID != fmt.Sprintf("c%d", i+1) {
+			t.Errorf("record %d is %s: calls must be recorded in order", i, rec.Call.ID)
+		}
+	}
+}
+
+// A tool above read_only is never run in parallel, whatever it says of itself.
+func TestOnlyReadsAreParallelSafe(t *testing.T) {
+	t.Parallel()
+	writes := tools.New("write", "Write.", tools.WriteLocal, func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+		return tools.Result{}, nil
+	}).Parallel()
+	if writes.ParallelSafe() {
+		t.Fatal("a write_local tool claims to be parallel-safe")
+	}
 }

@@ -81,17 +81,17 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 			"and the cursor to pass next to page forward.",
 			ReadOnly, func(ctx context.Context, _ Call, p readTerminalParams) (Result, error) {
 				return readTerminal(term, p)
-			}),
+			}).Parallel(),
 		New("poll_terminal_status", "Check a terminal pane without waiting: whether a command is running or the shell waits at a prompt, "+
 			"how long since the last output, and the last lines.",
 			ReadOnly, func(ctx context.Context, _ Call, p pollTerminalParams) (Result, error) {
 				return pollTerminal(term, p)
-			}),
+			}).Parallel(),
 		New("wait_for_output", "Wait for a terminal pane: until until_pattern appears in the output since the last input, or, "+
 			"without a pattern, until a prompt shows (the command finished); or until the timeout. Then show the last lines.",
 			ReadOnly, func(ctx context.Context, _ Call, p waitOutputParams) (Result, error) {
 				return waitForOutput(ctx, term, p)
-			}),
+			}).Parallel(),
 	)
 }
 

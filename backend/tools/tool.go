@@ -77,6 +77,12 @@ type Confirmer interface {
 	Confirm(ctx context.Context, args json.RawMessage) string
 }
 
+// ParallelSafe is implemented by tools whose calls only read and may run at the same time as
+// other such calls of one batch (reading two terminals, waiting on two panes at once).
+type ParallelSafe interface {
+	ParallelSafe() bool
+}
+
 // RiskOf is the risk of one call of t: its CallRisk if it has one, else its declared risk.
 func RiskOf(t Tool, args json.RawMessage) (Risk, string) {
 	if cr, ok := t.(CallRisk); ok {
@@ -91,6 +97,7 @@ type Func[P any] struct {
 	risk       Risk
 	schema     json.RawMessage
 	run        func(ctx context.Context, call Call, p P) (Result, error)
+	parallel   bool
 }
 
 // New defines a tool. P must be a struct; its fields and tags give the schema, and Run
@@ -107,6 +114,15 @@ func (f *Func[P]) Name() string            { return f.name }
 func (f *Func[P]) Description() string     { return f.desc }
 func (f *Func[P]) Schema() json.RawMessage { return f.schema }
 func (f *Func[P]) Risk() Risk              { return f.risk }
+
+// Parallel marks a read-only tool as safe to run alongside other parallel-safe calls of a
+// batch (see ParallelSafe). A tool above read_only is never run in parallel.
+func (f *Func[P]) Parallel() *Func[P] {
+	f.parallel = f.risk == ReadOnly
+	return f
+}
+
+func (f *Func[P]) ParallelSafe() bool { return f.parallel }
 
 // Run decodes the arguments and runs the tool; arguments that do not fit go back to the model
 // as an error result naming the problem, and the tool does not run.
