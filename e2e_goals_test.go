@@ -123,6 +123,11 @@ func railHas(typ, text string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll('[data-testid=rail-entry][data-type=%q]')].some(e => e.textContent.includes(%q))`, typ, text)
 }
 
+// retryEnabled: the Retry button is there and takes clicks. It shows as soon as the goal's
+// end arrives as an event, and stays disabled until the abort request itself has returned;
+// a click before that does nothing, as it would for a person.
+const retryEnabled = `(() => { const b = document.querySelector('[data-testid=goal-retry]'); return !!b && !b.disabled })()`
+
 func detailStatus(status string) string {
 	return fmt.Sprintf(`document.querySelector('[data-testid=goal-detail]')?.dataset.status === %q`, status)
 }
@@ -267,7 +272,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 	// Retry starts a copy of the spec; it is aborted while its first turn streams.
 	model.Push(llmtest.Stalled("Starting over", 2))
 	step(t, ctx, "retry the goal",
-		chromedp.Click(`[data-testid=goal-retry]`),
+		waitJS(retryEnabled), chromedp.Click(`[data-testid=goal-retry]`),
 		waitJS(`document.querySelectorAll('[data-testid=goal-row]').length === 2`),
 		waitJS(detailStatus("running")))
 	actorRequest(t, model, 6)
@@ -280,7 +285,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 
 	// One more retry is still running when the server stops: it comes back interrupted.
 	model.Push(llmtest.Stalled("Once more", 2))
-	step(t, ctx, "retry the aborted goal", chromedp.Click(`[data-testid=goal-retry]`), waitJS(detailStatus("running")))
+	step(t, ctx, "retry the aborted goal", waitJS(retryEnabled), chromedp.Click(`[data-testid=goal-retry]`), waitJS(detailStatus("running")))
 	actorRequest(t, model, 7)
 
 	// A restart of the server (same data dir) shows the same history, rebuilt from the store.
