@@ -109,6 +109,7 @@ type prepared struct {
 	rec  CallRecord
 	tool tools.Tool
 	call tools.Call
+	note string // the guard's nudge, for the model with the result
 }
 
 // group decides the calls one by one (guard, check, approval), runs the ones allowed
@@ -176,8 +177,14 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 		return nil, a.finish(rec, errorResult(c, "there is no tool named %q in this %s. Available tools: %s", c.Name, a.Scope,
 			strings.Join(a.toolNames(), ", "))), nil, false
 	}
+	var note string
 	if a.Guard != nil {
-		if d := a.Guard.Before(c.Name, args); d.Action != GuardAllow {
+		switch d := a.Guard.Before(a.guardCall(tool, c.Name, args)); d.Action {
+		case GuardAllow:
+		case GuardNudge:
+			a.publish(Event{Kind: EventGuard, Guard: &d})
+			note = d.Message
+		default:
 			a.publish(Event{Kind: EventGuard, Guard: &d})
 			if d.Action == GuardHalt {
 				halt = &d
@@ -211,7 +218,31 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 			}
 		}
 	}
-	return &prepared{rec: rec, tool: tool, call: call}, llm.ToolResult{}, nil, false
+	return &prepared{rec: rec, tool: tool, call: call, note: note}, llm.ToolResult{}, nil, false
+}
+
+// guardCall is a call as the loop guard sees it.
+func (a *Agent) guardCall(tool tools.Tool, name string, args json.RawMessage) GuardCall {
+	risk, _ := tools.RiskOf(tool, args)
+	c := GuardCall{Tool: name, Args: args, Mutates: risk > tools.ReadOnly && !tools.IsGoalTool(name)}
+	if name == tools.ToolClaimComplete && a.Hooks.OpenTodos != nil {
+		c.OpenTodos = a.Hooks.OpenTodos()
+	}
+	return c
+}
+
+// CheckWords runs the guard's narrative check on a model turn (its text and how many tools
+// it calls): a nudge comes back for the caller to put before the model, and is published.
+func (a *Agent) CheckWords(reply llm.Message) *GuardDecision {
+	if a.Guard == nil {
+		return nil
+	}
+	d := a.Guard.Said(reply.Text(), len(reply.ToolCalls()))
+	if d.Action == GuardAllow {
+		return nil
+	}
+	a.publish(Event{Kind: EventGuard, Guard: &d})
+	return &d
 }
 
 // execute runs a prepared call and attaches a screenshot. It touches nothing the loop owns,
@@ -227,10 +258,13 @@ func (a *Agent) execute(ctx, cctx context.Context, p *prepared) llm.ToolResult {
 // settle tells the guard what a call did and records it (on the loop goroutine).
 func (a *Agent) settle(p *prepared, out llm.ToolResult) llm.ToolResult {
 	if a.Guard != nil {
-		if d := a.Guard.After(p.call.Name, p.call.Args, out.Text, out.IsError); d.Action == GuardDisable {
+		if d := a.Guard.After(a.guardCall(p.tool, p.call.Name, p.call.Args), out.Text, out.IsError); d.Action != GuardAllow {
 			a.publish(Event{Kind: EventGuard, Guard: &d})
 			out.Text += "\n\n" + d.Message
 		}
+	}
+	if p.note != "" {
+		out.Text += "\n\n" + p.note
 	}
 	p.rec.Ran = true
 	return a.finish(p.rec, out)

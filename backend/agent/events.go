@@ -79,6 +79,9 @@ type Hooks struct {
 	// Interrupted is the text the model reads for a call its context cut off, by cause. nil:
 	// a default naming the scope.
 	Interrupted func(cause error) string
+	// OpenTodos lists the checklist items not done yet, which a claim of completion should
+	// not leave behind (nil: there is no checklist).
+	OpenTodos func() []string
 	// Abandon reports that the work is being put away for a later process (the app stops):
 	// the batch is left unfinished and a waiting approval stays pending, to be asked again.
 	Abandon func() bool

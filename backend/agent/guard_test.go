@@ -41,7 +41,7 @@ func TestRepeatedCall(t *testing.T) {
 		if c.name == "polling a build that changes" {
 			tool = "poll"
 		}
-		if got := repeatedCall(c.history, tool, canonicalJSON(json.RawMessage(c.next))); got != c.want {
+		if got := repeatedCall(c.history, tool, canonicalJSON(json.RawMessage(c.next)), repeatLimit); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -87,7 +87,7 @@ func TestErrorStreak(t *testing.T) {
 		{"different errors", records(e, e, step{"run", `{}`, "other", true}), false},
 	}
 	for _, c := range cases {
-		if got := errorStreak(c.history); got != c.want {
+		if got := errorStreak(c.history, errorStreakLimit); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -98,39 +98,39 @@ func TestGuardBlocksDisablesAndHalts(t *testing.T) {
 	g := NewGuard()
 	args := json.RawMessage(`{"path":"x"}`)
 	for range 3 {
-		if d := g.Before("read", args); d.Action != GuardAllow {
+		if d := g.Before(GuardCall{Tool: "read", Args: args}); d.Action != GuardAllow {
 			t.Fatalf("blocked too early: %+v", d)
 		}
-		g.After("read", args, "same", false)
+		g.After(GuardCall{Tool: "read", Args: args}, "same", false)
 	}
-	d := g.Before("read", args)
+	d := g.Before(GuardCall{Tool: "read", Args: args})
 	if d.Action != GuardBlock || d.Rule != "repeat" {
 		t.Fatalf("fourth identical call: %+v", d)
 	}
 	// An error streak disables the tool for a while, then it is allowed again.
 	for i := range 3 {
-		g.Before("build", nil)
-		d = g.After("build", json.RawMessage(fmt.Sprintf(`{"try":%d}`, i)), "compiler exploded", true)
+		g.Before(GuardCall{Tool: "build", Args: nil})
+		d = g.After(GuardCall{Tool: "build", Args: json.RawMessage(fmt.Sprintf(`{"try":%d}`, i))}, "compiler exploded", true)
 	}
 	if d.Action != GuardDisable {
 		t.Fatalf("after 3 identical errors: %+v", d)
 	}
-	if d := g.Before("build", nil); d.Action != GuardBlock || d.Rule != "disabled" {
+	if d := g.Before(GuardCall{Tool: "build", Args: nil}); d.Action != GuardBlock || d.Rule != "disabled" {
 		t.Fatalf("disabled tool ran: %+v", d)
 	}
 	for i := range disableForSteps {
-		g.After("other", json.RawMessage(fmt.Sprintf(`{"i":%d}`, i)), fmt.Sprint(i), false)
+		g.After(GuardCall{Tool: "other", Args: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}, fmt.Sprint(i), false)
 	}
-	if d := g.Before("build", nil); d.Action != GuardAllow {
+	if d := g.Before(GuardCall{Tool: "build", Args: nil}); d.Action != GuardAllow {
 		t.Fatalf("tool still disabled after %d steps: %+v", disableForSteps, d)
 	}
 	// Keep repeating a blocked call: the fifth block halts.
 	for g.Blocks() < maxGuardBlocks-1 {
-		if d := g.Before("read", args); d.Action != GuardBlock {
+		if d := g.Before(GuardCall{Tool: "read", Args: args}); d.Action != GuardBlock {
 			t.Fatalf("block %d: %+v", g.Blocks(), d)
 		}
 	}
-	if d := g.Before("read", args); d.Action != GuardHalt {
+	if d := g.Before(GuardCall{Tool: "read", Args: args}); d.Action != GuardHalt {
 		t.Fatalf("fifth block: %+v", d)
 	}
 }
@@ -142,9 +142,9 @@ func TestGuardIgnoresHealthyProgress(t *testing.T) {
 	for i := range 60 {
 		tool := []string{"write_to_terminal", "read_terminal_output", "poll_terminal_status"}[i%3]
 		args := json.RawMessage(`{"pane_id":"p"}`)
-		if d := g.Before(tool, args); d.Action != GuardAllow {
+		if d := g.Before(GuardCall{Tool: tool, Args: args}); d.Action != GuardAllow {
 			t.Fatalf("step %d: %+v", i, d)
 		}
-		g.After(tool, args, fmt.Sprintf("output %d", i), false)
+		g.After(GuardCall{Tool: tool, Args: args}, fmt.Sprintf("output %d", i), false)
 	}
 }

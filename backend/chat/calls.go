@@ -48,11 +48,14 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	return a
 }
 
-// runCalls runs one reply's tool calls and stores their results as one message. failed:
-// every call in the batch failed; halt: the loop guard stopped the actor. ok is false if the
-// chain ended.
-func (r *run) runCalls(a *agent.Agent, calls []llm.ToolCall) (b agent.Batch, ok bool) {
+// runCalls runs one reply's tool calls and stores their results as one message, the guard's
+// note on the reply's words (said) with them. ok is false if the chain ended.
+func (r *run) runCalls(a *agent.Agent, calls []llm.ToolCall, said *agent.GuardDecision) (b agent.Batch, ok bool) {
 	b = a.RunCalls(r.ctx, calls)
+	if said != nil && len(b.Results) > 0 {
+		last := &b.Results[len(b.Results)-1]
+		last.Text += "\n\n" + said.Message
+	}
 	return b, r.append(Message{Source: SourceActor, Message: llm.ToolMessage(b.Results...)}, "")
 }
 

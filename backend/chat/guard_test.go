@@ -28,7 +28,7 @@ func TestLoopGuardInChat(t *testing.T) {
 	r := newRig(t, llmtest.Script{Replies: replies})
 	os.WriteFile(filepath.Join(r.dir, "same.txt"), []byte("unchanged"), 0o644)
 	for i := range 10 {
-		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("new-%d.txt", i)), []byte("fresh"), 0o644)
+		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("new-%d.txt", i)), []byte(fmt.Sprintf("fresh %d", i)), 0o644)
 	}
 	r.send("Keep reading same.txt until it changes")
 	if reason := r.stopped(1); reason != chat.ReasonGuard {

@@ -198,6 +198,9 @@ func (r *run) actorTurn() Source {
 	if !ok {
 		return ""
 	}
+	// Words that claim work no tool did earn the guard's note: on the panel, and with the
+	// tool results when the turn goes on.
+	said := a.CheckWords(reply.Message)
 	calls := reply.Message.ToolCalls()
 	if len(calls) == 0 {
 		if stall := reply.Stall(); stall != "" {
@@ -209,7 +212,7 @@ func (r *run) actorTurn() Source {
 		r.end(ReasonDone, "")
 		return ""
 	}
-	batch, ok := r.runCalls(a, calls)
+	batch, ok := r.runCalls(a, calls, said)
 	if !ok {
 		return ""
 	}

@@ -19,7 +19,7 @@ const maxStoredResult = 64 << 10
 // newAgent is the turn engine of this run, with the goal's hooks: its policy and step
 // protocol decide calls, every call becomes a step, and the agent's events become the goal's.
 func (r *run) newAgent() *agent.Agent {
-	guard := agent.NewGuard()
+	guard := agent.NewGuardWith(r.g.Spec.Settings.Guard)
 	guard.RestoreBlocks(r.g.State.GuardBlocks)
 	return &agent.Agent{
 		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard,
@@ -38,9 +38,21 @@ func (r *run) newAgent() *agent.Agent {
 				}
 				return "interrupted: the goal is stopping"
 			},
-			Abandon: r.shuttingDown,
+			Abandon:   r.shuttingDown,
+			OpenTodos: r.openTodos,
 		},
 	}
+}
+
+// openTodos lists the checklist items not done yet.
+func (r *run) openTodos() []string {
+	var open []string
+	for _, t := range r.g.State.Todos {
+		if !t.Done {
+			open = append(open, t.Text)
+		}
+	}
+	return open
 }
 
 // runCalls runs one reply's tool calls and appends their results as one message.

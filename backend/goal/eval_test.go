@@ -25,9 +25,14 @@ func TestScenarioStraightSuccess(t *testing.T) {
 	if g.Status != goal.StatusCompleted || g.Report != "wrote done.txt" || g.State.Steps != 2 {
 		t.Fatalf("%s %q steps=%d events=%v", g.Status, g.Report, g.State.Steps, eventTypes(evs))
 	}
-	want := []string{goal.EventStarted, goal.EventStep, goal.EventStep, goal.EventVerificationPassed, goal.EventEnded}
+	// Claiming right after a write, with nothing read since, earns the guard's nudge (the
+	// claim is verified all the same).
+	want := []string{goal.EventStarted, goal.EventStep, goal.EventGuard, goal.EventStep, goal.EventVerificationPassed, goal.EventEnded}
 	if got := slices.DeleteFunc(eventTypes(evs), func(s string) bool { return s == goal.EventStatus }); !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
+	}
+	if g := findEvents(evs, goal.EventGuard)[0]; g["action"] != "nudge" || g["rule"] != "verify_before_claim" {
+		t.Fatalf("guard event %v", g)
 	}
 	// The goal prompt states the contract.
 	first := r.srv.ChatRequests()[0].LastUser
@@ -79,7 +84,7 @@ func TestScenarioRepeatedFailureGuardThenCriticStuck(t *testing.T) {
 		t.Fatalf("status %s: %s", g.Status, g.Report)
 	}
 	guards := findEvents(evs, goal.EventGuard)
-	if len(guards) != 2 || guards[0]["action"] != "disable" || guards[1]["rule"] != "disabled" {
+	if len(guards) != 3 || guards[0]["action"] != "disable" || guards[1]["rule"] != "disabled" || guards[2]["rule"] != "verify_before_claim" {
 		t.Fatalf("guard events %v", guards)
 	}
 	critics := findEvents(evs, goal.EventCritic)

@@ -13,7 +13,9 @@ import (
 
 // A goal's story — steps, an approval, the guard, a failed and a passed verification, the
 // critic — is the same event for event as it was before the goal ran on the shared turn
-// engine. The golden file was written by the goal runner before the move.
+// engine. The golden file was written by the goal runner before the move. (The agent
+// checks its work before claiming, so the guard's later verify-before-claim nudge stays out
+// of this story.)
 func TestGoalEventsGolden(t *testing.T) {
 	t.Parallel()
 	check := call("run_check", map[string]any{})
@@ -24,6 +26,7 @@ func TestGoalEventsGolden(t *testing.T) {
 			check, check, check, check,
 			claim("done, I think"),
 			writeDone(),
+			call("read_file", map[string]string{"path": "done.txt"}),
 			claim("done.txt exists"),
 		},
 		Roles: []llmtest.Role{criticSays("PROGRESSING\nIt is getting there.")},

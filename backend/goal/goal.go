@@ -85,6 +85,8 @@ type Settings struct {
 	FinalizeCritic bool     `json:"finalizeCritic,omitempty"`
 	// WorkDir is where shell criteria run when there is no sandbox (absolute).
 	WorkDir string `json:"workDir,omitempty"`
+	// Guard tunes the loop guard's thresholds (zero fields: the defaults).
+	Guard agent.GuardSettings `json:"guard,omitzero"`
 }
 
 // criticInterval is the effective interval (0 = off).

@@ -170,9 +170,15 @@ func (r *run) loop() {
 			r.finish(StatusFailed, "The model call failed: "+err.Error())
 			return
 		}
+		// Words that claim work no tool did earn the guard's nudge, read with the next turn.
+		said := r.ag.CheckWords(reply.Message)
 		calls := reply.Message.ToolCalls()
 		if len(calls) == 0 {
-			r.append(r.userText(nudgeText))
+			text := nudgeText
+			if said != nil {
+				text = said.Message + "\n\n" + nudgeText
+			}
+			r.append(r.userText(text))
 			if stall := reply.Stall(); stall != "" {
 				r.event(EventNotice, map[string]string{"message": stall})
 			}
@@ -183,6 +189,10 @@ func (r *run) loop() {
 			r.waitForBudget()
 		}
 		r.runCalls(calls)
+		if said != nil && r.ctx.Err() == nil {
+			r.append(r.userText(said.Message))
+			r.commit()
+		}
 		if r.afterBatch() {
 			return
 		}

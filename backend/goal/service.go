@@ -214,6 +214,9 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	case st.BudgetTokens < 0:
 		return spec, &FieldError{"settings.budgetTokens", "must be 0 (no cap) or more"}
 	}
+	if err := spec.Settings.Guard.Validate(); err != nil {
+		return spec, &FieldError{"settings.guard", err.Error()}
+	}
 	if _, err := s.models.Model(ctx, spec.Settings.Provider); err != nil {
 		return spec, &FieldError{"settings.provider", err.Error()}
 	}
