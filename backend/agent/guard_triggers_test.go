@@ -49,23 +49,37 @@ func TestGuardTriggers(t *testing.T) {
 		{"repeat: the same call, results differing only by cursor and timing",
 			repeatN(4, func(i int) gstep { return change("write_to_terminal", echo, typed(100+20*i, 10+i)) }), GuardBlock, "repeat"},
 		{"repeat: a result that really changes is news",
-			repeatN(4, func(i int) gstep { return run("read_terminal_output", `{"pane_id":"p"}`, fmt.Sprintf("build %d%%", 20*i)) }), GuardAllow, ""},
+			repeatN(4, func(i int) gstep {
+				return run("read_terminal_output", `{"pane_id":"p"}`, fmt.Sprintf("build %d%%", 20*i))
+			}), GuardAllow, ""},
 		{"same call: typing one command over and over, the screen changing each time",
 			repeatN(6, func(i int) gstep {
 				return change("write_to_terminal", `{"pane_id":"p","text":"make"}`, fmt.Sprintf("make: run %d", i))
 			}), GuardBlock, "same_call"},
 		{"same call: polling a read is not a loop while its output moves",
-			repeatN(8, func(i int) gstep { return run("poll_terminal_status", `{"pane_id":"p"}`, fmt.Sprintf("busy, %d files", i)) }), GuardAllow, ""},
+			repeatN(8, func(i int) gstep {
+				return run("poll_terminal_status", `{"pane_id":"p"}`, fmt.Sprintf("busy, %d files", i))
+			}), GuardAllow, ""},
 		{"same result: different calls, one answer",
-			repeatN(4, func(i int) gstep { return run("read_terminal_output", fmt.Sprintf(`{"pane_id":"p%d"}`, i), "no pane with that id") }), GuardNudge, "same_result"},
+			repeatN(4, func(i int) gstep {
+				return run("read_terminal_output", fmt.Sprintf(`{"pane_id":"p%d"}`, i), "no pane with that id")
+			}), GuardNudge, "same_result"},
 		{"same result: three is not yet a streak",
-			repeatN(3, func(i int) gstep { return run("read_terminal_output", fmt.Sprintf(`{"pane_id":"p%d"}`, i), "no pane with that id") }), GuardAllow, ""},
+			repeatN(3, func(i int) gstep {
+				return run("read_terminal_output", fmt.Sprintf(`{"pane_id":"p%d"}`, i), "no pane with that id")
+			}), GuardAllow, ""},
 		{"no progress: ten steps of output already seen",
-			repeatN(13, func(i int) gstep { return run("read_file", fmt.Sprintf(`{"path":"f%d"}`, i), []string{"A", "B", "C"}[i%3]) }), GuardNudge, "no_progress"},
+			repeatN(13, func(i int) gstep {
+				return run("read_file", fmt.Sprintf(`{"path":"f%d"}`, i), []string{"A", "B", "C"}[i%3])
+			}), GuardNudge, "no_progress"},
 		{"no progress: a checklist item done is progress",
-			append(repeatN(8, func(i int) gstep { return run("read_file", fmt.Sprintf(`{"path":"f%d"}`, i), []string{"A", "B", "C"}[i%3]) }),
+			append(repeatN(8, func(i int) gstep {
+				return run("read_file", fmt.Sprintf(`{"path":"f%d"}`, i), []string{"A", "B", "C"}[i%3])
+			}),
 				append([]gstep{run("complete_todo", `{"index":0}`, "Item 0 done.")},
-					repeatN(4, func(i int) gstep { return run("read_file", fmt.Sprintf(`{"path":"g%d"}`, i), []string{"A", "B", "C"}[i%3]) })...)...),
+					repeatN(4, func(i int) gstep {
+						return run("read_file", fmt.Sprintf(`{"path":"g%d"}`, i), []string{"A", "B", "C"}[i%3])
+					})...)...),
 			GuardAllow, ""},
 		{"narrative: says it ran the tests, no tool since its last turn",
 			[]gstep{run("read_file", `{"path":"a"}`, "x"), {said: "Looking."}, {said: "I ran the tests and all tests pass."}}, GuardNudge, "narrative"},
