@@ -77,3 +77,40 @@ func TestLoopGuardInChat(t *testing.T) {
 		t.Errorf("the read after a new message was refused: %+v", runs[len(runs)-1])
 	}
 }
+
+// The guard's nudges reach the chat too: four different reads with one answer are news to
+// no one; the model reads the note with the fourth result and the panel shows it. Words that
+// claim a run no tool made are shown to the person.
+func TestGuardNudgesInChat(t *testing.T) {
+	t.Parallel()
+	var reads []llmtest.ToolCall
+	for i := range 4 {
+		reads = append(reads, llmtest.Call("read_file", map[string]string{"path": fmt.Sprintf("copy-%d.txt", i)}))
+	}
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		llmtest.Calls(reads...),
+		llmtest.Text("They are all the same."),
+		llmtest.Text("I ran the tests and all tests pass."),
+	}})
+	for i := range 4 {
+		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("copy-%d.txt", i)), []byte("the same text"), 0o644)
+	}
+	r.send("Compare the copies")
+	if reason := r.stopped(1); reason != chat.ReasonDone {
+		t.Fatalf("stopped with %s", reason)
+	}
+	r.send("Now run the tests")
+	if reason := r.stopped(2); reason != chat.ReasonDone {
+		t.Fatalf("stopped with %s", reason)
+	}
+	var rules []string
+	for _, g := range r.events.matching(isType(chat.EventGuard)) {
+		rules = append(rules, string(g.Guard.Action)+"/"+g.Guard.Rule)
+	}
+	if got := strings.Join(rules, ","); got != "nudge/same_result,nudge/narrative" {
+		t.Fatalf("guard events %q", got)
+	}
+	if reqs := r.requests(); !strings.Contains(fmt.Sprint(reqs[1].Msgs), "all returned the same result") {
+		t.Errorf("the model did not read the same-result note: %v", reqs[1].Msgs)
+	}
+}
