@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
@@ -163,4 +164,59 @@ func lastUser(reqs []llmtest.Request, i int) string {
 		return reqs[i].LastUser
 	}
 	return ""
+}
+
+// From the dashboard: a manual goal is re-opened with feedback, which is the first thing the
+// model reads; the goal then spends its token budget and waits; raising the budget in the
+// dashboard lets it go on to complete.
+func TestGoalDashboardReopensAndRaisesTheBudget(t *testing.T) {
+	const feedback = "The report has no title."
+	model := llmtest.New(t, llmtest.Script{})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	addScriptedProvider(t, srv, model)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	pane := readState(t, ctx).Panes[0].ID
+
+	model.Push(
+		toolCall("claim_complete", map[string]string{"rationale": "the report is written"}),
+		// After re-opening: a turn that costs more than the whole budget; its call waits.
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{llmtest.Call("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo 'Q3 report'"})},
+			Usage: &llmtest.Usage{Input: 50000, Output: 50}},
+		toolCall("claim_complete", map[string]string{"rationale": "the report now has its title"}),
+	)
+	var g struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/goals", tokens.AccessToken, map[string]any{
+		"paneId": pane, "goal": "Write the Q3 report", "criterion": map[string]string{"kind": "manual"},
+		"policy": map[string]string{"risk": "write_local"}, "settings": map[string]any{"criticIntervalSteps": 0, "budgetTokens": 20000},
+	}, &g)
+
+	openDashboard(t, ctx)
+	step(t, ctx, "the manual goal completes on its claim",
+		chromedp.Click(`[data-testid=goal-row]`),
+		waitJS(detailStatus("completed")))
+	step(t, ctx, "re-open it with feedback",
+		chromedp.SendKeys(`[data-testid=goal-reopen-input]`, feedback),
+		chromedp.Click(`[data-testid=goal-reopen-send]`),
+		waitJS(detailStatus("budget_exceeded")),
+		chromedp.WaitVisible(`[data-testid=goal-raise-form]`))
+	if body := actorRequest(t, model, 1); !strings.Contains(body, "The goal was re-opened: "+feedback) {
+		t.Fatalf("the first request after re-opening lacks the feedback:\n%s", body)
+	}
+	step(t, ctx, "raise the token budget; the goal goes on and completes",
+		chromedp.SendKeys(`[data-testid=goal-raise-tokens]`, "1000000"),
+		chromedp.Click(`[data-testid=goal-raise]`),
+		waitJS(detailStatus("completed")),
+		waitJS(railHas("ended", "")))
+	var done struct {
+		Status string
+		Report string
+		Spec   struct{ Settings struct{ BudgetTokens int } }
+	}
+	apiCall(t, "GET", srv.URL+"/api/goals/"+g.ID, tokens.AccessToken, nil, &done)
+	if done.Status != "completed" || done.Report != "the report now has its title" || done.Spec.Settings.BudgetTokens != 1000000 {
+		t.Fatalf("after raising: %+v", done)
+	}
 }
