@@ -19,8 +19,9 @@
 //     evidence — the goal, the question, the claim's rationale, the recent step summaries, and
 //     the latest screenshot when there is one and the judge has vision — and must reply YES.
 //     Anything else fails, with the judge's reply as the detail.
-//   - json_predicate {expr, source=claim}: an expression (see below) must be true of a JSON
-//     document: the claim's rationale, a file in the working dir, or a command's stdout.
+//   - json_predicate {expr, source=claim}: a JavaScript expression (see below) must be true
+//     of a JSON document: the claim's rationale, a file in the working dir, or a command's
+//     stdout.
 //   - manual: the claim is accepted; a person reviews the result and can re-open the goal
 //     with feedback.
 //   - visual {question, paneId}: a screenshot of a pane judged by a vision model, through
@@ -36,21 +37,40 @@
 //
 // # json_predicate expressions
 //
-// Expressions are github.com/expr-lang/expr: sandboxed (no side effects, no access to the
-// machine), compiled at Parse (a call to anything but a built-in function is refused there),
-// run with expr's memory budget and a 2 s time limit, on at most 4 MiB of JSON. They are written JavaScript-style: `===` and `!==` (outside string
-// literals) are rewritten to `==` and `!=` before compiling, and &&, ||, !, ?., [i] and
-// ["key"] work as in JavaScript. A name the document does not hold evaluates to nil, so
-// `x == null` holds when x is absent.
+// A predicate is JavaScript, run by github.com/dop251/goja (an ECMAScript engine in pure Go): `===`,
+// `?.`, `items.length`, `name.includes("x")`, `items.every(i => i.ok)`, template literals and
+// the rest mean what they mean in node. It may be one expression or a few statements
+// (`let n = items.filter(i => i.ok).length; n === items.length`): the value of the last one
+// counts. It is parsed and compiled at Parse, where a syntax error, an assignment with `=` to
+// a name it does not declare (a typo for `===`), a call of a name that is no JavaScript
+// function (`len(x)`: JSON holds no functions), a result that can never be a boolean (`a + 1`)
+// and a predicate over 16 KiB or 1000 syntax nodes are refused.
 //
-// The parsed document is the environment twice over:
-//   - each top-level field of a JSON object is a name of its own: `errorCount == 0`;
+// Each evaluation runs in a runtime of its own with only what ECMAScript defines (no
+// require, console, timers, file or network access; source map comments are not followed),
+// on at most 4 MiB of JSON read with JSON.parse. The predicate then runs for at most 2 s (a
+// longer one is interrupted and fails with a detail saying it took too long) and 10,000 nested
+// calls. It is not bounded in memory: a predicate is written by the goal's author, who can run
+// any shell check anyway.
+//
+// The document's names:
+//   - each top-level field of a JSON object is a global name, and wins over JavaScript's own
+//     (a field named count, max or Math is that field); undefined, NaN and Infinity keep their
+//     meaning, and such a field is read as json["NaN"];
 //   - the whole document is `json`, and also `response` unless the document has a top-level
 //     field of that name: `response.status === 200 && response.body.ok === true` works on
-//     the output of `curl` printing {"status": 200, "body": {"ok": true}}.
+//     the output of `curl` printing {"status": 200, "body": {"ok": true}}. An array, number,
+//     string or null document is reached through them only;
+//   - any other name the predicate reads is undefined, as a missing field reads in
+//     JavaScript: `report === undefined`, `report?.errors` and `typeof report` work on a
+//     document without report, where a bare script would throw a ReferenceError.
 //
 // A field whose name is no identifier is reached by index: json["error-count"].
-// The result must be a boolean. When it is false (or not a boolean, or evaluation fails) the
-// detail lists each name and member path in the expression with its actual value:
-// `errorCount = 3`, `response.body.ok = false`, `missing = undefined (not in the JSON)`.
+// The result must be the boolean true. false fails; so does any other value (a number, a
+// string, undefined): truthiness does not count, so `items.length` or `errorCount` cannot pass
+// by accident; write `items.length > 0`, or `!!x` to mean "x is truthy". When the check fails
+// (false, not a boolean, or an exception) the detail lists each name and member path in the
+// expression with its value in the document: `errorCount = 3`, `response.body.ok = false`,
+// `missing = undefined (not in the JSON)`; the receiver of a method call is listed whole
+// (`items = [...]` for items.every(…)).
 package criterion

@@ -10,15 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
-	"github.com/expr-lang/expr/vm"
 )
 
 const (
@@ -27,12 +20,18 @@ const (
 	maxJSONBytes = 4 << 20
 	// maxExprNodes bounds an expression's size; a predicate is a line, not a program.
 	maxExprNodes = 1000
-	// exprMemoryBudget is expr's own cap on what one evaluation allocates (ranges, maps,
-	// filtered lists); with maxJSONBytes it keeps loops over the document finite.
-	exprMemoryBudget = 1_000_000
+	// maxExprBytes bounds its text before it is parsed, which also bounds how deep the
+	// parser's recursion goes on nested parentheses.
+	maxExprBytes = 16 << 10
+	// maxCallDepth bounds the predicate's call stack: a runaway recursion fails with a
+	// RangeError, as in node, instead of growing the Go stack until the process dies.
+	maxCallDepth = 10_000
 	// evalTimeout is the wall-clock bound on one evaluation; a true/false check of a parsed
 	// document takes microseconds, so hitting it means a pathological expression.
 	evalTimeout = 2 * time.Second
+	// interruptGrace is how long an interrupted evaluation is waited for before it is
+	// abandoned: JavaScript code stops at once, a long native built-in only when it returns.
+	interruptGrace = 250 * time.Millisecond
 	// jsonPreviewChars is how much of an unparseable document the detail quotes.
 	jsonPreviewChars = 200
 	// maxListedValues and maxValueChars bound the "values involved" part of a detail.
@@ -53,13 +52,12 @@ const (
 	sourceCommand = "command"
 )
 
-// predicate is a json_predicate: an expr expression that must be true of a JSON document.
+// predicate is a json_predicate: a JavaScript expression that must be true of a JSON document.
 type predicate struct {
-	expr    string      // as the user wrote it
-	program *vm.Program // compiled from the rewritten expression
-	paths   [][]any     // the names and member paths it reads, for explaining a failure
-	source  string      // sourceClaim, sourceFile or sourceCommand
-	arg     string      // the file path or command
+	expr string // as the user wrote it
+	compiled
+	source  string // sourceClaim, sourceFile or sourceCommand
+	arg     string // the file path or command
 	timeout time.Duration
 }
 
@@ -107,164 +105,14 @@ func parsePredicate(spec Spec) (Criterion, *FieldError) {
 		p.timeout = t
 	}
 	if strings.TrimSpace(spec.Expr) == "" {
-		return nil, fieldErr("expr", "a json_predicate needs an expression that is true when the goal is done, e.g. \"errorCount == 0\"")
+		return nil, fieldErr("expr", "a json_predicate needs an expression that is true when the goal is done, e.g. \"errorCount === 0\"")
 	}
-	program, paths, err := compilePredicate(spec.Expr)
+	c, err := compilePredicate(spec.Expr)
 	if err != nil {
 		return nil, fieldErr("expr", "%v", err)
 	}
-	p.program, p.paths = program, paths
+	p.compiled = c
 	return p, nil
-}
-
-// compilePredicate checks and compiles an expression, and lists the paths it reads.
-func compilePredicate(src string) (*vm.Program, [][]any, error) {
-	code := rewriteJSOperators(src)
-	opts := []expr.Option{expr.AllowUndefinedVariables(), expr.MaxNodes(maxExprNodes)}
-	// With AsBool the checker refuses what is certainly not a boolean ("1 + 2"); names from
-	// the document are of unknown type until it is read, so Verify checks the rest.
-	if _, err := expr.Compile(code, append(opts, expr.AsBool())...); err != nil {
-		return nil, nil, fmt.Errorf("the expression does not compile: %v\nWrite a true/false check such as `errorCount == 0` or `response.status === 200 && response.body.ok === true`", err)
-	}
-	program, err := expr.Compile(code, opts...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the expression does not compile: %v", err)
-	}
-	tree, err := parser.Parse(code)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the expression does not compile: %v", err)
-	}
-	var c pathCollector
-	ast.Walk(&tree.Node, &c)
-	if c.call != "" {
-		return nil, nil, fmt.Errorf("the expression calls %s, which is no function here: use expr's built-in functions (len, all, any, none, filter, map, count, contains, startsWith, …) and the document's fields", c.call)
-	}
-	return program, c.result(), nil
-}
-
-// rewriteJSOperators turns JavaScript's === and !== into expr's == and != outside string
-// literals, so expressions can be written as in JavaScript.
-func rewriteJSOperators(src string) string {
-	var b strings.Builder
-	var quote byte // the open string literal's quote, or 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case quote != 0:
-			b.WriteByte(c)
-			if c == '\\' && quote != '`' && i+1 < len(src) {
-				i++
-				b.WriteByte(src[i])
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'' || c == '`':
-			quote = c
-			b.WriteByte(c)
-		case strings.HasPrefix(src[i:], "==="):
-			b.WriteString("==")
-			i += 2
-		case strings.HasPrefix(src[i:], "!=="):
-			b.WriteString("!=")
-			i += 2
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// pathCollector gathers the names and constant member paths an expression reads
-// (errorCount, response.body.ok, items[0]); names bound by let are its own, not the document's.
-type pathCollector struct {
-	paths [][]any
-	lets  []string
-	call  string // the first call of a non-builtin, which can never work on JSON
-}
-
-func (c *pathCollector) Visit(node *ast.Node) {
-	switch n := (*node).(type) {
-	case *ast.VariableDeclaratorNode:
-		c.lets = append(c.lets, n.Name)
-	case *ast.CallNode:
-		if c.call == "" {
-			c.call = n.Callee.String()
-		}
-	}
-	if p, ok := memberPath(*node); ok {
-		c.paths = append(c.paths, p)
-	}
-}
-
-// memberPath returns the path a node reads when it is a name followed by constant members.
-func memberPath(node ast.Node) ([]any, bool) {
-	switch n := node.(type) {
-	case *ast.IdentifierNode:
-		return []any{n.Value}, true
-	case *ast.ChainNode:
-		return memberPath(n.Node)
-	case *ast.MemberNode:
-		base, ok := memberPath(n.Node)
-		if !ok {
-			return nil, false
-		}
-		switch prop := n.Property.(type) {
-		case *ast.StringNode:
-			return append(slices.Clone(base), prop.Value), true
-		case *ast.IntegerNode:
-			return append(slices.Clone(base), prop.Value), true
-		}
-	}
-	return nil, false
-}
-
-// result keeps the longest paths: response.body.ok says more than response or response.body.
-func (c *pathCollector) result() [][]any {
-	var out [][]any
-	seen := map[string]bool{}
-	for _, p := range c.paths {
-		root := p[0].(string)
-		if strings.HasPrefix(root, "$") || root == "null" || root == "undefined" || slices.Contains(c.lets, root) {
-			continue
-		}
-		key := formatPath(p)
-		if seen[key] || slices.ContainsFunc(c.paths, func(q []any) bool { return len(q) > len(p) && formatPath(q[:len(p)]) == key }) {
-			continue
-		}
-		seen[key] = true
-		out = append(out, p)
-	}
-	return out
-}
-
-func formatPath(p []any) string {
-	var b strings.Builder
-	for i, part := range p {
-		switch v := part.(type) {
-		case string:
-			if i > 0 {
-				if isIdent(v) {
-					b.WriteByte('.')
-				} else {
-					fmt.Fprintf(&b, "[%q]", v)
-					continue
-				}
-			}
-			b.WriteString(v)
-		case int:
-			fmt.Fprintf(&b, "[%d]", v)
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func (p predicate) Kind() string { return KindJSONPredicate }
@@ -284,29 +132,25 @@ func (p predicate) Verify(ctx context.Context, ev Evidence) (Verdict, error) {
 	if err != nil || fail != "" {
 		return Verdict{Detail: fail}, err
 	}
-	var value any
-	if err := json.Unmarshal(doc, &value); err != nil {
+	// Go's decoder checks the document first for the sake of its error message, which says
+	// where the JSON goes wrong; the predicate then reads it through JSON.parse.
+	var raw json.RawMessage
+	if err := json.Unmarshal(doc, &raw); err != nil {
 		name := p.sourceName()
 		return Verdict{Detail: fmt.Sprintf("%s%s is not valid JSON (%v); it starts: %q", strings.ToUpper(name[:1]), name[1:], err, clip(string(doc), jsonPreviewChars))}, nil
 	}
-	env := environment(value)
-	out, err := p.run(ctx, env)
-	values := p.explain(env)
+	o := p.evaluate(ctx, string(doc))
 	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		if ctx.Err() != nil {
-			return Verdict{}, fmt.Errorf("the check was stopped: %w", ctx.Err())
-		}
-		return Verdict{Detail: fmt.Sprintf("The expression `%s` took longer than %s to evaluate: simplify it.", p.expr, evalTimeout)}, nil
-	case err != nil:
-		return Verdict{Detail: fmt.Sprintf("The expression `%s` could not be evaluated on %s: %v\nValues: %s", p.expr, p.sourceName(), err, values)}, nil
-	}
-	b, ok := out.(bool)
-	switch {
-	case !ok:
-		return Verdict{Detail: fmt.Sprintf("The expression `%s` gave %s, not true or false: make it a comparison, e.g. `errorCount == 0`.\nValues: %s", p.expr, describeValue(out), values)}, nil
-	case !b:
-		return Verdict{Detail: fmt.Sprintf("The expression `%s` is false for %s.\nValues: %s", p.expr, p.sourceName(), values)}, nil
+	case ctx.Err() != nil:
+		return Verdict{}, fmt.Errorf("the check was stopped: %w", ctx.Err())
+	case o.timedOut:
+		return Verdict{Detail: fmt.Sprintf("The expression `%s` took longer than %s to evaluate, so it was stopped: simplify it (a predicate checks a document; it should take microseconds).", p.expr, evalTimeout)}, nil
+	case o.err != nil:
+		return Verdict{Detail: fmt.Sprintf("The expression `%s` could not be evaluated on %s: %v\nValues: %s", p.expr, p.sourceName(), o.err, o.values)}, nil
+	case o.kind != "boolean":
+		return Verdict{Detail: fmt.Sprintf("The expression `%s` gave %s, not true or false: a predicate must give a boolean (truthiness does not count), so make it a comparison, e.g. `items.length > 0` or `errorCount === 0`.\nValues: %s", p.expr, describeResult(o), o.values)}, nil
+	case !o.boolean:
+		return Verdict{Detail: fmt.Sprintf("The expression `%s` is false for %s.\nValues: %s", p.expr, p.sourceName(), o.values)}, nil
 	}
 	return Verdict{Passed: true, Detail: fmt.Sprintf("The expression `%s` is true for %s.", p.expr, p.sourceName())}, nil
 }
@@ -398,121 +242,4 @@ func readLocalFile(dir, path string) ([]byte, string, error) {
 		return nil, fmt.Sprintf("The file %s is over %d bytes; a JSON predicate reads at most that.", path, maxJSONBytes), nil
 	}
 	return data, "", nil
-}
-
-// environment exposes the document as its top-level fields and as a whole (json, response).
-func environment(value any) map[string]any {
-	env := map[string]any{}
-	if obj, ok := value.(map[string]any); ok {
-		for k, v := range obj {
-			env[k] = v
-		}
-	}
-	if _, taken := env[responseName]; !taken {
-		env[responseName] = value
-	}
-	env[wholeName] = value
-	return env
-}
-
-// run evaluates the program with a time limit. expr's VM cannot be interrupted, so a run past
-// the limit is abandoned; its memory budget makes it end on its own soon after.
-func (p predicate) run(ctx context.Context, env map[string]any) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, evalTimeout)
-	defer cancel()
-	type result struct {
-		out any
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		machine := vm.VM{MemoryBudget: exprMemoryBudget}
-		out, err := machine.Run(p.program, env)
-		done <- result{out, err}
-	}()
-	select {
-	case r := <-done:
-		return r.out, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// explain lists the paths the expression reads with their values in env.
-func (p predicate) explain(env map[string]any) string {
-	if len(p.paths) == 0 {
-		return "(the expression reads no field of the document)"
-	}
-	var parts []string
-	for i, path := range p.paths {
-		if i == maxListedValues {
-			parts = append(parts, fmt.Sprintf("… and %d more", len(p.paths)-i))
-			break
-		}
-		v, ok := lookup(env, path)
-		shown := "undefined (not in the JSON)"
-		if ok {
-			shown = clip(jsonText(v), maxValueChars)
-		}
-		parts = append(parts, formatPath(path)+" = "+shown)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// lookup follows path through maps and lists.
-func lookup(env map[string]any, path []any) (any, bool) {
-	var cur any = env
-	for _, part := range path {
-		switch key := part.(type) {
-		case string:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if cur, ok = m[key]; !ok {
-				return nil, false
-			}
-		case int:
-			list, ok := cur.([]any)
-			if !ok {
-				return nil, false
-			}
-			if key < 0 {
-				key += len(list) // expr, like Python, counts negative indexes from the end
-			}
-			if key < 0 || key >= len(list) {
-				return nil, false
-			}
-			cur = list[key]
-		}
-	}
-	return cur, true
-}
-
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-// describeValue names a non-boolean result's type and shows it.
-func describeValue(v any) string {
-	var kind string
-	switch x := v.(type) {
-	case nil:
-		return "nil (nothing: a name not in the JSON?)"
-	case float64, int, int64, float32:
-		kind = "a number"
-	case string:
-		kind = "a string"
-	case []any:
-		kind = "a list of " + strconv.Itoa(len(x))
-	case map[string]any:
-		kind = "an object"
-	default:
-		kind = fmt.Sprintf("a %T", v)
-	}
-	return kind + " (" + clip(jsonText(v), maxValueChars) + ")"
 }

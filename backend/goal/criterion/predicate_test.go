@@ -1,10 +1,14 @@
 package criterion
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -28,16 +32,41 @@ func TestPredicateOnTheClaim(t *testing.T) {
 		{name: "member paths are explained", expr: "response.status === 200 && response.body.ok === true",
 			rationale: `{"status": 404, "body": {"ok": false}}`,
 			detail:    []string{"response.status = 404", "response.body.ok = false"}},
-		{name: "!== is rewritten", expr: "state !== 'failed'", rationale: `{"state": "done"}`, pass: true},
+		{name: "!== as in JavaScript", expr: "state !== 'failed'", rationale: `{"state": "done"}`, pass: true},
 		{name: "=== inside a string is kept", expr: `name === "a===b" && other != 'x!==y'`, rationale: `{"name": "a===b", "other": "x!==y"}`,
 			detail: []string{"name = \"a===b\"", "other = \"x!==y\""}},
 		{name: "=== inside a string is kept (match)", expr: `name === "a===b"`, rationale: `{"name": "a===b"}`, pass: true},
 		{name: "the whole document as json", expr: `json.errorCount == 0 && json["error-rate"] < 0.5`, rationale: `{"errorCount": 0, "error-rate": 0.1}`, pass: true},
-		{name: "a list document", expr: `len(json) == 2 && all(json, .ok)`, rationale: `[{"ok": true}, {"ok": true}]`, pass: true},
+		{name: "a list document", expr: `json.length === 2 && json.every(x => x.ok)`, rationale: `[{"ok": true}, {"ok": true}]`, pass: true},
 		{name: "indexes", expr: `items[1].ok`, rationale: `{"items": [{"ok": true}, {"ok": false}]}`,
 			detail: []string{"items[1].ok = false"}},
-		{name: "builtins and let", expr: `let n = len(filter(tests, .passed)); n == len(tests)`, rationale: `{"tests": [{"passed": true}, {"passed": false}]}`,
-			detail: []string{"tests = [{\"passed\":true},{\"passed\":false}]"}},
+		{name: "methods and let", expr: `let n = tests.filter(t => t.passed).length; n === tests.length`, rationale: `{"tests": [{"passed": true}, {"passed": false}]}`,
+			detail: []string{"tests = [{\"passed\":true},{\"passed\":false}], tests.length = 2"}},
+		{name: "a field named like a former built-in", expr: `status === "ok" && count >= 3`, rationale: `{"status": "ok", "count": 2}`,
+			detail: []string{"is false for the claim's rationale", "status = \"ok\"", "count = 2"}},
+		{name: "fields named like built-ins", expr: `count === 3 && len > 0 && max >= min && type === "x" && all && !any && keys.includes("a") && filter === null && map.a === 1`,
+			rationale: `{"count": 3, "len": 1, "max": 2, "min": 1, "type": "x", "all": true, "any": false, "keys": ["a"], "filter": null, "map": {"a": 1}}`, pass: true},
+		{name: "string methods", expr: `name.includes("ild") && name.startsWith("bu") && name.endsWith("d") && name.trim() === name`, rationale: `{"name": "build"}`, pass: true},
+		{name: "optional chaining on a missing field", expr: `report?.errors === undefined`, rationale: `{}`, pass: true},
+		{name: "typeof a missing field", expr: `typeof report === "undefined"`, rationale: `{}`, pass: true},
+		{name: "a missing field is undefined", expr: `report === undefined && report == null`, rationale: `{}`, pass: true},
+		{name: "a non-object document", expr: `json === 7 && response > 6`, rationale: `7`, pass: true},
+		{name: "a field named JSON", expr: `JSON === 1 && json.JSON === 1`, rationale: `{"JSON": 1}`, pass: true},
+		{name: "a field named undefined keeps undefined", expr: `undefined === void 0 && json["undefined"] === 1`, rationale: `{"undefined": 1}`, pass: true},
+		{name: "a field named json is json.json", expr: `json.json === 1 && json !== 1`, rationale: `{"json": 1}`, pass: true},
+		{name: "JSON's key order", expr: `Object.keys(json).join() === "b,a"`, rationale: `{"b": 1, "a": 2}`, pass: true},
+		{name: "no host objects", expr: `typeof require === "undefined" && typeof console === "undefined" && typeof setTimeout === "undefined" && typeof process === "undefined" && typeof fetch === "undefined"`,
+			rationale: `{}`, pass: true},
+		{name: "truthiness is not enough", expr: `items.length`, rationale: `{"items": [1, 2]}`,
+			detail: []string{"gave a number (2), not true or false", "items.length = 2"}},
+		{name: "an array result", expr: `items`, rationale: `{"items": [1, 2]}`,
+			detail: []string{"gave an array ([1,2]), not true or false"}},
+		{name: "a runaway recursion", expr: `function f(n) { return f(n + 1) } f(0)`, rationale: `{}`,
+			detail: []string{"could not be evaluated", "RangeError"}},
+		{name: "a thrown error", expr: `(() => { throw new Error("boom") })()`, rationale: `{}`,
+			detail: []string{"could not be evaluated on the claim's rationale: Error: boom"}},
+		{name: "a runaway loop", expr: `while (true) {}`, rationale: `{}`,
+			detail: []string{"took longer than 2s to evaluate, so it was stopped"}},
 		{name: "fenced JSON", expr: "errorCount == 0", rationale: "```json\n{\"errorCount\": 0}\n```", pass: true},
 		{name: "null is nil", expr: "error === null", rationale: `{"error": null}`, pass: true},
 		{name: "non-boolean number", expr: "errorCount", rationale: `{"errorCount": 3}`,
@@ -49,15 +78,13 @@ func TestPredicateOnTheClaim(t *testing.T) {
 		{name: "missing identifier", expr: "errorCount == 0", rationale: `{"errors": 0}`,
 			detail: []string{"errorCount = undefined (not in the JSON)"}},
 		{name: "missing identifier as result", expr: "done", rationale: `{"finished": true}`,
-			detail: []string{"gave nil", "done = undefined (not in the JSON)"}},
+			detail: []string{"gave undefined", "done = undefined (not in the JSON)"}},
 		{name: "member of a missing identifier", expr: "report.errors == 0", rationale: `{"errors": 0}`,
-			detail: []string{"could not be evaluated on the claim's rationale", "report.errors = undefined (not in the JSON)"}},
+			detail: []string{"could not be evaluated on the claim's rationale: TypeError", "report.errors = undefined (not in the JSON)"}},
 		{name: "bad JSON", expr: "errorCount == 0", rationale: "All done! errorCount is 0.",
 			detail: []string{"The claim's rationale is not valid JSON", `it starts: "All done! errorCount is 0."`}},
 		{name: "empty claim", expr: "ok", rationale: "  ",
 			detail: []string{"The claim's rationale is empty: it must be a JSON document"}},
-		{name: "memory budget", expr: "len(1..100000000) > 0", rationale: `{}`,
-			detail: []string{"could not be evaluated", "memory budget exceeded"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,10 +230,14 @@ func TestPredicateParseErrors(t *testing.T) {
 		{"no expr", Spec{Expr: "  "}, "criterion.expr", "needs an expression"},
 		{"does not compile", Spec{Expr: "errorCount =="}, "criterion.expr", "does not compile"},
 		{"unbalanced", Spec{Expr: "(a && b"}, "criterion.expr", "does not compile"},
-		{"certainly not boolean", Spec{Expr: "1 + 2"}, "criterion.expr", "expected bool"},
+		{"JavaScript syntax", Spec{Expr: "status === 'ok' and count > 1"}, "criterion.expr", "SyntaxError"},
+		{"certainly not boolean", Spec{Expr: "1 + 2"}, "criterion.expr", "gives a number or a string, never true or false"},
+		{"certainly a string", Spec{Expr: "typeof x"}, "criterion.expr", "gives a string, never true or false"},
 		{"unknown function", Spec{Expr: "exec('rm -rf /') == 0"}, "criterion.expr", "calls exec, which is no function here"},
-		{"method call", Spec{Expr: "name.trim() == 'x'"}, "criterion.expr", "calls name.trim"},
-		{"too big", Spec{Expr: strings.Repeat("a && ", 2000) + "a"}, "criterion.expr", "does not compile"},
+		{"expr's len", Spec{Expr: "len(items) > 0"}, "criterion.expr", "calls len, which is no function here"},
+		{"assignment for comparison", Spec{Expr: "ok = true"}, "criterion.expr", "assigns to ok with `=`"},
+		{"too big", Spec{Expr: strings.Repeat("a && ", 2000) + "a"}, "criterion.expr", "syntax nodes, over the limit of 1000"},
+		{"too long", Spec{Expr: strings.Repeat("(", 20000) + "a" + strings.Repeat(")", 20000)}, "criterion.expr", "bytes, over the limit"},
 		{"unknown source", Spec{Expr: "ok", Source: "url:http://x"}, "criterion.source", "unknown source"},
 		{"file without path", Spec{Expr: "ok", Source: "file:"}, "criterion.source", "needs a path"},
 		{"file escaping with ..", Spec{Expr: "ok", Source: "file:../x.json"}, "criterion.source", "leaves the working dir"},
@@ -245,24 +276,6 @@ func checkFieldError(t *testing.T, err error, field, msg string) {
 	}
 }
 
-func TestRewriteJSOperators(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"a === 1":                     "a == 1",
-		"a !== 1 && b===2":            "a != 1 && b==2",
-		`a == "x === y"`:              `a == "x === y"`,
-		`a === 'it\'s === ok' !== b`:  `a == 'it\'s === ok' != b`,
-		"a === `raw\\` !== b":         "a == `raw\\` != b",
-		`a === "esc\"===" && b !== 1`: `a == "esc\"===" && b != 1`,
-		"a == 1 && b != 2":            "a == 1 && b != 2",
-	}
-	for in, want := range tests {
-		if got := rewriteJSOperators(in); got != want {
-			t.Errorf("rewriteJSOperators(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestPredicateDescribe(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -281,6 +294,116 @@ func TestPredicateDescribe(t *testing.T) {
 		}
 		if c.Kind() != KindJSONPredicate {
 			t.Errorf("Kind() = %q", c.Kind())
+		}
+	}
+}
+
+// TestPredicateEvaluationsAreIsolated runs a predicate that changes the global scope and
+// Object.prototype many times, at once and in turn: each evaluation has a runtime of its own,
+// so none sees another's changes.
+func TestPredicateEvaluationsAreIsolated(t *testing.T) {
+	t.Parallel()
+	expr := `const fresh = ({}).polluted === undefined && typeof seen === "undefined"; Object.prototype.polluted = true; globalThis.seen = 1; fresh`
+	c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: expr}, Deps{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 3 {
+				if v := verify(t, c, Evidence{Rationale: `{}`}); !v.Passed {
+					t.Errorf("an evaluation saw another's changes: %s", v.Detail)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestPredicateStopsWithTheGoal cancels the check while the predicate loops: Verify returns
+// at once with the context's error, not after evalTimeout.
+func TestPredicateStopsWithTheGoal(t *testing.T) {
+	t.Parallel()
+	c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: "while (true) {}"}, Deps{})
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Verify(ctx, Evidence{Rationale: `{}`})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the check was stopped") {
+		t.Errorf("err = %v, want the check stopped by its context", err)
+	}
+	if took := time.Since(start); took > evalTimeout {
+		t.Errorf("Verify took %s after its context ended", took)
+	}
+}
+
+// TestPredicateReadsNoSourceMap gives goja's parser a sourceMappingURL comment naming a FIFO,
+// in the predicate and in code it evals: a parser that honoured it would open the FIFO and
+// block, since nothing writes to it. A predicate reads its document and nothing else.
+func TestPredicateReadsNoSourceMap(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "map.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + fifo // absolute: the parser resolves a bare path against the file name
+	inner := "1\n//# sourceMappingURL=" + url
+	expr := fmt.Sprintf("eval(%q) === 1 && new Function(%q)() === 1\n//# sourceMappingURL=%s", inner, "return "+inner, url)
+	done := make(chan Verdict, 1)
+	go func() {
+		c, err := Parse(Spec{Kind: KindJSONPredicate, Expr: expr}, Deps{})
+		if err != nil {
+			t.Errorf("Parse: %v", err)
+			done <- Verdict{}
+			return
+		}
+		v, err := c.Verify(t.Context(), Evidence{Rationale: `{}`})
+		if err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		if !v.Passed {
+			t.Errorf("verdict = %+v, want a pass", v)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the predicate is blocked, opening the FIFO its source map comment names")
+	}
+}
+
+// TestCompilePredicateReads checks what the syntax scan finds: the free names a predicate
+// reads (bound to the document, or to undefined, at evaluation) and the paths a failure lists.
+func TestCompilePredicateReads(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		expr         string
+		names, paths string
+	}{
+		{`status === "ok" && count >= 3`, "status count", "status count"},
+		{`items.every(i => i.ok) && items.length > 0`, "items", "items items.length"},
+		{`let n = tests.filter(t => t.passed).length; n === tests.length`, "tests", "tests tests.length"},
+		{`response?.body?.ok === true && json["error-rate"] < 1`, "response json", `response.body.ok json["error-rate"]`},
+		{`items[0].name.startsWith("x") && items[i] !== null`, "items i", "items[0].name i"},
+		{`Math.max(...values) > 1 && typeof x === "undefined"`, "Math values x", "Math values x"},
+		{`const {a, b: [c = d]} = doc; a === c`, "d doc", "d doc"},
+		{`({count}).count === 1`, "count", "count"},
+		{`function ok(x) { return x.ok } items.every(ok)`, "items", "items"},
+	}
+	for _, tt := range tests {
+		c, err := compilePredicate(tt.expr)
+		if err != nil {
+			t.Errorf("compilePredicate(%q): %v", tt.expr, err)
+			continue
+		}
+		var paths []string
+		for _, p := range c.paths {
+			paths = append(paths, formatPath(p.parts))
+		}
+		if got := strings.Join(c.names, " "); got != tt.names {
+			t.Errorf("%s: names %q, want %q", tt.expr, got, tt.names)
+		}
+		if got := strings.Join(paths, " "); got != tt.paths {
+			t.Errorf("%s: paths %q, want %q", tt.expr, got, tt.paths)
 		}
 	}
 }

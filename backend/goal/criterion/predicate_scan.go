@@ -1,0 +1,581 @@
+package criterion
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
+)
+
+// compiled is a predicate's program and what its syntax says about it.
+type compiled struct {
+	program *goja.Program
+	// names are the names it reads that it does not declare itself, in order of appearance:
+	// the document's fields, json, response, JavaScript's globals, or names the document lacks.
+	names []string
+	paths []memberPath // what the detail of a failure lists, with values
+}
+
+// memberPath is a name followed by constant members: errorCount, response.body.ok, items[0].
+type memberPath struct {
+	parts []any // a string, then strings (names) and ints (indexes)
+	// whole is set for the receiver of a method call: items in items.every(…) is shown in full
+	// even when items.length is shown too.
+	whole bool
+}
+
+// compilePredicate checks and compiles a predicate, and lists the names and paths it reads.
+// Everything wrong that can be known without the document is refused here, at goal start.
+func compilePredicate(src string) (c compiled, err error) {
+	defer func() {
+		// The parser reads what a user typed; a bug of its own must not take the app down.
+		if r := recover(); r != nil {
+			c, err = compiled{}, fmt.Errorf("the expression could not be parsed (the JavaScript parser failed: %v): simplify it", r)
+		}
+	}()
+	if len(src) > maxExprBytes {
+		return compiled{}, fmt.Errorf("the expression is %d bytes, over the limit of %d: a predicate is one check, not a program; move the logic into a command: source", len(src), maxExprBytes)
+	}
+	// Source maps are off: a sourceMappingURL comment would otherwise make the parser read a file.
+	tree, err := parser.ParseFile(nil, "", src, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return compiled{}, fmt.Errorf("the expression does not compile: %s\nWrite a JavaScript true/false check such as %s", syntaxMessage(err), exampleChecks)
+	}
+	program, err := goja.CompileAST(tree, false)
+	if err != nil {
+		return compiled{}, fmt.Errorf("the expression does not compile: %s\nWrite a JavaScript true/false check such as %s", syntaxMessage(err), exampleChecks)
+	}
+	s := scanner{declared: map[string]bool{}}
+	for _, st := range tree.Body {
+		s.stmt(st)
+	}
+	if s.nodes > maxExprNodes {
+		return compiled{}, fmt.Errorf("the expression has %d syntax nodes, over the limit of %d: a predicate is one check, not a program; move the logic into a command: source", s.nodes, maxExprNodes)
+	}
+	for _, name := range s.assigns {
+		if !s.declared[name] {
+			return compiled{}, fmt.Errorf("the expression assigns to %s with `=`: a predicate only reads the document; to compare, write `===`, e.g. `%s === true`", name, name)
+		}
+	}
+	globals := goja.New().GlobalObject()
+	for _, name := range s.calls {
+		if !s.declared[name] && globals.Get(name) == nil {
+			return compiled{}, fmt.Errorf("the expression calls %s, which is no function here: JSON holds no functions; use JavaScript's own (items.length, name.includes(\"x\"), items.every(i => i.ok), Math.max(...values), Object.keys(obj), …)", name)
+		}
+	}
+	if last := lastExpression(tree); last != nil {
+		if what := neverBoolean(last); what != "" {
+			return compiled{}, fmt.Errorf("the expression gives %s, never true or false: write a check such as %s", what, exampleChecks)
+		}
+	}
+	var names []string
+	for _, name := range s.refs {
+		if !s.declared[name] {
+			names = append(names, name)
+		}
+	}
+	return compiled{program: program, names: names, paths: s.result()}, nil
+}
+
+const exampleChecks = "`errorCount === 0`, `items.length > 0` or `response.status === 200 && response.body.ok === true`"
+
+// syntaxMessage says where the parser or compiler stopped, without the file name it was given.
+func syntaxMessage(err error) string {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		e := list[0]
+		msg := fmt.Sprintf("SyntaxError: %s (line %d, column %d)", e.Message, e.Position.Line, e.Position.Column)
+		if len(list) > 1 {
+			msg += fmt.Sprintf(" and %d more", len(list)-1)
+		}
+		return msg
+	}
+	var syn *goja.CompilerSyntaxError
+	if errors.As(err, &syn) {
+		return "SyntaxError: " + syn.Message
+	}
+	return err.Error()
+}
+
+// lastExpression is the predicate's last statement when it is an expression: its value is
+// the script's result.
+func lastExpression(tree *ast.Program) ast.Expression {
+	for i := len(tree.Body) - 1; i >= 0; i-- {
+		switch st := tree.Body[i].(type) {
+		case *ast.EmptyStatement:
+			continue
+		case *ast.ExpressionStatement:
+			return st.Expression
+		}
+		return nil
+	}
+	return nil
+}
+
+// neverBoolean says what an expression gives when no document can make it a boolean
+// ("a number"), and "" when it may be one.
+func neverBoolean(e ast.Expression) string {
+	switch e := e.(type) {
+	case *ast.NumberLiteral:
+		return "a number"
+	case *ast.StringLiteral:
+		return "a string"
+	case *ast.TemplateLiteral:
+		if e.Tag == nil {
+			return "a string"
+		}
+	case *ast.NullLiteral:
+		return "null"
+	case *ast.ObjectLiteral:
+		return "an object"
+	case *ast.ArrayLiteral:
+		return "an array"
+	case *ast.RegExpLiteral:
+		return "a regular expression"
+	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
+		return "a function"
+	case *ast.BinaryExpression:
+		switch e.Operator {
+		case token.PLUS:
+			return "a number or a string"
+		case token.MINUS, token.MULTIPLY, token.SLASH, token.REMAINDER, token.EXPONENT,
+			token.AND, token.OR, token.EXCLUSIVE_OR, token.SHIFT_LEFT, token.SHIFT_RIGHT, token.UNSIGNED_SHIFT_RIGHT:
+			return "a number"
+		}
+	case *ast.UnaryExpression:
+		switch e.Operator {
+		case token.TYPEOF:
+			return "a string"
+		case token.VOID:
+			return "undefined"
+		case token.MINUS, token.PLUS, token.BITWISE_NOT, token.INCREMENT, token.DECREMENT:
+			return "a number"
+		}
+	}
+	return ""
+}
+
+// scanner walks a predicate's syntax tree and notes what it reads, declares, calls and assigns.
+// It need not be exact: a name noted as read but never read costs nothing, and a name it
+// misses behaves as JavaScript says (a ReferenceError at run time).
+type scanner struct {
+	nodes    int
+	refs     []string        // names read, in order of first appearance
+	declared map[string]bool // names the predicate binds itself: let, const, var, parameters, functions
+	paths    []memberPath
+	calls    []string // names called as f(…)
+	assigns  []string // names assigned with a plain =
+}
+
+func (s *scanner) ref(name string) {
+	if !slices.Contains(s.refs, name) {
+		s.refs = append(s.refs, name)
+	}
+}
+
+// path notes e when it is a member path, and marks it whole when it is a call's receiver.
+func (s *scanner) path(e ast.Expression, whole bool) {
+	parts, ok := pathOf(e)
+	if !ok {
+		return
+	}
+	for i, p := range s.paths {
+		if formatPath(p.parts) == formatPath(parts) {
+			s.paths[i].whole = s.paths[i].whole || whole
+			return
+		}
+	}
+	s.paths = append(s.paths, memberPath{parts: parts, whole: whole})
+}
+
+// pathOf returns the path an expression reads when it is a name followed by constant members.
+func pathOf(e ast.Expression) ([]any, bool) {
+	switch e := e.(type) {
+	case *ast.Identifier:
+		return []any{e.Name.String()}, true
+	case *ast.Optional:
+		return pathOf(e.Expression)
+	case *ast.OptionalChain:
+		return pathOf(e.Expression)
+	case *ast.DotExpression:
+		if base, ok := pathOf(e.Left); ok {
+			return append(slices.Clip(base), e.Identifier.Name.String()), true
+		}
+	case *ast.BracketExpression:
+		base, ok := pathOf(e.Left)
+		if !ok {
+			return nil, false
+		}
+		switch m := e.Member.(type) {
+		case *ast.StringLiteral:
+			return append(slices.Clip(base), m.Value.String()), true
+		case *ast.NumberLiteral:
+			if i, ok := m.Value.(int64); ok && i >= 0 && i <= 1<<31 {
+				return append(slices.Clip(base), int(i)), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// result keeps the paths worth listing: the longest (response.body.ok says more than response
+// or response.body), and the receivers of method calls; none that the predicate binds itself.
+func (s *scanner) result() []memberPath {
+	var out []memberPath
+	for _, p := range s.paths {
+		if s.declared[p.parts[0].(string)] {
+			continue
+		}
+		key := formatPath(p.parts)
+		longer := slices.ContainsFunc(s.paths, func(q memberPath) bool {
+			return len(q.parts) > len(p.parts) && formatPath(q.parts[:len(p.parts)]) == key
+		})
+		if longer && !p.whole {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (s *scanner) stmts(list []ast.Statement) {
+	for _, st := range list {
+		s.stmt(st)
+	}
+}
+
+func (s *scanner) stmt(st ast.Statement) {
+	if st == nil {
+		return
+	}
+	s.nodes++
+	switch st := st.(type) {
+	case *ast.ExpressionStatement:
+		s.expr(st.Expression)
+	case *ast.BlockStatement:
+		if st != nil {
+			s.stmts(st.List)
+		}
+	case *ast.VariableStatement:
+		s.bindings(st.List)
+	case *ast.LexicalDeclaration:
+		s.bindings(st.List)
+	case *ast.FunctionDeclaration:
+		s.expr(st.Function)
+	case *ast.ClassDeclaration:
+		s.expr(st.Class)
+	case *ast.IfStatement:
+		s.expr(st.Test)
+		s.stmt(st.Consequent)
+		s.stmt(st.Alternate)
+	case *ast.ForStatement:
+		switch init := st.Initializer.(type) {
+		case *ast.ForLoopInitializerExpression:
+			s.expr(init.Expression)
+		case *ast.ForLoopInitializerVarDeclList:
+			s.bindings(init.List)
+		case *ast.ForLoopInitializerLexicalDecl:
+			s.bindings(init.LexicalDeclaration.List)
+		}
+		s.expr(st.Test)
+		s.expr(st.Update)
+		s.stmt(st.Body)
+	case *ast.ForInStatement:
+		s.forInto(st.Into)
+		s.expr(st.Source)
+		s.stmt(st.Body)
+	case *ast.ForOfStatement:
+		s.forInto(st.Into)
+		s.expr(st.Source)
+		s.stmt(st.Body)
+	case *ast.WhileStatement:
+		s.expr(st.Test)
+		s.stmt(st.Body)
+	case *ast.DoWhileStatement:
+		s.expr(st.Test)
+		s.stmt(st.Body)
+	case *ast.ReturnStatement:
+		s.expr(st.Argument)
+	case *ast.ThrowStatement:
+		s.expr(st.Argument)
+	case *ast.TryStatement:
+		s.stmt(st.Body)
+		if st.Catch != nil {
+			s.declare(st.Catch.Parameter)
+			s.stmt(st.Catch.Body)
+		}
+		if st.Finally != nil {
+			s.stmt(st.Finally)
+		}
+	case *ast.SwitchStatement:
+		s.expr(st.Discriminant)
+		for _, c := range st.Body {
+			s.expr(c.Test)
+			s.stmts(c.Consequent)
+		}
+	case *ast.LabelledStatement:
+		s.stmt(st.Statement)
+	case *ast.WithStatement:
+		s.expr(st.Object)
+		s.stmt(st.Body)
+	}
+}
+
+func (s *scanner) forInto(into ast.ForInto) {
+	switch into := into.(type) {
+	case *ast.ForIntoVar:
+		s.bindings([]*ast.Binding{into.Binding})
+	case *ast.ForDeclaration:
+		s.declare(into.Target)
+	case *ast.ForIntoExpression:
+		s.expr(into.Expression)
+	}
+}
+
+func (s *scanner) bindings(list []*ast.Binding) {
+	for _, b := range list {
+		if b == nil {
+			continue
+		}
+		s.declare(b.Target)
+		s.expr(b.Initializer)
+	}
+}
+
+func (s *scanner) params(pl *ast.ParameterList) {
+	if pl == nil {
+		return
+	}
+	s.bindings(pl.List)
+	s.declare(pl.Rest)
+}
+
+// declare notes the names a binding target binds: x, {a, b: [c = 1], ...d}.
+func (s *scanner) declare(target ast.Expression) {
+	switch t := target.(type) {
+	case *ast.Identifier:
+		s.nodes++
+		s.declared[t.Name.String()] = true
+	case *ast.ObjectPattern:
+		s.nodes++
+		for _, prop := range t.Properties {
+			switch prop := prop.(type) {
+			case *ast.PropertyShort:
+				s.declared[prop.Name.Name.String()] = true
+				s.expr(prop.Initializer)
+			case *ast.PropertyKeyed:
+				if prop.Computed {
+					s.expr(prop.Key)
+				}
+				s.declare(prop.Value)
+			}
+		}
+		s.declare(t.Rest)
+	case *ast.ArrayPattern:
+		s.nodes++
+		for _, el := range t.Elements {
+			s.declare(el)
+		}
+		s.declare(t.Rest)
+	case *ast.AssignExpression: // a default: [a = 1]
+		s.declare(t.Left)
+		s.expr(t.Right)
+	case *ast.Binding:
+		s.declare(t.Target)
+		s.expr(t.Initializer)
+	}
+}
+
+func (s *scanner) exprs(list []ast.Expression) {
+	for _, e := range list {
+		s.expr(e)
+	}
+}
+
+func (s *scanner) expr(e ast.Expression) {
+	if e == nil {
+		return
+	}
+	s.nodes++
+	switch e := e.(type) {
+	case *ast.Identifier:
+		s.ref(e.Name.String())
+		s.path(e, false)
+	case *ast.DotExpression:
+		s.path(e, false)
+		s.expr(e.Left)
+	case *ast.PrivateDotExpression:
+		s.expr(e.Left)
+	case *ast.BracketExpression:
+		s.path(e, false)
+		s.expr(e.Left)
+		s.expr(e.Member)
+	case *ast.OptionalChain:
+		s.expr(e.Expression)
+	case *ast.Optional:
+		s.expr(e.Expression)
+	case *ast.CallExpression:
+		s.callee(e.Callee)
+		s.exprs(e.ArgumentList)
+	case *ast.NewExpression:
+		s.expr(e.Callee)
+		s.exprs(e.ArgumentList)
+	case *ast.BinaryExpression:
+		s.expr(e.Left)
+		s.expr(e.Right)
+	case *ast.AssignExpression:
+		if id, ok := e.Left.(*ast.Identifier); ok && e.Operator == token.ASSIGN {
+			s.assigns = append(s.assigns, id.Name.String())
+		}
+		s.expr(e.Left)
+		s.expr(e.Right)
+	case *ast.UnaryExpression:
+		s.expr(e.Operand)
+	case *ast.ConditionalExpression:
+		s.expr(e.Test)
+		s.expr(e.Consequent)
+		s.expr(e.Alternate)
+	case *ast.SequenceExpression:
+		s.exprs(e.Sequence)
+	case *ast.ArrayLiteral:
+		s.exprs(e.Value)
+	case *ast.ArrayPattern: // the target of a destructuring assignment
+		s.exprs(e.Elements)
+		s.expr(e.Rest)
+	case *ast.ObjectLiteral:
+		s.properties(e.Value)
+	case *ast.ObjectPattern:
+		s.properties(e.Properties)
+		s.expr(e.Rest)
+	case *ast.SpreadElement:
+		s.expr(e.Expression)
+	case *ast.TemplateLiteral:
+		s.expr(e.Tag)
+		s.exprs(e.Expressions)
+	case *ast.ArrowFunctionLiteral:
+		s.params(e.ParameterList)
+		switch body := e.Body.(type) {
+		case *ast.BlockStatement:
+			s.stmt(body)
+		case *ast.ExpressionBody:
+			s.expr(body.Expression)
+		}
+	case *ast.FunctionLiteral:
+		if e.Name != nil {
+			s.declared[e.Name.Name.String()] = true
+		}
+		s.params(e.ParameterList)
+		if e.Body != nil {
+			s.stmt(e.Body)
+		}
+	case *ast.ClassLiteral:
+		if e.Name != nil {
+			s.declared[e.Name.Name.String()] = true
+		}
+		s.expr(e.SuperClass)
+		for _, el := range e.Body {
+			switch el := el.(type) {
+			case *ast.FieldDefinition:
+				if el.Computed {
+					s.expr(el.Key)
+				}
+				s.expr(el.Initializer)
+			case *ast.MethodDefinition:
+				if el.Computed {
+					s.expr(el.Key)
+				}
+				s.expr(el.Body)
+			case *ast.ClassStaticBlock:
+				s.stmt(el.Block)
+			}
+		}
+	case *ast.YieldExpression:
+		s.expr(e.Argument)
+	case *ast.AwaitExpression:
+		s.expr(e.Argument)
+	case *ast.Binding:
+		s.declare(e)
+	}
+}
+
+// callee walks what is called: a name (noted, so that calling what cannot be a function is
+// refused), or a method, whose receiver is listed in full in a failure's detail.
+func (s *scanner) callee(e ast.Expression) {
+	inner := e
+	if opt, ok := inner.(*ast.Optional); ok {
+		inner = opt.Expression
+	}
+	switch c := inner.(type) {
+	case *ast.Identifier:
+		s.nodes++
+		s.calls = append(s.calls, c.Name.String())
+		s.ref(c.Name.String())
+	case *ast.DotExpression:
+		s.nodes++
+		s.path(c.Left, true)
+		s.expr(c.Left)
+	case *ast.BracketExpression:
+		s.nodes++
+		s.path(c.Left, true)
+		s.expr(c.Left)
+		s.expr(c.Member)
+	default:
+		s.expr(e)
+	}
+}
+
+func (s *scanner) properties(props []ast.Property) {
+	for _, prop := range props {
+		switch prop := prop.(type) {
+		case *ast.PropertyShort:
+			s.nodes++
+			s.ref(prop.Name.Name.String())
+			s.path(&prop.Name, false)
+			s.expr(prop.Initializer)
+		case *ast.PropertyKeyed:
+			s.nodes++
+			if prop.Computed {
+				s.expr(prop.Key)
+			}
+			s.expr(prop.Value)
+		case *ast.SpreadElement:
+			s.expr(prop.Expression)
+		}
+	}
+}
+
+// formatPath writes a path as JavaScript would: response.body.ok, items[0], json["error-rate"].
+func formatPath(p []any) string {
+	var b strings.Builder
+	for i, part := range p {
+		switch v := part.(type) {
+		case string:
+			if i > 0 {
+				if isIdent(v) {
+					b.WriteByte('.')
+				} else {
+					fmt.Fprintf(&b, "[%q]", v)
+					continue
+				}
+			}
+			b.WriteString(v)
+		case int:
+			fmt.Fprintf(&b, "[%d]", v)
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
