@@ -78,6 +78,50 @@ func TestCompletionByPromptStabilityAndTimeout(t *testing.T) {
 	m.Write(tab.PaneID, "", ctrlC)
 }
 
+// With Input, a wait leaves out the echo of what was typed: a pattern that also occurs in the
+// command line, even one that wraps in a narrow pane, waits for the command to print it, and
+// a prompt counts only after the last of several lines typed at once.
+func TestWaitLeavesOutTheEchoOfTheInput(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, terminal.Options{})
+	spec := bashSpec(t, "pane-ec40000e0000")
+	spec.Cols = 40
+	tab := openBash(t, m, spec)
+	waitFor := func(w terminal.WaitOptions) terminal.Completion {
+		t.Helper()
+		st, err := m.Status(tab.PaneID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Since, w.Input, w.Timeout = st.InputMark, st.LastInput, 10*time.Second
+		c, err := m.WaitForCompletion(context.Background(), tab.PaneID, "", w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	line := "sleep 1; echo " + strings.Repeat("z", 60) + " ECHOED"
+	start := time.Now()
+	if err := m.Write(tab.PaneID, "", []byte(line+"\r")); err != nil {
+		t.Fatal(err)
+	}
+	c := waitFor(terminal.WaitOptions{Pattern: regexp.MustCompile(`z+ ECHOED`)})
+	if took := time.Since(start); took < 900*time.Millisecond || c.Reason != terminal.CompletedPattern ||
+		c.Line != strings.Repeat("z", 60)+" ECHOED" {
+		t.Fatalf("after %v: %+v (the command sleeps 1 s before printing)", took, c)
+	}
+	waitPrompt(t, m, tab.PaneID, "")
+
+	m.Write(tab.PaneID, "", []byte("sleep 0.5; echo one-$((0+1))\rsleep 0.5; echo two-$((1+1))\r"))
+	if c := waitFor(terminal.WaitOptions{Prompt: true}); c.Reason != terminal.CompletedPrompt {
+		t.Fatalf("several lines: %+v", c)
+	}
+	if text, _ := m.Tail(tab.PaneID, "", 5); !strings.Contains(text, "two-2") {
+		t.Fatalf("the prompt after the first line ended the wait:\n%s", text)
+	}
+}
+
 func TestScrollbackReplayAfterDetach(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, terminal.Options{})

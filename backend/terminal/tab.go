@@ -56,6 +56,7 @@ type tab struct {
 	viewers    map[*viewer]struct{}
 	lastOutput time.Time
 	inputMark  int64         // output offset when input was last written
+	lastInput  string        // what was written then (keptInput), to recognise its echo
 	changed    chan struct{} // closed at the next output or exit; nil while nobody waits
 	title      string
 	cols, rows int
@@ -465,7 +466,7 @@ func (t *tab) close() {
 func (t *tab) write(data []byte) error {
 	t.mu.Lock()
 	p, exit := t.proc, t.exitCode
-	t.inputMark = t.sb.end
+	t.inputMark, t.lastInput = t.sb.end, keptInput(data)
 	t.mu.Unlock()
 	if p == nil || exit != nil {
 		return t.exitedError(exit)

@@ -71,6 +71,7 @@ type Status struct {
 	Tab        TabInfo
 	Cursor     int64     // output offset of the end of the output so far
 	InputMark  int64     // output offset when input was last written
+	LastInput  string    // what was written then (its first 8 KiB), for WaitOptions.Input
 	LastOutput time.Time // zero before any output
 	AtPrompt   bool      // the output ends with a prompt line
 	// Foreground names the program running in the foreground when it is not the tab's own
@@ -86,7 +87,7 @@ func (m *Manager) Status(paneID, tabID string) (Status, error) {
 	}
 	info := t.info()
 	t.mu.Lock()
-	st := Status{Tab: info, Cursor: t.sb.end, InputMark: t.inputMark, LastOutput: t.lastOutput,
+	st := Status{Tab: info, Cursor: t.sb.end, InputMark: t.inputMark, LastInput: t.lastInput, LastOutput: t.lastOutput,
 		AtPrompt: t.promptAtEnd(-1)}
 	p := t.proc
 	t.mu.Unlock()
@@ -172,12 +173,24 @@ type WaitOptions struct {
 	Prompt  bool           // a prompt line at the end of the output, begun after Since
 	Stable  time.Duration  // no output for this long (0: not a reason)
 	Pattern *regexp.Regexp // the stripped output since Since matches
+	// Input is what was typed at Since (Status.LastInput, or the bytes just written). Its
+	// echo is not output (see echoFilter): Pattern is not matched against the echoed lines,
+	// and a prompt counts only once every line typed with Enter has been echoed, so several
+	// lines typed at once are waited for to the last.
+	Input string
 }
+
+// echoGrace is how long a prompt must stand, with no output, to count although some typed
+// lines were never echoed: a program read them with echo off or swallowed them as typeahead,
+// and their echo will not come. The same quiet as StableAfter, since that is when a shell
+// wait would end anyway.
+const echoGrace = StableAfter
 
 // Completion is why WaitForCompletion returned.
 type Completion struct {
 	Reason string // CompletedPrompt, CompletedStable, CompletedTimeout, CompletedPattern or CompletedExited
 	Match  string // what Pattern matched
+	Line   string // the whole output line(s) Match is on
 	Cursor int64  // the end of the output when it returned
 }
 
@@ -188,6 +201,7 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 	if err != nil {
 		return Completion{}, err
 	}
+	echo := newEchoFilter(w.Input, w.Since)
 	start := time.Now()
 	deadline := start.Add(w.Timeout)
 	timer := time.NewTimer(time.Hour)
@@ -202,27 +216,37 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		changed := t.changed
 		end, last, exited := t.sb.end, t.lastOutput, t.exitCode != nil || t.closed
 		atPrompt := w.Prompt && t.promptAtEnd(w.Since)
-		var window []byte
 		now := time.Now()
-		if w.Pattern != nil && end != lastPatternEnd && now.Sub(lastPatternCheck) >= patternCheckEvery {
-			window = t.sb.read(max(w.Since, end-maxPatternBytes), end)
+		checkPattern := w.Pattern != nil && end != lastPatternEnd && now.Sub(lastPatternCheck) >= patternCheckEvery
+		checkEcho := atPrompt && !echo.done()
+		var window []byte
+		base := max(w.Since, end-maxPatternBytes, t.sb.start)
+		if checkPattern || checkEcho {
+			window = t.sb.read(base, end)
+		}
+		if checkPattern {
 			lastPatternCheck, lastPatternEnd = now, end
 		}
 		t.mu.Unlock()
-		if window != nil {
-			if match := w.Pattern.FindString(Strip(window)); match != "" {
-				return Completion{Reason: CompletedPattern, Match: match, Cursor: end}, nil
-			}
+		if checkPattern || checkEcho {
+			echo.scan(window, base)
 		}
-		switch {
-		case atPrompt:
-			return Completion{Reason: CompletedPrompt, Cursor: end}, nil
-		case exited:
-			return Completion{Reason: CompletedExited, Cursor: end}, nil
+		if checkPattern {
+			text := Strip(echo.visible(window, base))
+			if loc := w.Pattern.FindStringIndex(text); loc != nil && loc[1] > loc[0] {
+				return Completion{Reason: CompletedPattern, Match: text[loc[0]:loc[1]], Line: lineAround(text, loc[0], loc[1]), Cursor: end}, nil
+			}
 		}
 		quietSince := last
 		if quietSince.Before(start) {
 			quietSince = start
+		}
+		echoPending := atPrompt && !echo.done() && now.Sub(quietSince) < echoGrace
+		switch {
+		case atPrompt && !echoPending:
+			return Completion{Reason: CompletedPrompt, Cursor: end}, nil
+		case exited:
+			return Completion{Reason: CompletedExited, Cursor: end}, nil
 		}
 		if w.Stable > 0 && now.Sub(quietSince) >= w.Stable {
 			return Completion{Reason: CompletedStable, Cursor: end}, nil
@@ -233,6 +257,9 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		wait := deadline.Sub(now)
 		if w.Stable > 0 {
 			wait = min(wait, quietSince.Add(w.Stable).Sub(now))
+		}
+		if echoPending {
+			wait = min(wait, quietSince.Add(echoGrace).Sub(now))
 		}
 		if w.Pattern != nil && end != lastPatternEnd {
 			wait = min(wait, lastPatternCheck.Add(patternCheckEvery).Sub(now))
@@ -245,4 +272,17 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 			return Completion{Cursor: end}, ctx.Err()
 		}
 	}
+}
+
+// lineAround is the text of the lines that text[from:to] is on.
+func lineAround(text string, from, to int) string {
+	start := strings.LastIndexByte(text[:from], '\n') + 1
+	stop := len(text)
+	if i := strings.IndexByte(text[to:], '\n'); i >= 0 {
+		stop = to + i
+	}
+	if to > from && text[to-1] == '\n' { // the match ends the line
+		stop = min(stop, to-1)
+	}
+	return text[start:stop]
 }

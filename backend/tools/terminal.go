@@ -63,14 +63,14 @@ type pollTerminalParams struct {
 type waitOutputParams struct {
 	PaneID       string `json:"pane_id" desc:"Id of the terminal pane."`
 	TimeoutMS    *int   `json:"timeout_ms,omitempty" default:"30000" desc:"Wait at most this long (1-600000 ms)."`
-	UntilPattern string `json:"until_pattern,omitempty" desc:"Regular expression (RE2) to wait for in the output since the last input sent to the terminal. Without it, wait until a prompt shows (the command finished)."`
+	UntilPattern string `json:"until_pattern,omitempty" desc:"Regular expression (RE2) to wait for in the output since the last input sent to the terminal. The echo of the typed command line does not count, so a pattern that also occurs in the command waits for the command's own output. Without it, wait until a prompt shows (the command finished)."`
 }
 
 // RegisterTerminal adds the terminal tools, driving the terminals through term.
 func RegisterTerminal(r *Registry, term TerminalDriver) {
 	r.Register(
 		New("write_to_terminal", "Type into a terminal pane as a person would, then show the last lines. "+
-			"With Enter it waits for the command to complete: a prompt at the end of the output, output unchanged for 300 ms, "+
+			"With Enter it waits for the command (with several lines, the last) to complete: a prompt at the end of the output, output unchanged for 300 ms, "+
 			"or the timeout, and says which (Completion: prompt|stable|timeout). 'stable' or 'timeout' can mean the command is still running: "+
 			"check with poll_terminal_status or wait_for_output. Send key names such as ctrl+c or q to interrupt or quit programs.",
 			WriteLocal, func(ctx context.Context, _ Call, p writeTerminalParams) (Result, error) {
@@ -87,8 +87,10 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 			ReadOnly, func(ctx context.Context, _ Call, p pollTerminalParams) (Result, error) {
 				return pollTerminal(term, p)
 			}).Parallel(),
-		New("wait_for_output", "Wait for a terminal pane: until until_pattern appears in the output since the last input, or, "+
-			"without a pattern, until a prompt shows (the command finished); or until the timeout. Then show the last lines.",
+		New("wait_for_output", "Wait for a terminal pane: until until_pattern appears in what was printed since the last input "+
+			"(the echo of the typed command line does not count: after `sleep 5; echo DONE`, waiting for DONE ends when DONE is printed, 5 s later), or, "+
+			"without a pattern, until a prompt shows (the command finished, the last one if several lines were typed); or until the timeout. "+
+			"Then show the matched line and the last lines.",
 			ReadOnly, func(ctx context.Context, _ Call, p waitOutputParams) (Result, error) {
 				return waitForOutput(ctx, term, p)
 			}).Parallel(),
@@ -143,7 +145,7 @@ func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalPa
 		return terminalError(p.PaneID, err)
 	}
 	w := terminal.WaitOptions{Since: st.Cursor, Timeout: time.Duration(waitMS) * time.Millisecond,
-		Prompt: kind == terminalTypeShell, Stable: terminal.StableAfter}
+		Prompt: kind == terminalTypeShell, Stable: terminal.StableAfter, Input: string(data)}
 	if !enter {
 		w.Timeout = min(w.Timeout, keyWaitMS*time.Millisecond)
 	}
@@ -249,7 +251,9 @@ func waitForOutput(ctx context.Context, term TerminalDriver, p waitOutputParams)
 	if !st.Tab.Running {
 		return exitedResult(term, p.PaneID, "", st)
 	}
-	c, err := term.WaitForCompletion(ctx, p.PaneID, "", terminal.WaitOptions{Since: st.InputMark,
+	// The wait starts at the last input and knows what it was, so that the shell's echo of
+	// the typed line is not taken for its output.
+	c, err := term.WaitForCompletion(ctx, p.PaneID, "", terminal.WaitOptions{Since: st.InputMark, Input: st.LastInput,
 		Timeout: time.Duration(waitMS) * time.Millisecond, Prompt: pattern == nil, Pattern: pattern})
 	if err != nil {
 		return Result{}, err
@@ -257,7 +261,11 @@ func waitForOutput(ctx context.Context, term TerminalDriver, p waitOutputParams)
 	return completionResult(term, p.PaneID, "", "Waited on "+p.PaneID+".", c)
 }
 
-// completionResult reports how a wait ended and the last lines.
+// matchedLineChars bounds the matched line shown: enough for a log line, not for a minified
+// file printed as one line.
+const matchedLineChars = 300
+
+// completionResult reports how a wait ended, the line a pattern matched on, and the last lines.
 func completionResult(term TerminalDriver, paneID, tabID, what string, c terminal.Completion) (Result, error) {
 	text, err := term.Tail(paneID, tabID, resultLines)
 	if err != nil {
@@ -266,7 +274,7 @@ func completionResult(term TerminalDriver, paneID, tabID, what string, c termina
 	completion := c.Reason
 	switch c.Reason {
 	case terminal.CompletedPattern:
-		completion += fmt.Sprintf(" (matched %q)", c.Match)
+		completion += fmt.Sprintf(" (matched %q)\nMatched line: %q", c.Match, shorten(strings.TrimSpace(c.Line), matchedLineChars))
 	case terminal.CompletedExited:
 		st, err := term.Status(paneID, tabID)
 		if err == nil {
@@ -274,6 +282,14 @@ func completionResult(term TerminalDriver, paneID, tabID, what string, c termina
 		}
 	}
 	return Result{Text: fmt.Sprintf("%s\nCompletion: %s\nCursor: %d\n--- last %d lines ---\n%s", what, completion, c.Cursor, resultLines, text)}, nil
+}
+
+// shorten cuts s to at most n characters, marking the cut.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 func exitedNote(st terminal.Status) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,13 +19,19 @@ import (
 // pane, ready at its prompt.
 func terminalTools(t *testing.T) (*tools.Registry, *terminal.Manager, string) {
 	t.Helper()
+	return terminalToolsWith(t, "/bin/bash")
+}
+
+// terminalToolsWith is terminalTools with another shell.
+func terminalToolsWith(t *testing.T, shell string) (*tools.Registry, *terminal.Manager, string) {
+	t.Helper()
 	m := terminal.NewManager(terminal.Options{})
 	t.Cleanup(m.Shutdown)
 	r := tools.NewRegistry()
 	tools.RegisterTerminal(r, m)
 	dir := t.TempDir()
 	pane := "pane-" + strconv.FormatInt(time.Now().UnixNano()%1e12, 16)
-	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Shell: "/bin/bash", Dir: dir, Env: []string{"HOME=" + dir}}); err != nil {
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Shell: shell, Dir: dir, Env: []string{"HOME=" + dir}}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := m.WaitForCompletion(context.Background(), pane, "", terminal.WaitOptions{Since: -1, Prompt: true, Timeout: 10 * time.Second}); err != nil || c.Reason != terminal.CompletedPrompt {
@@ -184,4 +191,102 @@ func TestTerminalToolsTellTheModelWhatToDo(t *testing.T) {
 	}
 	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}), "State: The shell in this pane has exited with code 7")
 	mustContain(t, call(t, r, "read_terminal_output", map[string]any{"pane_id": pane}), "[process exited with code 7]", "restart the pane")
+}
+
+// The echo of a typed command line is not its output: wait_for_output waits for what the
+// command prints, even when the pattern also occurs in the command. Real shells: bash, whose
+// readline echoes each line as it reads it, and sh (dash), whose echo is the kernel's.
+// Only lower bounds on time are asserted (the sleeps), so a loaded machine cannot fail them.
+func TestWaitForOutputWaitsForTheCommandNotItsEcho(t *testing.T) {
+	t.Parallel()
+	for _, shell := range []string{"/bin/bash", "/bin/sh"} {
+		t.Run(filepath.Base(shell), func(t *testing.T) {
+			t.Parallel()
+			r, _, pane := terminalToolsWith(t, shell)
+			write := func(args map[string]any) {
+				t.Helper()
+				args["pane_id"] = pane
+				if res := call(t, r, "write_to_terminal", args); res.IsError {
+					t.Fatalf("write %v: %s", args, res.Text)
+				}
+			}
+			// waitFor waits for pattern and checks it matched on an output line ending with
+			// want (sh prints its prompt before the next command's output, on the same line),
+			// not on the command line, and no sooner than atLeast after start.
+			waitFor := func(pattern, want string, start time.Time, atLeast time.Duration) {
+				t.Helper()
+				res := call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": pattern, "timeout_ms": 20000})
+				if took := time.Since(start); took < atLeast {
+					t.Fatalf("%q matched after %v, before the command printed it (it sleeps %v):\n%s", pattern, took, atLeast, res.Text)
+				}
+				mustContain(t, res, "Completion: pattern")
+				m := regexp.MustCompile(`Matched line: (".*")`).FindStringSubmatch(res.Text)
+				line, err := strconv.Unquote(m[1])
+				if err != nil || !strings.HasSuffix(line, want) || strings.Contains(line, "echo") {
+					t.Fatalf("matched on %q, want an output line ending with %q:\n%s", m[1], want, res.Text)
+				}
+			}
+			atPrompt := func() {
+				t.Helper()
+				mustContain(t, call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "timeout_ms": 20000}), "Completion: prompt")
+			}
+
+			// The pattern is in the command line: the echo shows DONE at once, the command 1.5 s later.
+			start := time.Now()
+			write(map[string]any{"text": "sleep 1.5; echo DONE", "wait_timeout_ms": 0})
+			waitFor("DONE", "DONE", start, 1400*time.Millisecond)
+			atPrompt()
+
+			// Typed without Enter, nothing runs: the echo alone does not match. Enter runs it.
+			write(map[string]any{"text": "sleep 1.5; echo LATER", "press_enter": false})
+			mustContain(t, call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": "LATER", "timeout_ms": 1000}),
+				"Completion: timeout")
+			start = time.Now()
+			write(map[string]any{"text": "enter", "wait_timeout_ms": 0})
+			waitFor("LATER", "LATER", start, 1400*time.Millisecond)
+			atPrompt()
+
+			// A pattern only the output has matches while the command still runs.
+			start = time.Now()
+			write(map[string]any{"text": "echo ready-$((40+2)); sleep 30", "wait_timeout_ms": 0})
+			waitFor(`ready-\d+`, "ready-42", start, 0)
+			if took := time.Since(start); took > 20*time.Second {
+				t.Fatalf("ready-42 matched only after %v", took)
+			}
+			write(map[string]any{"text": "ctrl+c"})
+			atPrompt()
+
+			// A command line longer than two rows of the 80-column pane wraps; its tail, which
+			// holds the pattern, is still the echo.
+			long := "sleep 1.5; echo " + strings.Repeat("w", 170) + " WRAPDONE"
+			start = time.Now()
+			write(map[string]any{"text": long, "wait_timeout_ms": 0})
+			waitFor(`w+ WRAPDONE`, strings.Repeat("w", 170)+" WRAPDONE", start, 1400*time.Millisecond)
+			atPrompt()
+
+			// Several lines at once: bash echoes the second only when it reads it, after the
+			// first has run; sh echoes both at once. Neither echo is output.
+			start = time.Now()
+			write(map[string]any{"text": "sleep 1; echo ONE\nsleep 1; echo TWO", "wait_timeout_ms": 0})
+			waitFor("TWO", "TWO", start, 1900*time.Millisecond)
+			atPrompt()
+
+			// An interactive program that reads a line with its own prompt (the kernel echoes it).
+			write(map[string]any{"text": `while read -r -p 'calc> ' l; do sleep 1; echo "= $l"; done`})
+			start = time.Now()
+			write(map[string]any{"text": "DONE", "wait_timeout_ms": 0})
+			waitFor("DONE", "= DONE", start, 900*time.Millisecond)
+			write(map[string]any{"text": "ctrl+c"})
+			atPrompt()
+		})
+	}
+}
+
+// With several lines typed at once, write_to_terminal waits for the last one's prompt, not
+// the first's.
+func TestWriteToTerminalWaitsForTheLastLine(t *testing.T) {
+	t.Parallel()
+	r, _, pane := terminalTools(t)
+	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo one-$((0+1))\necho two-$((1+1))\necho three-$((1+2))"})
+	mustContain(t, res, "Completion: prompt", "one-1", "two-2", "three-3")
 }
