@@ -38,6 +38,11 @@ const (
 	statusLines        = 10      // lines shown by poll_terminal_status
 	terminalTypeShell  = "shell"
 	terminalTypeInterp = "interactive"
+	// firstPromptWait bounds how long the first input to a new shell waits for its first
+	// prompt. Text typed earlier is echoed before the prompt and then read (or dropped) by the
+	// shell's line editor, and the prompt that follows the echo reads as "done" before the
+	// command has even started; a shell's start-up takes well under a second, even loaded.
+	firstPromptWait = 5 * time.Second
 )
 
 type writeTerminalParams struct {
@@ -119,6 +124,11 @@ func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalPa
 	if !st.Tab.Running {
 		return exitedResult(term, p.PaneID, p.TabID, st)
 	}
+	if kind == terminalTypeShell && st.InputMark == 0 && st.LastInput == "" && !st.AtPrompt {
+		if st, err = awaitFirstPrompt(ctx, term, p.PaneID, p.TabID); err != nil {
+			return terminalError(p.PaneID, err)
+		}
+	}
 	enter := p.PressEnter == nil || *p.PressEnter
 	data, sent := []byte(nil), ""
 	if key, ok := terminal.KeySequence(p.Text); ok {
@@ -195,6 +205,23 @@ func readTerminal(term TerminalDriver, p readTerminalParams) (Result, error) {
 		b.WriteString("\n" + exitedNote(st))
 	}
 	return Result{Text: b.String()}, nil
+}
+
+// awaitFirstPrompt waits until a shell that has had no input yet shows its first prompt, or
+// firstPromptWait passes (a prompt the detector does not know), or ctx ends.
+func awaitFirstPrompt(ctx context.Context, term TerminalDriver, paneID, tabID string) (terminal.Status, error) {
+	deadline := time.Now().Add(firstPromptWait)
+	for {
+		st, err := term.Status(paneID, tabID)
+		if err != nil || st.AtPrompt || !st.Tab.Running || time.Now().After(deadline) {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {

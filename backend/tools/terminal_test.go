@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -289,4 +290,27 @@ func TestWriteToTerminalWaitsForTheLastLine(t *testing.T) {
 	r, _, pane := terminalTools(t)
 	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo one-$((0+1))\necho two-$((1+1))\necho three-$((1+2))"})
 	mustContain(t, res, "Completion: prompt", "one-1", "two-2", "three-3")
+}
+
+// The first command typed into a shell still starting (a slow rc file) waits for its first
+// prompt: typed earlier, it is echoed before the prompt, and that prompt read as "done"
+// before the command ran (a goal then claimed, and its check found nothing).
+func TestWriteToTerminalWaitsForANewShellsFirstPrompt(t *testing.T) {
+	t.Parallel()
+	m := terminal.NewManager(terminal.Options{})
+	t.Cleanup(m.Shutdown)
+	r := tools.NewRegistry()
+	tools.RegisterTerminal(r, m)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".bashrc"), []byte("sleep 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: "slow", Shell: "/bin/bash", Dir: dir, Env: []string{"HOME=" + dir}}); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": "slow", "text": "touch ready.txt"})
+	mustContain(t, res, "Completion: prompt")
+	if _, err := os.Stat(filepath.Join(dir, "ready.txt")); err != nil {
+		t.Fatalf("write_to_terminal said the command was done, but it had not run: %v\n%s", err, res.Text)
+	}
 }
