@@ -22,9 +22,6 @@ func finalizeSays(claim, verdict string) llmtest.Role {
 		LastUser: "THE AGENT'S CLAIM: " + claim}, Reply: llmtest.Text(verdict)}
 }
 
-// shellReady waits for the pane's shell to show its prompt, as a careful agent does before it
-// types its first command.
-var shellReady = toolCall("wait_for_output", map[string]any{"pane_id": "term-1", "timeout_ms": 3000})
 
 // actorRequests are the requests the agent itself made (not the critic's or a judge's).
 func actorRequests(srv *llmtest.Server) []llmtest.Request {
@@ -42,7 +39,6 @@ func actorRequests(srv *llmtest.Server) []llmtest.Request {
 func TestGoalGateFinalizeCriticRejectsThenApproves(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{
 		Replies: []llmtest.Reply{
-			shellReady,
 			toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "touch notes.txt"}),
 			toolCall("claim_complete", map[string]string{"rationale": "first: notes.txt exists"}),
 			toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo 'meeting at 10' > notes.txt"}),
@@ -69,8 +65,8 @@ func TestGoalGateFinalizeCriticRejectsThenApproves(t *testing.T) {
 	}
 	// The model read the critic's reason before it revised.
 	actor := actorRequests(srv)
-	if len(actor) != 5 || !strings.Contains(actor[3].LastUser, "Verification failed: the finalize critic rejected the claim: The file is empty") {
-		t.Fatalf("the fourth actor request's last user message: %q (%d actor requests)", lastUser(actor, 3), len(actor))
+	if len(actor) != 4 || !strings.Contains(actor[2].LastUser, "Verification failed: the finalize critic rejected the claim: The file is empty") {
+		t.Fatalf("the third actor request's last user message: %q (%d actor requests)", lastUser(actor, 2), len(actor))
 	}
 }
 
@@ -80,7 +76,6 @@ func TestGoalGateBounceBudgetSharedByCriterionAndFinalizeCritic(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{
 		Replies: []llmtest.Reply{
 			toolCall("claim_complete", map[string]string{"rationale": "early: surely done"}),
-			shellReady,
 			toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "touch notes.txt"}),
 			toolCall("claim_complete", map[string]string{"rationale": "late: notes.txt exists"}),
 		},
@@ -101,8 +96,8 @@ func TestGoalGateBounceBudgetSharedByCriterionAndFinalizeCritic(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if n := len(actorRequests(srv)); n != 4 {
-		t.Errorf("%d actor requests, want 4: the goal must end when the budget is spent", n)
+	if n := len(actorRequests(srv)); n != 3 {
+		t.Errorf("%d actor requests, want 3: the goal must end when the budget is spent", n)
 	}
 }
 
