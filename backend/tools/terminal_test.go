@@ -254,6 +254,17 @@ func TestWaitForOutputWaitsForTheCommandNotItsEcho(t *testing.T) {
 			if took := time.Since(start); took > 20*time.Second {
 				t.Fatalf("ready-42 matched only after %v", took)
 			}
+			// Interrupt it once sleep is the foreground job: a SIGINT sent in the moment
+			// between the shell forking sleep and handing it the terminal is lost (the shell
+			// then waits the full 30 s), which is the shell's race, not this test's subject.
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if st := call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}); strings.Contains(st.Text, "busy: sleep") {
+					break
+				} else if time.Now().After(deadline) {
+					t.Fatalf("sleep never became the foreground job:\n%s", st.Text)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			write(map[string]any{"text": "ctrl+c"})
 			atPrompt()
 
