@@ -46,6 +46,9 @@ type Agent struct {
 	// "through your report" (a goal), "the user" (a chat).
 	AskHint string
 	Model   Model
+	// WorkDir is what relative paths in tool arguments mean (tools.Call.Dir): the goal's
+	// sandbox or work dir, the chat's home; the policy judges paths against the same.
+	WorkDir string
 	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
 	Registry *tools.Registry
 	Offer    func(name string) bool

@@ -315,3 +315,29 @@ func TestOnlyReadsAreParallelSafe(t *testing.T) {
 		t.Fatal("a write_local tool claims to be parallel-safe")
 	}
 }
+
+// Every call carries the agent's work dir, so a tool resolves a relative path where the
+// policy judged it (a goal's sandbox), not in the app's own working directory.
+func TestCallsCarryTheWorkDir(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, allow)
+	reg := tools.NewRegistry()
+	reg.Register(tools.New("where", "Say where relative paths go.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+		Path string `json:"path"`
+	}) (tools.Result, error) {
+		abs, err := c.Path(p.Path)
+		if err != nil {
+			return tools.Errorf("%v", err), nil
+		}
+		return tools.Result{Text: abs}, nil
+	}))
+	b.a.Registry, b.a.Offer, b.a.WorkDir = reg, nil, "/sandbox"
+	batch := b.a.RunCalls(context.Background(), []llm.ToolCall{tc("c1", "where", `{"path":"out/report.html"}`), tc("c2", "where", `{"path":"/abs/x"}`)})
+	if got := batch.Results[0].Text + " " + batch.Results[1].Text; got != "/sandbox/out/report.html /abs/x" {
+		t.Fatalf("paths resolved as %q", got)
+	}
+	b.a.WorkDir = ""
+	if r := b.a.RunCalls(context.Background(), []llm.ToolCall{tc("c3", "where", `{"path":"x"}`)}).Results[0]; !r.IsError {
+		t.Fatalf("a relative path with no work dir: %+v", r)
+	}
+}

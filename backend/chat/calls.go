@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -31,8 +32,9 @@ func offered(name string) bool { return !tools.IsGoalTool(name) }
 // which is offered no tools), with the chat's hooks: the workspace's ask-above level decides
 // calls, and every call shows as a collapsed item.
 func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
+	home, _ := os.UserHomeDir() // Best effort: without one, relative paths are refused.
 	a := &agent.Agent{
-		Scope: "chat", AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
+		Scope: "chat", WorkDir: home, AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
 		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID},
 		Screenshot: r.svc.shot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{

@@ -21,8 +21,13 @@ const maxStoredResult = 64 << 10
 func (r *run) newAgent() *agent.Agent {
 	guard := agent.NewGuardWith(r.g.Spec.Settings.Guard)
 	guard.RestoreBlocks(r.g.State.GuardBlocks)
+	// Relative paths mean the sandbox, where the policy judges them, else the goal's work dir.
+	dir := r.policy.SandboxDir
+	if dir == "" {
+		dir = r.g.Spec.Settings.WorkDir
+	}
 	return &agent.Agent{
-		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard,
+		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: dir,
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{

@@ -127,27 +127,21 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 	return Verdict{Ask, strings.Join(reasons, "; ")}
 }
 
-// Contains reports whether path lies inside dir, comparing cleaned, absolute, symlink-resolved
-// paths, so "/sandbox-evil" is not inside "/sandbox" and neither ".." nor a symlink gets out.
-// A path that does not exist yet is judged by its deepest existing ancestor (where it would
-// be created). Relative paths are taken relative to dir.
+// Contains reports whether path lies inside dir, judging both the way the kernel resolves
+// them: component by component, each symlink followed before a ".." after it is applied (so
+// "sandbox/link/../x" with link pointing out lands out of the sandbox, where a lexical clean
+// would have put it inside). A path that does not exist yet is judged by where it would be
+// created; a dangling symlink by where it points. Relative paths are taken relative to dir.
 func Contains(dir, path string) (bool, error) {
-	root, err := filepath.EvalSymlinks(dir)
+	root, err := Resolve("/", dir)
 	if err != nil {
 		return false, fmt.Errorf("sandbox %q: %w", dir, err)
 	}
-	root, err = filepath.Abs(root)
+	target, err := Resolve(root, path)
 	if err != nil {
 		return false, err
 	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, path)
-	}
-	resolved, err := resolveExisting(filepath.Clean(path))
-	if err != nil {
-		return false, err
-	}
-	rel, err := filepath.Rel(root, resolved)
+	rel, err := filepath.Rel(root, target)
 	if err != nil {
 		return false, nil
 	}
@@ -157,35 +151,48 @@ func Contains(dir, path string) (bool, error) {
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP after 40).
 const maxSymlinkHops = 40
 
-// resolveExisting resolves symlinks in the longest existing prefix of path and appends the
-// rest. A dangling symlink is followed to where it points, since creating the file would
-// write there.
-func resolveExisting(path string) (string, error) {
-	for hops := 0; hops < maxSymlinkHops; hops++ {
-		resolved, err := filepath.EvalSymlinks(path)
-		if err == nil {
-			return resolved, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		// A dangling symlink at the end: follow its target by hand.
-		if target, lerr := os.Readlink(path); lerr == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(path), target)
-			}
-			path = filepath.Clean(target)
+// Resolve returns the absolute path the kernel would reach for path, taken relative to the
+// absolute directory base when it is relative. Components that do not exist are appended as
+// they are; the rest is resolved as the kernel walks it (see Contains).
+func Resolve(base, path string) (string, error) {
+	hops := 0
+	return resolveFrom(filepath.Clean(base), path, &hops)
+}
+
+func resolveFrom(cur, path string, hops *int) (string, error) {
+	if filepath.IsAbs(path) {
+		cur = string(filepath.Separator)
+	}
+	for _, part := range strings.Split(path, string(filepath.Separator)) {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur is resolved, so its parent is the real one
 			continue
 		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return path, nil
+		next := filepath.Join(cur, part)
+		info, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			cur = next // not there yet: where it would be created
+			continue
+		case err != nil:
+			return "", err
+		case info.Mode()&os.ModeSymlink == 0:
+			cur = next
+			continue
 		}
-		base, err := resolveExisting(parent)
+		if *hops++; *hops > maxSymlinkHops {
+			return "", fmt.Errorf("%q: too many levels of symbolic links", next)
+		}
+		target, err := os.Readlink(next)
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(base, filepath.Base(path)), nil
+		if cur, err = resolveFrom(cur, target, hops); err != nil {
+			return "", err
+		}
 	}
-	return "", fmt.Errorf("%q: too many levels of symbolic links", path)
+	return cur, nil
 }

@@ -265,7 +265,7 @@ type dragParams struct {
 type setFilesParams struct {
 	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
 	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
-	Paths    []string `json:"paths" desc:"Absolute paths of the files to choose."`
+	Paths    []string `json:"paths" desc:"Paths of the files to choose (relative ones are in your sandbox or working directory)."`
 }
 
 type waitSelectorParams struct {
@@ -327,7 +327,7 @@ type indexParams struct {
 
 type saveParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Path   string `json:"path,omitempty" desc:"File to write; default a new file in the app's data dir."`
+	Path   string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
 }
 
 type jsParams struct {
@@ -613,11 +613,18 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				return page("Dragged.", p.PaneID), nil
 			})),
 		uploadTool{pathTool{New("browser_set_files", "Choose files in an <input type=file>, as a person picking them in the file dialog.", NetworkWrite,
-			func(ctx context.Context, _ Call, p setFilesParams) (Result, error) {
+			func(ctx context.Context, c Call, p setFilesParams) (Result, error) {
 				if len(p.Paths) == 0 {
-					return Errorf("paths is empty: give the absolute paths of the files to choose."), nil
+					return Errorf("paths is empty: give the paths of the files to choose."), nil
 				}
-				el, err := b.SetFiles(ctx, p.PaneID, p.Selector, p.Paths)
+				paths := make([]string, len(p.Paths))
+				for i, rel := range p.Paths {
+					var err error
+					if paths[i], err = c.Path(rel); err != nil {
+						return Errorf("paths: %v.", err), nil
+					}
+				}
+				el, err := b.SetFiles(ctx, p.PaneID, p.Selector, paths)
 				if err != nil {
 					return browserError(err)
 				}

@@ -70,13 +70,21 @@ func registerBrowserCapture(r *Registry, b BrowserDriver, vision Vision, gated f
 				return Result{Text: hitText("Clicked", h) + "\n" + pageLine(b, p.PaneID)}, nil
 			})),
 		pathTool{New("browser_save_pdf", "Print the page to a PDF file.", WriteLocal,
-			func(ctx context.Context, _ Call, p saveParams) (Result, error) {
-				path, n, err := b.SavePDF(ctx, p.PaneID, p.Path)
+			func(ctx context.Context, c Call, p saveParams) (Result, error) {
+				to, err := c.Path(p.Path)
+				if err != nil {
+					return Errorf("path: %v.", err), nil
+				}
+				path, n, err := b.SavePDF(ctx, p.PaneID, to)
 				return saved("the page as PDF", path, n, err)
 			}), savePaths},
 		pathTool{New("browser_save_html", "Save the page's current HTML (the live DOM) to a file.", WriteLocal,
-			func(ctx context.Context, _ Call, p saveParams) (Result, error) {
-				path, n, err := b.SaveHTML(ctx, p.PaneID, p.Path)
+			func(ctx context.Context, c Call, p saveParams) (Result, error) {
+				to, err := c.Path(p.Path)
+				if err != nil {
+					return Errorf("path: %v.", err), nil
+				}
+				path, n, err := b.SaveHTML(ctx, p.PaneID, to)
 				return saved("the page's HTML", path, n, err)
 			}), savePaths},
 		New("browser_verify_visual_state", "Have a vision model judge a fresh screenshot of the pane against the state you expect, strictly: "+

@@ -391,6 +391,22 @@ func TestBrowserCaptureAndInspect(t *testing.T) {
 		t.Fatalf("HTML: %.200s", data)
 	}
 	mustContain(t, browse(t, r, "browser_save_html", map[string]any{}), m.ScreenshotsDir())
+	// A relative path is the caller's directory (a goal's sandbox, which the policy judged),
+	// never the app's own working directory; with no directory it is refused.
+	save, _ := r.Get("browser_save_html")
+	args := json.RawMessage(fmt.Sprintf(`{"pane_id":%q,"path":"relative.html"}`, bpane))
+	if res, err := save.Run(context.Background(), tools.Call{Name: "browser_save_html", Args: args, Dir: dir}); err != nil || res.IsError {
+		t.Fatalf("relative save: %v %s", err, res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "relative.html")); err != nil {
+		t.Fatalf("the relative path was not saved in the call's directory: %v", err)
+	}
+	if res, _ := save.Run(context.Background(), tools.Call{Name: "browser_save_html", Args: args}); !res.IsError || !strings.Contains(res.Text, "relative path") {
+		t.Fatalf("a relative path with no directory: %s", res.Text)
+	}
+	if _, err := os.Stat("relative.html"); err == nil {
+		t.Fatal("a relative save landed in the process's working directory")
+	}
 
 	browse(t, r, "browser_navigate", map[string]any{"url": site.Page("/form")})
 	mustContain(t, browse(t, r, "browser_get_axtree", map[string]any{}), `heading "Sign up"`, `textbox "Name"`, `button "Send"`, `checkbox "I agree"`)

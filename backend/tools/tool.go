@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,6 +23,22 @@ type Call struct {
 	Args json.RawMessage `json:"args"`
 	// GoalID is set when the call comes from a running goal ("" in chat).
 	GoalID string `json:"goalId,omitempty"`
+	// Dir is what a relative path in the arguments is relative to: the goal's sandbox (or
+	// work dir), the chat's home. The policy judges paths against the same directory, so what
+	// it allows is what the tool touches. "" means a relative path is refused.
+	Dir string `json:"dir,omitempty"`
+}
+
+// Path resolves a path argument of the call against its Dir. A relative path with no Dir is
+// an error for the model: the process's own working directory means nothing to it.
+func (c Call) Path(p string) (string, error) {
+	if p == "" || filepath.IsAbs(p) {
+		return p, nil
+	}
+	if c.Dir == "" {
+		return "", fmt.Errorf("%q is a relative path: give the full path", p)
+	}
+	return filepath.Join(c.Dir, p), nil
 }
 
 // Image is a picture a tool hands back to the model (a screenshot).
