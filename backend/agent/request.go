@@ -35,15 +35,24 @@ func (w *Window) Observe(u llm.Usage, messages int) {
 
 // Turn is what one model turn is built from.
 type Turn struct {
+	// System is the stable head of every request; keep what changes out of it, so the
+	// provider's prompt cache holds.
 	System   string
 	Messages []llm.Message // the whole conversation so far
-	NoTools  bool          // a turn that must answer in words (the final report, a critic)
+	// Context is the per-turn context message: what is true now (a checklist, the panes),
+	// sent as the newest message of this request only, never part of the conversation.
+	Context string
+	NoTools bool // a turn that must answer in words (the final report, a critic)
 }
 
 // Request builds the request of a turn: the conversation with the latest pictures only, the
 // offered tools, fitted to the model's window (the person is told when messages are left out).
 func (a *Agent) Request(t Turn) llm.Request {
-	req := llm.Request{System: t.System, Messages: llm.KeepLastImages(t.Messages, KeptImages), MaxTokens: a.Model.MaxTokens}
+	msgs := llm.KeepLastImages(t.Messages, KeptImages)
+	if t.Context != "" {
+		msgs = append(msgs, llm.UserText(t.Context))
+	}
+	req := llm.Request{System: t.System, Messages: msgs, MaxTokens: a.Model.MaxTokens}
 	if !t.NoTools {
 		req.Tools = a.ToolDefs()
 	}

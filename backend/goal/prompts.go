@@ -57,13 +57,16 @@ func goalPrompt(spec Spec, criterionWords string, p policy.Policy) string {
 	return b.String()
 }
 
-// systemPrompt frames every turn; the current checklist rides along so it is re-shown each
-// turn without being stored in the conversation.
-func systemPrompt(todos []Todo, active int, declared *DeclaredStep) string {
+// systemPrompt frames every turn. It never changes during a goal, so the provider's prompt
+// cache keeps it; what changes (the checklist, the declared step) rides in turnContext.
+const systemPrompt = "You are ClusterSpace's agent. You work in terminal and browser panes through tools, as a careful engineer would: look before you act, check results, and prefer small verifiable steps."
+
+// turnContext is the per-turn context message: the model's checklist and declared step as
+// they are now, sent as the newest message of each request and never stored ("" if none).
+func turnContext(todos []Todo, active int, declared *DeclaredStep) string {
 	var b strings.Builder
-	b.WriteString("You are ClusterSpace's agent. You work in terminal and browser panes through tools, as a careful engineer would: look before you act, check results, and prefer small verifiable steps.")
 	if len(todos) > 0 {
-		b.WriteString("\n\nCURRENT CHECKLIST:\n")
+		b.WriteString("CURRENT CHECKLIST:\n")
 		for i, t := range todos {
 			mark := " "
 			if t.Done {
@@ -77,9 +80,9 @@ func systemPrompt(todos []Todo, active int, declared *DeclaredStep) string {
 		}
 	}
 	if declared != nil {
-		fmt.Fprintf(&b, "\n\nDECLARED STEP %d: %s — action: %s — success when: %s", declared.Number, declared.Title, declared.Action, declared.SuccessCriteria)
+		fmt.Fprintf(&b, "\nDECLARED STEP %d: %s — action: %s — success when: %s", declared.Number, declared.Title, declared.Action, declared.SuccessCriteria)
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 // cutResult keeps the head and tail of a long tool result, with a note of what was cut, so

@@ -325,10 +325,11 @@ func (r *run) modelTurn() (llm.Reply, error) {
 	return reply, nil
 }
 
-// turn is the next model turn: the system prompt with the checklist, and the conversation.
+// turn is the next model turn: the stable system prompt, the conversation, and the checklist
+// and declared step as they are now in the per-turn context message.
 func (r *run) turn(extra ...llm.Message) agent.Turn {
-	return agent.Turn{System: systemPrompt(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared),
-		Messages: append(append([]llm.Message(nil), r.conv...), extra...)}
+	return agent.Turn{System: systemPrompt, Messages: append(append([]llm.Message(nil), r.conv...), extra...),
+		Context: turnContext(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared)}
 }
 
 func (r *run) addUsage(m agent.Model, u llm.Usage) {
