@@ -33,8 +33,6 @@ const (
 	streamFailedNote = "Stopped: %s. Resume to try again."
 	emptyCriticNote  = "Stopped: the critic's reply had no visible text (only reasoning, or nothing). Resume to ask it again, or raise Max tokens for its provider."
 
-	interruptedResult = "interrupted: the chat was stopped while this call ran; check its effect before repeating it"
-	notRunResult      = "not run: the chat was stopped before this call"
 	restartedResult   = "interrupted: the app stopped before this call finished; check the current state before repeating it"
 )
 
