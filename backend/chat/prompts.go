@@ -33,7 +33,7 @@ const (
 	streamFailedNote = "Stopped: %s. Resume to try again."
 	emptyCriticNote  = "Stopped: the critic's reply had no visible text (only reasoning, or nothing). Resume to ask it again, or raise Max tokens for its provider."
 
-	restartedResult   = "interrupted: the app stopped before this call finished; check the current state before repeating it"
+	restartedResult = "interrupted: the app stopped before this call finished; check the current state before repeating it"
 )
 
 // actorSystem is the actor's system prompt.
