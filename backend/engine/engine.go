@@ -57,6 +57,8 @@ type options struct {
 	paneExists func(string) bool
 	// vision overrides the stored default provider's vision model (the CLI's --vision-model).
 	vision tools.Vision
+	// hiddenEnv names the variables holding this process's API keys, kept out of every pane.
+	hiddenEnv []string
 }
 
 // An Option adjusts what Open builds for one door.
@@ -73,6 +75,12 @@ func WithModels(wrap func(stored goal.Models) goal.Models) Option {
 
 // WithAutoApprove answers goal approvals without asking a person (the CLI's --approve).
 func WithAutoApprove(a agent.AutoAnswer) Option { return func(o *options) { o.autoApprove = a } }
+
+// WithHiddenEnv names environment variables that hold the app's own API keys (the CLI's
+// --api-key-env and --critic-api-key-env), so no terminal pane inherits them.
+func WithHiddenEnv(names ...string) Option {
+	return func(o *options) { o.hiddenEnv = append(o.hiddenEnv, names...) }
+}
 
 // WithPaneExists replaces the workspaces' pane check for goals (the CLI has no workspace, only
 // its own panes).
@@ -124,7 +132,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	e.Providers = config.NewProviders(e.Store, vault, e.provEvents, config.LLMTester{})
 	e.SSH = config.NewSSHServers(e.Store, vault, e.sshEvents)
-	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
+	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger, HiddenEnv: o.hiddenEnv})
 	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
 	e.Registry = tools.NewRegistry()
 	e.Registry.Register(tools.GoalTools()...)
