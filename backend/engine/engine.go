@@ -185,7 +185,7 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	}
 	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
 	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
-		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, NoNetwork: noNet}})
+		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, HiddenDirs: []string{e.DataDir}, NoNetwork: noNet}})
 	if err != nil {
 		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
 	}

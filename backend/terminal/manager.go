@@ -509,7 +509,9 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 		argv = []string{spec.Shell}
 	}
 	if spec.Sandbox != nil {
-		sb, err := spec.Sandbox.check()
+		sb := *spec.Sandbox
+		sb.HiddenDirs = append(slices.Clip(sb.HiddenDirs), userSecretDirs()...)
+		sb, err := sb.check()
 		if err != nil {
 			return spec, nil, err
 		}
