@@ -194,9 +194,10 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	}
 	net := "network allowed"
 	if noNet {
-		net = "no outbound network"
+		net = "no network (TCP connect and bind, UDP, raw and Unix sockets refused)"
 	}
-	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s, %s", tab.TabID, dir, net)}, nil
+	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s (writes only there; the app's data dir unreadable), %s",
+		tab.TabID, dir, net)}, nil
 }
 
 // vision is the vision model of the default provider (its "Vision model" setting), for

@@ -81,6 +81,11 @@ func (s Sandbox) check() (Sandbox, error) {
 	if s.NoNetwork && abi < minLandlockNetworkABI {
 		return s, fmt.Errorf("cannot cut the terminal off the network: the kernel has Landlock ABI %d, and that needs ABI %d (Linux 6.7 or later)", abi, minLandlockNetworkABI)
 	}
+	if s.NoNetwork {
+		if err := networkFilterSupport(); err != nil {
+			return s, err
+		}
+	}
 	dirs := make([]string, 0, len(s.WritableDirs))
 	for _, d := range s.WritableDirs {
 		abs, err := filepath.Abs(d)

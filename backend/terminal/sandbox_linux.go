@@ -55,6 +55,9 @@ func restrictSelf(s Sandbox) error {
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
+	if s.NoNetwork {
+		return restrictNetwork()
+	}
 	return nil
 }
 

@@ -65,7 +65,7 @@ func TestConfinedShellCannotReadTheDataDir(t *testing.T) {
 	tab := openBash(t, m, spec)
 	run(t, m, tab.PaneID, "", probe)
 	run(t, m, tab.PaneID, "", "ls /usr/bin >/dev/null && cat /etc/hostname >/dev/null && cat "+filepath.Join(home, "notes.txt"))
-	run(t, m, tab.PaneID, "", "echo hi > f && cat f >/dev/null && mkdir -p d && git --version >/dev/null && python3 -c 'print(6*7)' && echo work-$((8+8))-ok")
+	run(t, m, tab.PaneID, "", "echo hi > f && cat f >/dev/null && mkdir -p d && git --version >/dev/null && /usr/bin/python3 -c 'print(6*7)' && echo work-$((8+8))-ok")
 	text, _ := m.Tail(tab.PaneID, "", 60)
 	for _, want := range []string{"secrets-2-denied", "jwt-4-denied", "db-6-denied", "ls-8-denied", "link-10-denied",
 		"keyring-12-denied", "Permission denied", "notes-visible", "42\nwork-16-ok"} {
