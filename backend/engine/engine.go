@@ -192,7 +192,7 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
 		return nil, err
 	}
-	net := "network allowed"
+	net := "network allowed but no Unix sockets"
 	if noNet {
 		net = "no network (TCP connect and bind, UDP, raw and Unix sockets refused)"
 	}

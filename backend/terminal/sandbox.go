@@ -23,7 +23,8 @@ const (
 
 // Sandbox confines a terminal with Landlock: it may write only under WritableDirs (plus its
 // terminal and a few harmless devices such as /dev/null), reads everywhere except under
-// HiddenDirs, and with NoNetwork may not open or accept TCP connections.
+// HiddenDirs, may not create Unix sockets (see socketFilter), and with NoNetwork may not
+// open or accept TCP connections nor use any other network socket.
 type Sandbox struct {
 	WritableDirs []string
 	// HiddenDirs may be neither read nor listed: the app's data dir (its keys and database)
@@ -81,10 +82,8 @@ func (s Sandbox) check() (Sandbox, error) {
 	if s.NoNetwork && abi < minLandlockNetworkABI {
 		return s, fmt.Errorf("cannot cut the terminal off the network: the kernel has Landlock ABI %d, and that needs ABI %d (Linux 6.7 or later)", abi, minLandlockNetworkABI)
 	}
-	if s.NoNetwork {
-		if err := networkFilterSupport(); err != nil {
-			return s, err
-		}
+	if err := networkFilterSupport(); err != nil {
+		return s, err
 	}
 	dirs := make([]string, 0, len(s.WritableDirs))
 	for _, d := range s.WritableDirs {

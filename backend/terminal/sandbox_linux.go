@@ -55,10 +55,7 @@ func restrictSelf(s Sandbox) error {
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if s.NoNetwork {
-		return restrictNetwork()
-	}
-	return nil
+	return restrictSockets(s.NoNetwork)
 }
 
 // readableRules lists what a confined shell may read and execute: everything but the hidden

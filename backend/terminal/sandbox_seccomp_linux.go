@@ -8,14 +8,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Landlock (up to ABI 7) confines TCP only: UDP, raw and other socket families, and connect
-// to pathname Unix sockets (the session D-Bus, ssh-agent, docker.sock: doors to the keyring
-// and beyond) pass it by. Below network_get a seccomp filter closes them: socket() succeeds
-// only for TCP (which Landlock confines), netlink (local kernel queries such as `ip addr`) and
-// nothing else, so Unix sockets cannot be created at all; socketpair() still works, as do
-// pipes. io_uring is refused because its socket and connect operations bypass seccomp, and
-// TCP Fast Open because it connects inside sendto/sendmsg.
-
+// Landlock (up to ABI 7) confines TCP only, and connect to pathname Unix sockets not at all.
+// A seccomp filter closes the rest:
+//   - At every level, socket() makes no Unix sockets. Those lead out of any sandbox: the
+//     session D-Bus (and through it the keyring holding the app's API keys), ssh-agent,
+//     docker.sock (root on the host). socketpair() still works, as do pipes.
+//   - Below network_get (noNetwork) socket() makes only TCP sockets, which Landlock confines,
+//     and netlink ones (local kernel queries such as `ip addr`): no UDP, no raw sockets. TCP
+//     Fast Open is refused because it connects inside sendto/sendmsg.
+//   - io_uring is refused: its socket and connect operations would bypass the filter.
 // seccomp_data offsets (linux/seccomp.h): the syscall number, the audit arch, and the low 32
 // bits of the arguments (little-endian, the only byte order filterArch accepts).
 const (
@@ -86,9 +87,9 @@ func assemble(prog []insn) ([]unix.SockFilter, error) {
 	return out, nil
 }
 
-// noNetworkFilter is the seccomp program described above; refused calls fail with EACCES,
+// socketFilter is the seccomp program described above; refused calls fail with EACCES,
 // which programs report as "Permission denied", like Landlock's refusals.
-func noNetworkFilter() ([]unix.SockFilter, error) {
+func socketFilter(noNetwork bool) ([]unix.SockFilter, error) {
 	arch, err := filterArch()
 	if err != nil {
 		return nil, err
@@ -101,12 +102,23 @@ func noNetworkFilter() ([]unix.SockFilter, error) {
 		and  = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
 		ret  = unix.BPF_RET | unix.BPF_K
 	)
-	return assemble([]insn{
+	prog := []insn{
 		{op: ld, k: seccompArch},
 		{op: jeq, k: arch, jf: "deny"}, // 32-bit calls (int 0x80's socketcall) have other numbers
 		{op: ld, k: seccompNr},
 		{op: jge, k: x32SyscallBit, jt: "deny"},
 		{op: jeq, k: unix.SYS_IO_URING_SETUP, jt: "deny"},
+	}
+	if !noNetwork {
+		return assemble(append(prog,
+			insn{op: jeq, k: unix.SYS_SOCKET, jf: "allow"},
+			insn{op: ld, k: seccompArg(0)}, // socket(domain, type, protocol)
+			insn{op: jeq, k: unix.AF_UNIX, jt: "deny", jf: "allow"},
+			insn{label: "deny", op: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
+			insn{label: "allow", op: ret, k: unix.SECCOMP_RET_ALLOW},
+		))
+	}
+	return assemble(append(prog, []insn{
 		{op: jeq, k: unix.SYS_SENDTO, jt: "flags3"},
 		{op: jeq, k: unix.SYS_SENDMMSG, jt: "flags3"},
 		{op: jeq, k: unix.SYS_SENDMSG, jt: "flags2"},
@@ -127,13 +139,13 @@ func noNetworkFilter() ([]unix.SockFilter, error) {
 		{op: jset, k: unix.MSG_FASTOPEN, jt: "deny", jf: "allow"},
 		{label: "deny", op: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
 		{label: "allow", op: ret, k: unix.SECCOMP_RET_ALLOW},
-	})
+	}...))
 }
 
-// restrictNetwork installs noNetworkFilter on every thread of this process; exec keeps it.
-// Landlock has already set no_new_privs, which lets an unprivileged process install it.
-func restrictNetwork() error {
-	filter, err := noNetworkFilter()
+// restrictSockets installs socketFilter on every thread of this process; exec keeps it.
+// no_new_privs (Landlock has set it already) lets an unprivileged process install it.
+func restrictSockets(noNetwork bool) error {
+	filter, err := socketFilter(noNetwork)
 	if err != nil {
 		return err
 	}
