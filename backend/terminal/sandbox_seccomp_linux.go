@@ -17,6 +17,7 @@ import (
 //     and netlink ones (local kernel queries such as `ip addr`): no UDP, no raw sockets. TCP
 //     Fast Open is refused because it connects inside sendto/sendmsg.
 //   - io_uring is refused: its socket and connect operations would bypass the filter.
+
 // seccomp_data offsets (linux/seccomp.h): the syscall number, the audit arch, and the low 32
 // bits of the arguments (little-endian, the only byte order filterArch accepts).
 const (
