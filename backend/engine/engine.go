@@ -57,6 +57,8 @@ type options struct {
 	paneExists func(string) bool
 	// vision overrides the stored default provider's vision model (the CLI's --vision-model).
 	vision tools.Vision
+	// hiddenEnv names the variables holding this process's API keys, kept out of every pane.
+	hiddenEnv []string
 }
 
 // An Option adjusts what Open builds for one door.
@@ -73,6 +75,12 @@ func WithModels(wrap func(stored goal.Models) goal.Models) Option {
 
 // WithAutoApprove answers goal approvals without asking a person (the CLI's --approve).
 func WithAutoApprove(a agent.AutoAnswer) Option { return func(o *options) { o.autoApprove = a } }
+
+// WithHiddenEnv names environment variables that hold the app's own API keys (the CLI's
+// --api-key-env and --critic-api-key-env), so no terminal pane inherits them.
+func WithHiddenEnv(names ...string) Option {
+	return func(o *options) { o.hiddenEnv = append(o.hiddenEnv, names...) }
+}
 
 // WithPaneExists replaces the workspaces' pane check for goals (the CLI has no workspace, only
 // its own panes).
@@ -124,7 +132,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	e.Providers = config.NewProviders(e.Store, vault, e.provEvents, config.LLMTester{})
 	e.SSH = config.NewSSHServers(e.Store, vault, e.sshEvents)
-	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger})
+	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger, HiddenEnv: o.hiddenEnv})
 	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
 	e.Registry = tools.NewRegistry()
 	e.Registry.Register(tools.GoalTools()...)
@@ -177,18 +185,19 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	}
 	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
 	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
-		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, NoNetwork: noNet}})
+		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, HiddenDirs: []string{e.DataDir}, NoNetwork: noNet}})
 	if err != nil {
 		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
 	}
 	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
 		return nil, err
 	}
-	net := "network allowed"
+	net := "network allowed but no Unix sockets"
 	if noNet {
-		net = "no outbound network"
+		net = "no network (TCP connect and bind, UDP, raw and Unix sockets refused)"
 	}
-	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s, %s", tab.TabID, dir, net)}, nil
+	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s (writes only there; the app's data dir unreadable), %s",
+		tab.TabID, dir, net)}, nil
 }
 
 // vision is the vision model of the default provider (its "Vision model" setting), for

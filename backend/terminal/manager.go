@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -50,7 +51,16 @@ type Options struct {
 	SandboxHelperEnv []string
 	// SSH is the ssh client to run (default "ssh", found on PATH).
 	SSH string
+	// HiddenEnv names environment variables of this process that no pane's shell inherits:
+	// the ones holding the app's own API keys (the CLI's --api-key-env). The well-known
+	// provider variables in wellKnownKeyEnv are always hidden too; HideEnv adds more later.
+	HiddenEnv []string
 }
+
+// wellKnownKeyEnv are the provider key variables the app (or a person starting it) commonly
+// holds. They are hidden by name, not by a pattern such as *_API_KEY or *_TOKEN: those would
+// also take variables a person set on purpose for their own tools in their own terminal.
+var wellKnownKeyEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"}
 
 // Spec describes the terminal a tab runs.
 type Spec struct {
@@ -113,6 +123,7 @@ type Manager struct {
 
 	mu        sync.Mutex
 	closed    bool
+	hiddenEnv map[string]bool
 	panes     map[string]*pane
 	broadcast map[string]bool
 	nextTab   uint64
@@ -132,8 +143,36 @@ func NewManager(opts Options) *Manager {
 		opts.SSH = "ssh"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
-		panes: map[string]*pane{}, broadcast: map[string]bool{}}
+	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
+		panes: map[string]*pane{}, broadcast: map[string]bool{}, hiddenEnv: map[string]bool{}}
+	m.HideEnv(wellKnownKeyEnv...)
+	m.HideEnv(opts.HiddenEnv...)
+	return m
+}
+
+// HideEnv keeps the named variables of this process's environment out of every terminal
+// started from now on (a Spec's own Env still sets them: the caller asked for it). The app
+// calls it with the variables that hold its API keys, so a shell, and a goal's agent typing
+// in it, cannot read them.
+func (m *Manager) HideEnv(names ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, n := range names {
+		if n != "" {
+			m.hiddenEnv[n] = true
+		}
+	}
+}
+
+// inheritedEnv is this process's environment minus the hidden variables.
+func (m *Manager) inheritedEnv() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	env := os.Environ()
+	return slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return m.hiddenEnv[name]
+	})
 }
 
 // Events is the stream of tab changes.
@@ -470,7 +509,9 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 		argv = []string{spec.Shell}
 	}
 	if spec.Sandbox != nil {
-		sb, err := spec.Sandbox.check()
+		sb := *spec.Sandbox
+		sb.HiddenDirs = append(slices.Clip(sb.HiddenDirs), userSecretDirs()...)
+		sb, err := sb.check()
 		if err != nil {
 			return spec, nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -21,11 +22,51 @@ const (
 )
 
 // Sandbox confines a terminal with Landlock: it may write only under WritableDirs (plus its
-// terminal and a few harmless devices such as /dev/null), reads everywhere, and with
-// NoNetwork may not open or accept TCP connections.
+// terminal and a few harmless devices such as /dev/null), reads everywhere except under
+// HiddenDirs, may not create Unix sockets (see socketFilter), and with NoNetwork may not
+// open or accept TCP connections nor use any other network socket.
 type Sandbox struct {
 	WritableDirs []string
-	NoNetwork    bool
+	// HiddenDirs may be neither read nor listed: the app's data dir (its keys and database)
+	// and the keyring files. They need not exist yet: one created later is hidden too. The
+	// directories on the way to them cannot be listed either (see readableRules).
+	HiddenDirs []string
+	NoNetwork  bool
+}
+
+// userSecretDirs are directories of the person running the app that a confined shell never
+// reads, whatever the caller hides: the keyring files (encrypted, but an offline guess at the
+// login password is still worth hiding them from an agent).
+func userSecretDirs() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil // no home, no keyrings under it
+	}
+	return []string{filepath.Join(home, ".local", "share", "keyrings")}
+}
+
+// resolveHidden makes p absolute and resolves the symlinks of the part of it that exists, so
+// it matches the real paths the read rules are built from even before the rest exists.
+func resolveHidden(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if dir == "/" {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
 // check resolves the directories and asks whether the kernel can enforce the sandbox, so
@@ -41,6 +82,9 @@ func (s Sandbox) check() (Sandbox, error) {
 	if s.NoNetwork && abi < minLandlockNetworkABI {
 		return s, fmt.Errorf("cannot cut the terminal off the network: the kernel has Landlock ABI %d, and that needs ABI %d (Linux 6.7 or later)", abi, minLandlockNetworkABI)
 	}
+	if err := networkFilterSupport(); err != nil {
+		return s, err
+	}
 	dirs := make([]string, 0, len(s.WritableDirs))
 	for _, d := range s.WritableDirs {
 		abs, err := filepath.Abs(d)
@@ -52,7 +96,22 @@ func (s Sandbox) check() (Sandbox, error) {
 		}
 		dirs = append(dirs, abs)
 	}
-	return Sandbox{WritableDirs: dirs, NoNetwork: s.NoNetwork}, nil
+	hidden := make([]string, 0, len(s.HiddenDirs))
+	for _, h := range s.HiddenDirs {
+		real, err := resolveHidden(h)
+		if err != nil || real == "/" {
+			return s, fmt.Errorf("cannot hide %q from the confined terminal: pass a directory other than /", h)
+		}
+		for _, d := range dirs {
+			if within(real, d) {
+				return s, fmt.Errorf("sandbox dir %q contains %q, which a confined terminal must not read: pick a sandbox dir outside it", d, h)
+			}
+		}
+		if !slices.Contains(hidden, real) {
+			hidden = append(hidden, real)
+		}
+	}
+	return Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: s.NoNetwork}, nil
 }
 
 // helperArgs is the command line that confines the command that follows it.
@@ -60,6 +119,9 @@ func (s Sandbox) helperArgs(helper string) []string {
 	args := []string{helper, "sandbox-exec"}
 	for _, d := range s.WritableDirs {
 		args = append(args, "--write", d)
+	}
+	for _, d := range s.HiddenDirs {
+		args = append(args, "--hide", d)
 	}
 	if s.NoNetwork {
 		args = append(args, "--no-network")
@@ -73,7 +135,7 @@ func (d *dirList) String() string     { return strings.Join(*d, ",") }
 func (d *dirList) Set(v string) error { *d = append(*d, v); return nil }
 
 // SandboxExecMain is the `sandbox-exec` subcommand: `sandbox-exec [--write DIR]…
-// [--no-network] -- COMMAND ARGS…` restricts itself with Landlock and then executes COMMAND,
+// [--hide DIR]… [--no-network] -- COMMAND ARGS…` restricts itself with Landlock and then executes COMMAND,
 // which inherits the restrictions (as do its children, for good). It returns only on failure,
 // with 125 for a bad invocation or a sandbox it cannot set up, 127 when COMMAND is not found
 // and 126 when it cannot be executed (the shell's conventions).
@@ -84,11 +146,12 @@ func SandboxExecMain(args []string) int {
 func sandboxExec(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sandbox-exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var dirs dirList
+	var dirs, hidden dirList
 	fs.Var(&dirs, "write", "")
+	fs.Var(&hidden, "hide", "")
 	noNetwork := fs.Bool("no-network", false, "")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: clusterspace sandbox-exec [--write DIR]... [--no-network] -- COMMAND [ARGS...]")
+		fmt.Fprintln(stderr, "usage: clusterspace sandbox-exec [--write DIR]... [--hide DIR]... [--no-network] -- COMMAND [ARGS...]")
 		return 125
 	}
 	command := fs.Args()
@@ -97,7 +160,7 @@ func sandboxExec(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clusterspace sandbox-exec: %s: command not found\n", command[0])
 		return 127
 	}
-	sb, err := Sandbox{WritableDirs: dirs, NoNetwork: *noNetwork}.check()
+	sb, err := Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: *noNetwork}.check()
 	if err == nil {
 		err = restrictSelf(sb)
 	}

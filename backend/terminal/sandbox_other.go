@@ -10,3 +10,5 @@ func LandlockSupport() (abi int, err error) {
 }
 
 func restrictSelf(Sandbox) error { return ErrNoLandlock }
+
+func networkFilterSupport() error { return ErrNoLandlock }

@@ -107,7 +107,7 @@ func (t *tab) info() TabInfo {
 
 // environ is the environment of the tab's command.
 func (t *tab) environ() []string {
-	env := append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor", "TERM_PROGRAM=ClusterSpace",
+	env := append(t.m.inheritedEnv(), "TERM=xterm-256color", "COLORTERM=truecolor", "TERM_PROGRAM=ClusterSpace",
 		"CLUSTERSPACE_PANE_ID="+t.paneID, "CLUSTERSPACE_TAB_ID="+t.id)
 	if t.spec.Sandbox != nil {
 		env = append(env, t.m.opts.SandboxHelperEnv...)
