@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,7 +23,6 @@ func finalizeSays(claim, verdict string) llmtest.Role {
 	return llmtest.Role{Name: "finalize:" + claim, Match: llmtest.Match{System: "You review an autonomous agent's claim",
 		LastUser: "THE AGENT'S CLAIM: " + claim}, Reply: llmtest.Text(verdict)}
 }
-
 
 // actorRequests are the requests the agent itself made (not the critic's or a judge's).
 func actorRequests(srv *llmtest.Server) []llmtest.Request {
@@ -213,5 +214,37 @@ func TestGoalDashboardReopensAndRaisesTheBudget(t *testing.T) {
 	apiCall(t, "GET", srv.URL+"/api/goals/"+g.ID, tokens.AccessToken, nil, &done)
 	if done.Status != "completed" || done.Report != "the report now has its title" || done.Spec.Settings.BudgetTokens != 1000000 {
 		t.Fatalf("after raising: %+v", done)
+	}
+}
+
+// The API key named by --api-key-env stays with the app: the goal's shell, confined or not,
+// does not inherit it, so `echo $VAR` cannot put it into the step log.
+func TestGoalCLIKeyVariableIsNotInThePanes(t *testing.T) {
+	const secret = "sk-test-do-not-leak-4242"
+	srv := llmtest.New(t, llmtest.Script{})
+	for _, sandboxed := range []bool{true, false} {
+		dir := t.TempDir()
+		args := []string{"goal", "run", "--goal", "Write key.txt", "--check-shell", "test -s key.txt", "--base-url", srv.OpenAIURL(),
+			"--model", "scripted", "--api-key-env", "MY_SCRIPTED_KEY", "--data-dir", t.TempDir(), "--approve", "deny", "--critic-every", "0"}
+		if sandboxed {
+			args = append(args, "--sandbox", dir)
+		}
+		srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": `echo "key=[$MY_SCRIPTED_KEY]" > key.txt; cat key.txt`}),
+			toolCall("claim_complete", map[string]string{"rationale": "key.txt written"}))
+		cmd := exec.Command(testBinary(t), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "MY_SCRIPTED_KEY="+secret)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sandboxed=%v: %v\n%s", sandboxed, err, out)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "key.txt"))
+		if strings.Contains(string(got)+string(out), secret) || !strings.Contains(string(got), "key=[]") {
+			t.Fatalf("sandboxed=%v: the shell saw the key: key.txt %q\n%s", sandboxed, got, out)
+		}
+	}
+	// The model server did get the key: it is the app's to use, not the pane's.
+	if auth := srv.ChatRequests()[0].Header.Get("Authorization"); auth != "Bearer "+secret {
+		t.Fatalf("the model server got Authorization %q", auth)
 	}
 }

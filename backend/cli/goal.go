@@ -298,8 +298,9 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		models.critic = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The key variables stay with this process: no pane's shell inherits them.
 	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithAutoApprove(auto),
-		engine.WithPaneExists(cliPanes(f.spec)),
+		engine.WithHiddenEnv(f.actor.keyEnv, f.critic.keyEnv), engine.WithPaneExists(cliPanes(f.spec)),
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
 		engine.WithVision(models.vision()))
 	if err != nil {
@@ -525,7 +526,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		models.actor = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger),
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithHiddenEnv(actor.keyEnv),
 		engine.WithPaneExists(func(id string) bool { return id == cliPane }),
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
 		engine.WithVision(models.vision()))
