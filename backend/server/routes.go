@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,6 +31,7 @@ func (s *Server) coreRoutes() []route {
 	return []route{
 		{"POST", "/api/login", true, s.login},
 		{"POST", "/api/refresh", true, s.refresh},
+		{"POST", "/api/logout", false, s.logout},
 		{"GET", "/api/version", false, s.version},
 		{"GET", "/api/ws", true, s.websocket}, // checks its token itself: browsers send it as a subprotocol
 		{"GET", "/api/workspaces", false, s.listWorkspaces},
@@ -144,11 +146,23 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if _, err := s.deps.Auth.Verify(body.RefreshToken, tokenRefresh); err != nil {
+	tokens, err := s.deps.Auth.Refresh(body.RefreshToken)
+	if err != nil {
+		if errors.Is(err, errRefreshReuse) {
+			s.log.Warn("refresh token reused: session ended", "addr", clientAddr(r))
+		}
 		writeError(w, http.StatusUnauthorized, "the refresh token was refused ("+err.Error()+"): log in again", "refreshToken")
 		return
 	}
-	s.issue(w)
+	writeJSON(w, http.StatusOK, tokens)
+}
+
+// logout ends the caller's session: its access and refresh tokens stop working at once.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if sess, ok := r.Context().Value(sessionKey{}).(*session); ok {
+		s.deps.Auth.Logout(sess.id)
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {

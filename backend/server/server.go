@@ -189,6 +189,9 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
+// sessionKey carries the caller's login session in an authenticated request's context.
+type sessionKey struct{}
+
 func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -196,10 +199,11 @@ func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, "log in first: this route needs an Authorization: Bearer token", "")
 			return
 		}
-		if _, err := s.deps.Auth.Verify(token, tokenAccess); err != nil {
+		_, sess, err := s.deps.Auth.Verify(token, tokenAccess)
+		if err != nil {
 			writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
 			return
 		}
-		next(w, r)
+		next(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
 	}
 }
