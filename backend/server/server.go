@@ -64,8 +64,11 @@ type Server struct {
 	cfg     Config
 	deps    Deps
 	lockout *Lockout
-	log     *slog.Logger
-	mux     *http.ServeMux
+	devices *devices
+	// loginSlots is a semaphore of maxConcurrentLogins.
+	loginSlots chan struct{}
+	log        *slog.Logger
+	mux        *http.ServeMux
 	// ctx ends when the server shuts down; WebSocket handlers watch it because
 	// http.Server.Shutdown does not wait for hijacked connections.
 	ctx    context.Context
@@ -85,7 +88,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, deps: deps, lockout: NewLockout(time.Now), log: cfg.Logger, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, deps: deps, lockout: NewLockout(time.Now), devices: newDevices(time.Now),
+		loginSlots: make(chan struct{}, maxConcurrentLogins), log: cfg.Logger, ctx: ctx, cancel: cancel}
 	s.mux = http.NewServeMux()
 	for _, r := range s.routes() {
 		h := r.handler
