@@ -60,13 +60,17 @@ type Auth struct {
 	passwordHash []byte
 	// passwordTag is in every token, so changing the password logs out every client.
 	passwordTag string
-	now         func() time.Time
+	// sessions are the live logins; a token is only good while its session is here.
+	sessions *sessionTable
+	now      func() time.Time
 }
 
-// claims is the JWT body: who, which kind of token, and which password it was issued under.
+// claims is the JWT body: who, which kind of token, which password it was issued under, and
+// which login session it belongs to.
 type claims struct {
 	Kind        string `json:"typ"`
 	PasswordTag string `json:"pwt"`
+	Session     string `json:"sid"`
 	jwt.RegisteredClaims
 }
 
@@ -115,7 +119,7 @@ func SetupAuth(ctx context.Context, dataDir string, settings SettingsRepo, passw
 	}
 	tag := sha256.Sum256([]byte(hash))
 	return &Auth{secret: secret, passwordHash: []byte(hash), passwordTag: hex.EncodeToString(tag[:8]),
-		now: time.Now}, generated, nil
+		sessions: newSessionTable(), now: time.Now}, generated, nil
 }
 
 func loadOrCreateSecret(path string) ([]byte, error) {
@@ -138,33 +142,67 @@ type Tokens struct {
 	ExpiresIn    int    `json:"expiresIn"` // seconds until the access token expires
 }
 
-// Issue returns a fresh access and refresh token pair.
+// Issue starts a new login session and returns its first access and refresh token pair.
 func (a *Auth) Issue() (Tokens, error) {
-	access, err := a.sign(tokenAccess, AccessTTL)
+	refreshID := randomID(12)
+	sess := a.sessions.create(refreshID, a.now().Add(RefreshTTL), a.now())
+	return a.pair(sess.id, refreshID)
+}
+
+// Refresh trades a refresh token for a new pair. Each refresh token works once: using one
+// again ends its session, since only a thief or a confused client would hold a spent one.
+func (a *Auth) Refresh(token string) (Tokens, error) {
+	c, err := a.parse(token, tokenRefresh)
 	if err != nil {
 		return Tokens{}, err
 	}
-	refresh, err := a.sign(tokenRefresh, RefreshTTL)
+	next := randomID(12)
+	if err := a.sessions.rotate(c.Session, c.ID, next, a.now().Add(RefreshTTL), a.now()); err != nil {
+		return Tokens{}, err
+	}
+	return a.pair(c.Session, next)
+}
+
+// Logout ends a session: its tokens stop working and its WebSockets close.
+func (a *Auth) Logout(sessionID string) { a.sessions.revoke(sessionID) }
+
+func (a *Auth) pair(sessionID, refreshID string) (Tokens, error) {
+	access, err := a.sign(tokenAccess, sessionID, randomID(12), AccessTTL)
+	if err != nil {
+		return Tokens{}, err
+	}
+	refresh, err := a.sign(tokenRefresh, sessionID, refreshID, RefreshTTL)
 	if err != nil {
 		return Tokens{}, err
 	}
 	return Tokens{AccessToken: access, RefreshToken: refresh, ExpiresIn: int(AccessTTL / time.Second)}, nil
 }
 
-func (a *Auth) sign(kind string, ttl time.Duration) (string, error) {
+func (a *Auth) sign(kind, sessionID, jti string, ttl time.Duration) (string, error) {
 	now := a.now()
-	jti := make([]byte, 12)
-	rand.Read(jti)
-	c := claims{Kind: kind, PasswordTag: a.passwordTag, RegisteredClaims: jwt.RegisteredClaims{
-		Issuer: issuer, Subject: "owner", ID: hex.EncodeToString(jti),
+	c := claims{Kind: kind, PasswordTag: a.passwordTag, Session: sessionID, RegisteredClaims: jwt.RegisteredClaims{
+		Issuer: issuer, Subject: "owner", ID: jti,
 		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 	}}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(a.secret)
 }
 
 // Verify checks a token's signature (HS256 only), expiry, issuer, kind and password tag, and
-// returns when it expires.
-func (a *Auth) Verify(token, kind string) (time.Time, error) {
+// that its login session is still live; it returns when the token expires and the session.
+func (a *Auth) Verify(token, kind string) (time.Time, *session, error) {
+	c, err := a.parse(token, kind)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	sess, err := a.sessions.live(c.Session, a.now())
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	return c.ExpiresAt.Time, sess, nil
+}
+
+// parse checks everything about a token except whether its session is live.
+func (a *Auth) parse(token, kind string) (*claims, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return a.secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -173,13 +211,13 @@ func (a *Auth) Verify(token, kind string) (time.Time, error) {
 		jwt.WithTimeFunc(a.now),
 	)
 	if err != nil {
-		return time.Time{}, err
+		return nil, err
 	}
 	if c.Kind != kind {
-		return time.Time{}, fmt.Errorf("a %s token cannot be used as a %s token", c.Kind, kind)
+		return nil, fmt.Errorf("a %s token cannot be used as a %s token", c.Kind, kind)
 	}
 	if c.PasswordTag != a.passwordTag {
-		return time.Time{}, errors.New("the password changed since this token was issued: log in again")
+		return nil, errors.New("the password changed since this token was issued: log in again")
 	}
-	return c.ExpiresAt.Time, nil
+	return &c, nil
 }

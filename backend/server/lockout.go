@@ -89,3 +89,62 @@ func (l *Lockout) forgetOld(now time.Time) {
 		}
 	}
 }
+
+// Trusted devices keep the owner's browser out of a lockout someone else causes. Every local
+// process shares the address 127.0.0.1, so a goal failing logins on purpose would otherwise lock
+// the owner out too. A browser that once logged in holds a random device id in an HttpOnly
+// cookie; its failures are counted against that id, and others' failures never touch it.
+const (
+	deviceCookie = "clusterspace_device"
+	// deviceTTL is how long a browser stays trusted after its last successful login.
+	deviceTTL = 30 * 24 * time.Hour
+	// maxDevices bounds the table; past it the device that logged in longest ago is forgotten
+	// (it falls back to being counted by address).
+	maxDevices = 256
+)
+
+// devices are the browser ids issued at successful logins, kept in memory only: an id on disk
+// could be read by the same processes this guards against. A restart forgets them.
+type devices struct {
+	mu  sync.Mutex
+	now func() time.Time
+	m   map[string]time.Time // id -> expiry
+}
+
+func newDevices(now func() time.Time) *devices {
+	return &devices{now: now, m: map[string]time.Time{}}
+}
+
+// known reports whether id was issued here and has not expired.
+func (d *devices) known(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	exp, ok := d.m[id]
+	return ok && d.now().Before(exp)
+}
+
+// trust issues (or renews) a device id and returns it.
+func (d *devices) trust(id string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.now()
+	if _, ok := d.m[id]; !ok {
+		id = randomID(sessionIDBytes)
+	}
+	for k, exp := range d.m {
+		if !now.Before(exp) {
+			delete(d.m, k)
+		}
+	}
+	if len(d.m) >= maxDevices {
+		oldest, oldestExp := "", time.Time{}
+		for k, exp := range d.m {
+			if oldest == "" || exp.Before(oldestExp) {
+				oldest, oldestExp = k, exp
+			}
+		}
+		delete(d.m, oldest)
+	}
+	d.m[id] = now.Add(deviceTTL)
+	return id
+}

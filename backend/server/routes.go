@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -30,6 +32,7 @@ func (s *Server) coreRoutes() []route {
 	return []route{
 		{"POST", "/api/login", true, s.login},
 		{"POST", "/api/refresh", true, s.refresh},
+		{"POST", "/api/logout", false, s.logout},
 		{"GET", "/api/version", false, s.version},
 		{"GET", "/api/ws", true, s.websocket}, // checks its token itself: browsers send it as a subprotocol
 		{"GET", "/api/workspaces", false, s.listWorkspaces},
@@ -88,9 +91,40 @@ func (s *Server) coreRoutes() []route {
 	}
 }
 
+// maxConcurrentLogins caps login requests in flight: each holds a bcrypt check (tens of ms of
+// CPU) or a slow body, and logins need no token, so anyone who can connect could otherwise
+// pile them up. The owner logs in once; 32 is far above any real use. Excess get 503 at once.
+const maxConcurrentLogins = 32
+
+// login checks the password. Requests that are not a person's attempt at the password —
+// from another site's page, not JSON, or with nothing typed — are refused before the lockout
+// counts anything, so they cannot be used to lock the owner out.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.originAllowed(r) {
+		writeError(w, http.StatusForbidden, "login from origin "+r.Header.Get("Origin")+" refused: open the UI from this server, or start serve with --allowed-origin", "")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "send the login as JSON with Content-Type: application/json", "")
+		return
+	}
+	select {
+	case s.loginSlots <- struct{}{}:
+		defer func() { <-s.loginSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "too many logins in progress: try again in a second", "")
+		return
+	}
 	addr := clientAddr(r)
-	if wait, locked := s.lockout.Locked(addr); locked {
+	// A browser that logged in here before is counted on its own, apart from its address.
+	key := addr
+	var device string
+	if c, err := r.Cookie(deviceCookie); err == nil && s.devices.known(c.Value) {
+		device = c.Value
+		key = "device " + device
+	}
+	if wait, locked := s.lockout.Locked(key); locked {
 		secs := int(math.Ceil(wait.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		writeJSON(w, http.StatusTooManyRequests, errorBody{
@@ -105,19 +139,25 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
+	if body.Password == "" {
+		writeError(w, http.StatusBadRequest, "enter the password", "password")
+		return
+	}
 	if !s.deps.Auth.CheckPassword(body.Password) {
-		lock := s.lockout.Fail(addr)
+		lock := s.lockout.Fail(key)
 		body := errorBody{Error: "wrong password", Field: "password"}
 		if lock > 0 {
 			body.Error += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
 			body.RetryAfter = int(math.Ceil(lock.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 		}
-		s.log.Warn("failed login", "addr", addr, "locked_for", lock)
+		s.log.Warn("failed login", "addr", addr, "known_browser", device != "", "locked_for", lock)
 		writeJSON(w, http.StatusUnauthorized, body)
 		return
 	}
-	s.lockout.Succeed(addr)
+	s.lockout.Succeed(key)
+	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: s.devices.trust(device), Path: "/api/login",
+		MaxAge: int(deviceTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	s.issue(w)
 }
 
@@ -144,11 +184,23 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if _, err := s.deps.Auth.Verify(body.RefreshToken, tokenRefresh); err != nil {
+	tokens, err := s.deps.Auth.Refresh(body.RefreshToken)
+	if err != nil {
+		if errors.Is(err, errRefreshReuse) {
+			s.log.Warn("refresh token reused: session ended", "addr", clientAddr(r))
+		}
 		writeError(w, http.StatusUnauthorized, "the refresh token was refused ("+err.Error()+"): log in again", "refreshToken")
 		return
 	}
-	s.issue(w)
+	writeJSON(w, http.StatusOK, tokens)
+}
+
+// logout ends the caller's session: its access and refresh tokens stop working at once.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if sess, ok := r.Context().Value(sessionKey{}).(*session); ok {
+		s.deps.Auth.Logout(sess.id)
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {

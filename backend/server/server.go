@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
@@ -25,6 +27,17 @@ import (
 
 // DefaultAddr is loopback only: the server is reachable from other machines only on request.
 const DefaultAddr = "127.0.0.1:4444"
+
+// Connection timeouts, so a client that sends slowly (or not at all) cannot hold a connection
+// and its goroutine forever. The read timeout covers reading one request, body included (up
+// to a 1 MiB workspace import on a slow link); net/http lifts it once the body is read and when
+// a WebSocket hijacks the connection, so long handlers and WebSockets are not cut (a test
+// holds it to that).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
 
 // shutdownGrace is how long in-flight requests get to finish when the server stops.
 const shutdownGrace = 5 * time.Second
@@ -64,13 +77,23 @@ type Server struct {
 	cfg     Config
 	deps    Deps
 	lockout *Lockout
-	log     *slog.Logger
-	mux     *http.ServeMux
+	devices *devices
+	// loginSlots is a semaphore of maxConcurrentLogins.
+	loginSlots chan struct{}
+	log        *slog.Logger
+	mux        *http.ServeMux
 	// ctx ends when the server shuts down; WebSocket handlers watch it because
 	// http.Server.Shutdown does not wait for hijacked connections.
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// loopback: the server listens on a loopback address, so only loopback Host names are
+	// served (DNS rebinding).
+	loopback bool
+	// port is the port Serve listens on, checked in the Host header; empty until Serve.
+	port atomic.Value
+	// Timeouts, from the constants above; tests shorten them.
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 }
 
 // New builds the server and its route table.
@@ -85,7 +108,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, deps: deps, lockout: NewLockout(time.Now), log: cfg.Logger, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, deps: deps, lockout: NewLockout(time.Now), devices: newDevices(time.Now),
+		loginSlots: make(chan struct{}, maxConcurrentLogins), log: cfg.Logger, ctx: ctx, cancel: cancel}
+	remote, _ := CheckAddr(cfg.Addr, true)
+	s.loopback = !remote
+	s.readHeaderTimeout, s.readTimeout, s.idleTimeout = readHeaderTimeout, readTimeout, idleTimeout
 	s.mux = http.NewServeMux()
 	for _, r := range s.routes() {
 		h := r.handler
@@ -104,6 +131,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 // Handler is the server's root handler, with security headers on every response.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("this server answers to localhost, not %q: open it at http://localhost:<port>, or start serve with --allowed-origin for that name", r.Host), "")
+			return
+		}
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
@@ -111,6 +142,31 @@ func (s *Server) Handler() http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
 		s.mux.ServeHTTP(w, r)
 	})
+}
+
+// hostAllowed protects a loopback server from DNS rebinding: a page on evil.example whose
+// name is made to resolve to 127.0.0.1 reaches the server with Host: evil.example, and is
+// refused. A loopback IP literal or "localhost" cannot be rebound; names from --allowed-origin
+// are the owner's choice. A server that listens remotely is reached by any name.
+func (s *Server) hostAllowed(host string) bool {
+	if !s.loopback {
+		return true
+	}
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		name, port = strings.Trim(host, "[]"), ""
+	}
+	for _, o := range s.cfg.AllowedOrigins {
+		if u, err := url.Parse(o); err == nil && u.Host != "" && (strings.EqualFold(u.Host, host) || strings.EqualFold(u.Hostname(), host)) {
+			return true
+		}
+	}
+	ip := net.ParseIP(name)
+	if !strings.EqualFold(name, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		return false
+	}
+	want, _ := s.port.Load().(string)
+	return want == "" || port == want
 }
 
 // CheckAddr refuses a non-loopback address unless remote access was asked for, and says
@@ -151,7 +207,11 @@ func (s *Server) Listen() (net.Listener, error) {
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if _, port, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		s.port.Store(port)
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.readHeaderTimeout, ReadTimeout: s.readTimeout,
+		IdleTimeout: s.idleTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -189,6 +249,9 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
+// sessionKey carries the caller's login session in an authenticated request's context.
+type sessionKey struct{}
+
 func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -196,10 +259,11 @@ func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, "log in first: this route needs an Authorization: Bearer token", "")
 			return
 		}
-		if _, err := s.deps.Auth.Verify(token, tokenAccess); err != nil {
+		_, sess, err := s.deps.Auth.Verify(token, tokenAccess)
+		if err != nil {
 			writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
 			return
 		}
-		next(w, r)
+		next(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
 	}
 }

@@ -71,7 +71,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "log in first: send the access token as the subprotocol bearer.<token>", "")
 		return
 	}
-	expires, err := s.deps.Auth.Verify(token, tokenAccess)
+	expires, sess, err := s.deps.Auth.Verify(token, tokenAccess)
 	if err != nil {
 		writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
 		return
@@ -90,16 +90,16 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.wg.Add(1)
 	defer s.wg.Done()
-	s.serveEvents(conn, expires)
+	s.serveEvents(conn, expires, sess.done)
 }
 
 // wsReadLimit bounds one client message; pasted text into a terminal is the largest.
 const wsReadLimit = 1 << 20
 
 // serveEvents forwards every service's events to one client and acts on the client's messages
-// (terminal input, attach, resize) until the client goes, the token expires, or the server
-// shuts down.
-func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
+// (terminal input, attach, resize) until the client goes, the token expires, its session ends
+// (logout), or the server shuts down.
+func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time, sessionDone <-chan struct{}) {
 	conn.SetReadLimit(wsReadLimit)
 	// peerCtx ends when the client goes away or the server stops. It must not carry the token
 	// deadline: a read whose context ends closes the connection at once, before we could send
@@ -169,6 +169,10 @@ func (s *Server) serveEvents(conn *websocket.Conn, expires time.Time) {
 			if err != nil {
 				return
 			}
+		case <-sessionDone:
+			// The client's refresh then fails and it shows the login screen.
+			conn.Close(wsCloseTokenExpired, "the session ended: log in again")
+			return
 		case <-ctx.Done():
 			if peerCtx.Err() == nil {
 				conn.Close(wsCloseTokenExpired, "access token expired: refresh and reconnect")

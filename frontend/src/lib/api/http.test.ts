@@ -413,12 +413,26 @@ describe('HttpBackend login', () => {
     expect(err.status).toBe(429);
   });
 
-  it('forgets the tokens on logout', () => {
+  it('forgets the tokens on logout and ends the session on the server', () => {
     const storage = signedInStorage();
-    const api = new HttpBackend({ fetch: fakeFetch(() => json(200, {})).fetch, storage });
+    const f = fakeFetch(() => new Response(null, { status: 204 }));
+    const api = new HttpBackend({ fetch: f.fetch, storage });
     api.auth.logout();
     expect(api.auth.signedIn()).toBe(false);
     expect(storage.getItem('clusterspace.tokens')).toBeNull();
+    expect(f.calls).toEqual([
+      expect.objectContaining({ method: 'POST', url: '/api/logout', auth: 'Bearer access-1' }),
+    ]);
+  });
+
+  it('signs out even when the server cannot be reached', async () => {
+    const api = new HttpBackend({
+      fetch: fakeFetch(() => Promise.reject(new TypeError('Failed to fetch'))).fetch,
+      storage: signedInStorage(),
+    });
+    api.auth.logout();
+    await Promise.resolve();
+    expect(api.auth.signedIn()).toBe(false);
   });
 });
 

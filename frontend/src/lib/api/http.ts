@@ -161,7 +161,7 @@ export class HttpBackend implements Backend {
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password) => this.login(password),
-      logout: () => this.dropTokens(),
+      logout: () => this.logout(),
       onChange: (handler) => {
         this.authListeners.add(handler);
         return () => this.authListeners.delete(handler);
@@ -513,6 +513,19 @@ export class HttpBackend implements Backend {
     });
     if (!res.ok) throw await errorFromResponse(res);
     this.setTokens((await res.json()) as TokenResponse);
+  }
+
+  /**
+   * Signs out here at once, then asks the server to end the session so the tokens stop working
+   * everywhere. Best effort: if the server is unreachable the tokens die when they expire.
+   */
+  private logout(): void {
+    const used = this.tokens;
+    this.dropTokens();
+    if (!used) return;
+    this.send('POST', '/api/logout', {}, used.accessToken).catch(() => {
+      // Best effort: see above.
+    });
   }
 
   /**

@@ -1,0 +1,189 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveReal runs the harness's server through Serve (the real http.Server with its timeouts)
+// on a free loopback port, after shorten has adjusted it, and returns its base URL.
+func serveReal(t *testing.T, h *harness, shorten func(*Server)) string {
+	t.Helper()
+	if shorten != nil {
+		shorten(h.srv)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+// TestSlowLoginBodyIsDropped: a client that trickles its login body byte by byte cannot hold
+// a connection (and a login slot) for longer than the read timeout.
+func TestSlowLoginBodyIsDropped(t *testing.T) {
+	h := newHarness(t)
+	const timeout = time.Second
+	base := serveReal(t, h, func(s *Server) { s.readTimeout = timeout })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := rightLogin
+	fmt.Fprintf(conn, "POST /api/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		strings.TrimPrefix(base, "http://"), len(body))
+	start := time.Now()
+	closed := make(chan time.Duration, 1)
+	go func() {
+		io.Copy(io.Discard, conn) // returns when the server closes the connection
+		closed <- time.Since(start)
+	}()
+	// One byte every 200 ms would take len(body)/5 s ≈ 8 s; the server must give up after ~1 s.
+	ticker := time.NewTicker(200 * time.Millisecond)
+	defer ticker.Stop()
+	for i := 0; i < len(body)-1; i++ {
+		select {
+		case took := <-closed:
+			if took > timeout+2*time.Second {
+				t.Fatalf("the server dropped the slow body after %s, want about %s", took, timeout)
+			}
+			return
+		case <-ticker.C:
+			conn.Write([]byte{body[i]}) // Best effort: the server may have closed already.
+		}
+	}
+	t.Fatalf("the server read a body trickled over %s without dropping it", time.Since(start))
+}
+
+func TestSlowHeadersAreDropped(t *testing.T) {
+	h := newHarness(t)
+	base := serveReal(t, h, func(s *Server) { s.readHeaderTimeout = 500 * time.Millisecond })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/version HTTP/1.1\r\nHost: %s\r\n", strings.TrimPrefix(base, "http://")) // never finished
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	start := time.Now()
+	io.Copy(io.Discard, conn)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("unfinished headers held the connection for %s", took)
+	}
+}
+
+// TestWebSocketOutlivesTheReadTimeout: the read timeout is for reading a request, not for a
+// WebSocket that stays open for hours; nor does it cut a handler that runs past it.
+func TestWebSocketOutlivesTheReadTimeout(t *testing.T) {
+	h := newHarness(t)
+	base := serveReal(t, h, func(s *Server) { s.readTimeout = 300 * time.Millisecond; s.readHeaderTimeout = 300 * time.Millisecond })
+	// A handler that reads its body and then works longer than the read timeout keeps its
+	// context: net/http cancels it when the deadline fires while the handler runs.
+	h.srv.mux.HandleFunc("POST /api/test-slow", func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		select {
+		case <-r.Context().Done():
+			w.WriteHeader(http.StatusGone)
+		case <-time.After(time.Second):
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	h.http.URL = base // dialWS and do go to the real server from here on
+	for _, body := range []string{"", `{"some":"body"}`} {
+		if resp, _ := h.do(t, "POST", "/api/test-slow", "", body); resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("a handler running past the read timeout (body %q): %d, its context was cancelled", body, resp.StatusCode)
+		}
+	}
+	tok := h.login(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok.AccessToken, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	time.Sleep(1 * time.Second) // three read timeouts
+	if resp, body := h.do(t, "POST", "/api/workspaces", tok.AccessToken, `{"name":"after the timeout"}`); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create workspace: %d %s", resp.StatusCode, body)
+	}
+	for {
+		_, msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("the WebSocket died after the read timeout: %v", err)
+		}
+		if strings.Contains(string(msg), "after the timeout") {
+			return
+		}
+	}
+}
+
+func TestLoginConcurrencyIsCapped(t *testing.T) {
+	h := newHarness(t)
+	for range maxConcurrentLogins {
+		h.srv.loginSlots <- struct{}{} // logins in flight
+	}
+	start := time.Now()
+	resp, body := h.do(t, "POST", "/api/login", "", rightLogin)
+	if resp.StatusCode != http.StatusServiceUnavailable || time.Since(start) > time.Second {
+		t.Fatalf("login past the cap: %d after %s, want a quick 503 (%s)", resp.StatusCode, time.Since(start), body)
+	}
+	<-h.srv.loginSlots
+	if resp, body := h.do(t, "POST", "/api/login", "", rightLogin); resp.StatusCode != 200 {
+		t.Fatalf("login with a free slot: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestHostAllowListOnLoopback: DNS rebinding makes evil.example resolve to 127.0.0.1, so the
+// attacker's page reaches a loopback server with its own name in Host.
+func TestHostAllowListOnLoopback(t *testing.T) {
+	h := newHarness(t)
+	base := serveReal(t, h, nil)
+	port := base[strings.LastIndex(base, ":")+1:]
+	get := func(host string) int {
+		t.Helper()
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "GET /api/version HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, host := range []string{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost:1", ""} {
+		if got := get(host); got != http.StatusMisdirectedRequest && got != http.StatusBadRequest {
+			t.Errorf("Host %q: %d, want 421", host, got)
+		}
+	}
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port, "LOCALHOST:" + port} {
+		if got := get(host); got != http.StatusUnauthorized { // past the Host check, stopped by auth
+			t.Errorf("Host %q: %d, want 401", host, got)
+		}
+	}
+
+	// A name given as --allowed-origin is served; a server listening remotely takes any name.
+	h.srv.cfg.AllowedOrigins = []string{"http://box.lan:" + port}
+	if got := get("box.lan:" + port); got != http.StatusUnauthorized {
+		t.Errorf("allowed origin's host: %d, want 401", got)
+	}
+	h.srv.loopback = false
+	if got := get("evil.example"); got != http.StatusUnauthorized {
+		t.Errorf("remote server, any Host: %d, want 401", got)
+	}
+}
