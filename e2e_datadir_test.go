@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,10 +16,16 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
+// runBinaryTimeout bounds a command that should end at once: without the lock a second serve
+// would serve on, and the test must fail rather than hang.
+const runBinaryTimeout = 30 * time.Second
+
 // runBinary runs the built binary to its end and returns its exit status and output.
 func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(testBinary(t), args...)
+	ctx, cancel := context.WithTimeout(context.Background(), runBinaryTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testBinary(t), args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
