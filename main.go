@@ -123,7 +123,7 @@ func desktopCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
 		return cli.ExitError
 	}
-	eng, err := engine.Open(context.Background(), *dataDir)
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithCommand("desktop"))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
 		return cli.ExitError
@@ -179,7 +179,7 @@ type serveOptions struct {
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := engine.Open(ctx, o.dataDir)
+	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"))
 	if err != nil {
 		return err
 	}

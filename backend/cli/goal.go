@@ -23,6 +23,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
+	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -54,7 +55,10 @@ const goalUsage = `Usage:
     --data-dir DIR   --json
   clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
     (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
-Exit status: 0 completed, 1 failed, 2 aborted, 64 bad usage or configuration.
+  Only one process at a time owns a data dir (the desktop, serve, or goal run|resume|abort|reopen);
+  another one is refused with exit status 1. goal list and goal show only read: they work beside
+  the owner and leave its goals alone.
+Exit status: 0 completed, 1 failed (or the data dir is in use), 2 aborted, 64 bad usage or configuration.
 `
 
 // Goal runs `clusterspace goal …` with the arguments after "goal" and returns the exit status.
@@ -299,7 +303,7 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The key variables stay with this process: no pane's shell inherits them.
-	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithAutoApprove(auto),
+	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithCommand("goal run"), engine.WithAutoApprove(auto),
 		engine.WithHiddenEnv(f.actor.keyEnv, f.critic.keyEnv), engine.WithPaneExists(cliPanes(f.spec)),
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
 		engine.WithVision(models.vision()))
@@ -526,7 +530,11 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		models.actor = &cfg
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithHiddenEnv(actor.keyEnv),
+	if cmd == "list" || cmd == "show" {
+		return goalRead(cmd, id, *dataDir, *asJSON, logger, stdout, stderr)
+	}
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithCommand("goal "+cmd),
+		engine.WithHiddenEnv(actor.keyEnv),
 		engine.WithPaneExists(func(id string) bool { return id == cliPane }),
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
 		engine.WithVision(models.vision()))
@@ -537,38 +545,6 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	defer eng.Close()
 	ctx := context.Background()
 	switch cmd {
-	case "list":
-		gs, err := eng.Goals.List(ctx)
-		if err != nil {
-			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
-			return ExitError
-		}
-		for _, g := range gs {
-			if *asJSON {
-				b, _ := json.Marshal(g)
-				fmt.Fprintln(stdout, string(b))
-				continue
-			}
-			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
-		}
-		return ExitOK
-	case "show":
-		g, err := eng.Goals.Get(ctx, id)
-		if err != nil {
-			fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
-			return ExitUsage
-		}
-		if *asJSON {
-			b, _ := json.MarshalIndent(g, "", "  ")
-			fmt.Fprintln(stdout, string(b))
-			return ExitOK
-		}
-		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
-		evs, _ := eng.Goals.History(ctx, id, 0)
-		for _, e := range evs {
-			printEvent(stdout, e, false)
-		}
-		return ExitOK
 	case "abort":
 		if err := eng.Goals.Abort(ctx, id); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
@@ -598,6 +574,62 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		return followGoal(eng, id, *asJSON, stdout, stderr)
 	}
 	return ExitUsage
+}
+
+// goalRead runs list and show from the store alone, starting no goal service: they work while
+// another process owns the data dir, and never touch its goals.
+func goalRead(cmd, id, dataDir string, asJSON bool, logger *slog.Logger, stdout, stderr io.Writer) int {
+	ctx := context.Background()
+	r, err := engine.OpenReader(ctx, dataDir, "goal "+cmd, logger)
+	if errors.Is(err, store.ErrNoDatabase) && cmd == "list" {
+		return ExitOK // the owner has not created the database yet: no goals
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+		return ExitError
+	}
+	defer r.Close()
+	// With no owner nothing runs: a goal stored as running outlived a process that stopped.
+	stale := func(g goal.Goal) {
+		if r.Owner == nil && (g.Status == goal.StatusRunning || g.Status == goal.StatusAwaitingApproval) {
+			fmt.Fprintf(stderr, "clusterspace goal %s: goal %s is stored as %s but no process runs it (the app stopped): resume it with `clusterspace goal resume %s`\n",
+				cmd, g.ID, g.Status, g.ID)
+		}
+	}
+	if cmd == "list" {
+		gs, err := r.Store.ListGoals(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
+			return ExitError
+		}
+		for _, g := range gs {
+			stale(g)
+			if asJSON {
+				b, _ := json.Marshal(g)
+				fmt.Fprintln(stdout, string(b))
+				continue
+			}
+			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
+		}
+		return ExitOK
+	}
+	g, err := r.Store.Goal(ctx, id)
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
+		return ExitUsage
+	}
+	stale(g)
+	if asJSON {
+		b, _ := json.MarshalIndent(g, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return ExitOK
+	}
+	fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
+	evs, _ := r.Store.GoalEvents(ctx, id, 0)
+	for _, e := range evs {
+		printEvent(stdout, e, false)
+	}
+	return ExitOK
 }
 
 func truncateLine(s string, n int) string {

@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -40,13 +41,20 @@ func ResolveDataDir(flagValue string) (string, error) {
 }
 
 // EnsureDataDir creates dir (and parents) with mode 0700 if it does not exist, and refuses a
-// path that exists but is not a directory. An existing dir keeps its mode: the user chose it.
-func EnsureDataDir(dir string) error {
+// path that exists but is not a directory. An existing dir that others can read or enter is
+// tightened to 0700, and log says so: it holds the database and the keys.
+func EnsureDataDir(dir string, log *slog.Logger) error {
 	info, err := os.Stat(dir)
 	switch {
 	case err == nil && !info.IsDir():
 		return fmt.Errorf("data dir %q exists but is not a directory: pass another --data-dir", dir)
 	case err == nil:
+		if mode := info.Mode().Perm(); mode != dataDirMode {
+			if err := os.Chmod(dir, dataDirMode); err != nil {
+				return fmt.Errorf("data dir %q has mode %o and cannot be made private (0700): %w: fix its owner or pass another --data-dir", dir, mode, err)
+			}
+			log.Warn("made the data dir private: it holds the database and keys", "dir", dir, "was", fmt.Sprintf("%04o", mode), "now", fmt.Sprintf("%04o", dataDirMode))
+		}
 		return nil
 	case !os.IsNotExist(err):
 		return fmt.Errorf("data dir %q: %w", dir, err)

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,7 +37,7 @@ func TestResolveDataDirPrecedence(t *testing.T) {
 
 func TestEnsureDataDirIsPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "data")
-	if err := EnsureDataDir(dir); err != nil {
+	if err := EnsureDataDir(dir, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(dir)
@@ -46,7 +49,25 @@ func TestEnsureDataDirIsPrivate(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o600)
-	if err := EnsureDataDir(file); err == nil {
+	if err := EnsureDataDir(file, slog.Default()); err == nil {
 		t.Fatal("a file was accepted as data dir")
+	}
+}
+
+func TestEnsureDataDirTightensALooseDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := EnsureDataDir(dir, slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Stat(dir)
+	if mode := info.Mode().Perm(); mode != 0o700 {
+		t.Fatalf("mode %o, want 700", mode)
+	}
+	if !strings.Contains(log.String(), "made the data dir private") || !strings.Contains(log.String(), "was=0755") {
+		t.Fatalf("the log does not say the mode changed: %q", log.String())
 	}
 }

@@ -4,6 +4,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -43,6 +44,8 @@ type Engine struct {
 	goalEvents *pubsub.Broker[goal.Event]
 	sshEvents  *pubsub.Broker[[]config.SSHServer]
 	chatEvents *pubsub.Broker[chat.Event]
+
+	lock *config.DataDirLock
 }
 
 // options adjust what Open builds for one door.
@@ -59,6 +62,8 @@ type options struct {
 	vision tools.Vision
 	// hiddenEnv names the variables holding this process's API keys, kept out of every pane.
 	hiddenEnv []string
+	// command names the door in the data dir's lock file, for the message another process gets.
+	command string
 }
 
 // An Option adjusts what Open builds for one door.
@@ -92,10 +97,16 @@ func WithPaneExists(f func(paneID string) bool) Option {
 // nil keeps the stored one.
 func WithVision(v tools.Vision) Option { return func(o *options) { o.vision = v } }
 
-// Open resolves and creates the data dir (dataDirFlag, else the environment's default), opens
-// (and migrates) the store and starts the services.
+// WithCommand names the door ("serve", "goal run") in the data dir's lock file, so a second
+// process is told what holds the data dir (default "desktop").
+func WithCommand(name string) Option { return func(o *options) { o.command = name } }
+
+// Open resolves and creates the data dir (dataDirFlag, else the environment's default), takes
+// it for this process alone, opens (and migrates) the store and starts the services. If
+// another process owns the data dir the error wraps config.ErrDataDirInUse and names it: two
+// engines on one store would each take the other's running goals for crashed ones.
 func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, error) {
-	o := options{logger: slog.Default()}
+	o := options{logger: slog.Default(), command: "desktop"}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -103,14 +114,19 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 	if err != nil {
 		return nil, err
 	}
-	if err := config.EnsureDataDir(dir); err != nil {
+	if err := config.EnsureDataDir(dir, o.logger); err != nil {
+		return nil, err
+	}
+	lock, err := config.LockDataDir(dir, o.command, false)
+	if err != nil {
 		return nil, err
 	}
 	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
 	if err != nil {
+		lock.Release()
 		return nil, err
 	}
-	e := &Engine{DataDir: dir, Store: st, wsEvents: pubsub.NewBroker[workspace.List](),
+	e := &Engine{DataDir: dir, Store: st, lock: lock, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
 		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event]()}
 	if err := e.start(ctx, o); err != nil {
@@ -299,5 +315,59 @@ func (e *Engine) Close() error {
 	e.goalEvents.Shutdown()
 	e.sshEvents.Shutdown()
 	e.chatEvents.Shutdown()
-	return e.Store.Close()
+	err := e.Store.Close()
+	// The lock goes last: the next owner must find the store closed.
+	e.lock.Release()
+	return err
+}
+
+// Reader is the store opened for reading goals and nothing else: no service starts, so no
+// goal is repaired, resumed or scheduled. `goal list` and `goal show` use it, and work while
+// another process owns the data dir.
+type Reader struct {
+	DataDir string
+	Store   *store.Store
+	// Owner is the process that owns the data dir, if another one does.
+	Owner *config.LockOwner
+
+	lock *config.DataDirLock
+}
+
+// OpenReader resolves and creates the data dir like Open. If no other process owns it, the
+// reader holds it while it reads (and creates or migrates the store as Open would); if one
+// does, the store is opened read-only and the owner's goals are left to it.
+func OpenReader(ctx context.Context, dataDirFlag, command string, logger *slog.Logger) (*Reader, error) {
+	dir, err := config.ResolveDataDir(dataDirFlag)
+	if err != nil {
+		return nil, err
+	}
+	if err := config.EnsureDataDir(dir, logger); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, store.FileName)
+	lock, err := config.LockDataDir(dir, command, true)
+	var inUse *config.InUseError
+	switch {
+	case errors.As(err, &inUse):
+		st, err := store.OpenReadOnly(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("%w (%v)", err, inUse)
+		}
+		return &Reader{DataDir: dir, Store: st, Owner: &inUse.Owner}, nil
+	case err != nil:
+		return nil, err
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return &Reader{DataDir: dir, Store: st, lock: lock}, nil
+}
+
+// Close closes the store and gives the data dir up.
+func (r *Reader) Close() error {
+	err := r.Store.Close()
+	r.lock.Release()
+	return err
 }

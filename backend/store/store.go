@@ -24,6 +24,10 @@ import (
 // FileName is the database's name inside the data dir.
 const FileName = "clusterspace.db"
 
+// fileMode keeps the database and its -wal and -shm files to their owner: they hold the
+// goals' transcripts and the encrypted secrets.
+const fileMode = 0o600
+
 // busyTimeoutMS is how long a writer waits for another writer before SQLITE_BUSY: long enough
 // to ride out a checkpoint, short enough that a real deadlock surfaces as an error.
 const busyTimeoutMS = 5000
@@ -99,6 +103,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := inspect(ctx, path, len(migrations)); err != nil {
 		return nil, err
 	}
+	// SQLite creates -wal and -shm with the database file's mode, so the file is made private
+	// before SQLite opens it, and all three again once it has (to tighten older ones).
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
@@ -113,6 +122,79 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := s.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := tightenFiles(path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// createPrivate creates an empty database file with fileMode (an empty file is an empty
+// database to SQLite), or tightens an existing one and its -wal and -shm.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+	if errors.Is(err, os.ErrExist) {
+		return tightenFiles(path)
+	}
+	if err != nil {
+		return fmt.Errorf("create database %q: %w", path, err)
+	}
+	defer f.Close()
+	// The umask cannot add permissions, but a chmod states the mode whatever it is.
+	return f.Chmod(fileMode)
+}
+
+// tightenFiles makes the database file and its -wal and -shm (those that exist) fileMode.
+func tightenFiles(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("database file %q: %w", p, err)
+		}
+		if info.Mode().Perm() == fileMode {
+			continue
+		}
+		if err := os.Chmod(p, fileMode); err != nil {
+			return fmt.Errorf("database file %q has mode %o and cannot be made private (0600): %w: fix its owner or pass another --data-dir", p, info.Mode().Perm(), err)
+		}
+	}
+	return nil
+}
+
+// ErrNoDatabase means a read-only open found no database file.
+var ErrNoDatabase = errors.New("no database yet")
+
+// OpenReadOnly opens an existing database for reading only, as a second process does while
+// another owns the data dir: it neither creates, migrates nor repairs anything. A database at
+// an older schema is refused, since the queries of this build expect the newest.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %q", ErrNoDatabase, path)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", strconv.Itoa(busyTimeoutMS))
+	q.Set("_query_only", "true")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open database %q read-only: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	v, err := s.Version(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read database %q: %w", path, err)
+	}
+	if latest := SchemaVersion(); v != latest {
+		db.Close()
+		if v > latest {
+			return nil, fmt.Errorf("%w: %q has schema version %d but this ClusterSpace understands up to %d: run a newer ClusterSpace", ErrNewerSchema, path, v, latest)
+		}
+		return nil, fmt.Errorf("database %q has schema version %d and this ClusterSpace reads %d: let the process that owns the data dir finish, then run this again (it upgrades the database)", path, v, latest)
 	}
 	return s, nil
 }

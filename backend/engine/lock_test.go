@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// While one engine runs a goal, a second engine on its data dir is refused, naming the first,
+// and a Reader lists the goal without touching it: no "interrupted" status, no event.
+func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("thinking", 2)}})
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	dir := t.TempDir()
+	quiet := slog.New(slog.DiscardHandler)
+	eng, err := Open(context.Background(), dir, WithLogger(quiet), WithCommand("serve"),
+		WithPaneExists(func(string) bool { return true }),
+		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	zero := 0
+	g, err := eng.Goals.Start(context.Background(), goal.Spec{PaneID: "term-1", Goal: "stall", Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.ChatRequests()) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the goal never asked the model")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	_, err = Open(context.Background(), dir, WithLogger(quiet), WithCommand("goal run"))
+	if !errors.Is(err, config.ErrDataDirInUse) || !strings.Contains(err.Error(), "in use by PID "+strconv.Itoa(os.Getpid())+" (serve since") {
+		t.Fatalf("second engine: %v", err)
+	}
+
+	r, err := OpenReader(context.Background(), dir, "goal list", quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Owner == nil || r.Owner.Command != "serve" {
+		t.Fatalf("reader's owner %+v", r.Owner)
+	}
+	got, err := r.Store.Goal(context.Background(), g.ID)
+	if err != nil || got.Status != goal.StatusRunning {
+		t.Fatalf("the reader sees %s (%v), want running", got.Status, err)
+	}
+	r.Close()
+
+	if got, _ := eng.Goals.Get(context.Background(), g.ID); got.Status != goal.StatusRunning {
+		t.Fatalf("after the reader the goal is %s", got.Status)
+	}
+	evs, _ := eng.Goals.History(context.Background(), g.ID, 0)
+	for _, e := range evs {
+		if strings.Contains(string(e.Data), string(goal.StatusInterrupted)) {
+			t.Fatalf("the reader wrote an event: %s %s", e.Type, e.Data)
+		}
+	}
+}
+
+// With no owner, a Reader holds the data dir while it reads, and a writer waits for it.
+func TestReaderHoldsAFreeDataDir(t *testing.T) {
+	dir := t.TempDir()
+	quiet := slog.New(slog.DiscardHandler)
+	r, err := OpenReader(context.Background(), dir, "goal list", quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Owner != nil {
+		t.Fatalf("owner %+v of a free data dir", r.Owner)
+	}
+	time.AfterFunc(100*time.Millisecond, func() { r.Close() })
+	eng, err := Open(context.Background(), dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatalf("the writer did not wait for the reader: %v", err)
+	}
+	eng.Close()
+}
