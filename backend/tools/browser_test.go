@@ -348,7 +348,7 @@ func TestBrowserDragFilesAndWaits(t *testing.T) {
 		t.Errorf("chosen files: %q", got)
 	}
 	browseErr(t, r, "browser_set_files", map[string]any{"selector": "#chosen", "paths": []string{a}}, "not a file input")
-	browseErr(t, r, "browser_set_files", map[string]any{"selector": "#file", "paths": []string{"a.txt"}}, "not an absolute path")
+	browseErr(t, r, "browser_set_files", map[string]any{"selector": "#file", "paths": []string{"a.txt"}}, "is a relative path: give the full path")
 	browseErr(t, r, "browser_set_files", map[string]any{"selector": "#file", "paths": []string{filepath.Join(dir, "missing")}}, "not a file that exists")
 
 	browse(t, r, "browser_navigate", map[string]any{"url": site.Page("/list")})
