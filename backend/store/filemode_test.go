@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +14,17 @@ import (
 	"testing"
 )
 
-// umaskEnv makes TestHelperOpenUnderUmask run, under that umask (octal). The umask is the
-// whole process's, so it is set in a child test process, never in this one.
+// umaskEnv makes the test binary open a store under that umask (octal) and exit (see
+// TestMain). The umask is the whole process's, so it is set in a child process, never in the
+// one running the tests.
 const umaskEnv = "STORE_TEST_UMASK"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(umaskEnv) != "" {
+		os.Exit(openUnderUmask())
+	}
+	os.Exit(m.Run())
+}
 
 // TestFileModesWhateverTheUmask opens a new database, and one whose files were left 0644,
 // under umask 000 and 022: the database, -wal and -shm are 0600 either way.
@@ -32,7 +41,7 @@ func TestFileModesWhateverTheUmask(t *testing.T) {
 				s.Close()
 				os.Chmod(path, 0o644)
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOpenUnderUmask$", "-test.count=1")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), umaskEnv+"="+umask, "STORE_TEST_PATH="+path)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("umask %s, existing %v: %v\n%s", umask, existing, err, out)
@@ -41,31 +50,41 @@ func TestFileModesWhateverTheUmask(t *testing.T) {
 	}
 }
 
-func TestHelperOpenUnderUmask(t *testing.T) {
-	umask, path := os.Getenv(umaskEnv), os.Getenv("STORE_TEST_PATH")
-	if umask == "" {
-		t.Skip("run by TestFileModesWhateverTheUmask")
+// openUnderUmask is the child's side of TestFileModesWhateverTheUmask: it opens the store at
+// STORE_TEST_PATH under the umask in STORE_TEST_UMASK, writes, and checks the files' modes.
+// It returns the process's exit code, saying what is wrong on stderr.
+func openUnderUmask() int {
+	path := os.Getenv("STORE_TEST_PATH")
+	m, err := strconv.ParseUint(os.Getenv(umaskEnv), 8, 32)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bad umask:", err)
+		return 2
 	}
-	m, _ := strconv.ParseUint(umask, 8, 32)
 	syscall.Umask(int(m))
 	s, err := Open(context.Background(), path)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	defer s.Close()
 	// A write makes sure the WAL and its index exist while the files are looked at.
 	if err := s.SetSetting(context.Background(), "k", "v"); err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	code := 0
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		info, err := os.Stat(p)
 		if err != nil {
-			t.Fatal(err)
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
 		if mode := info.Mode().Perm(); mode != 0o600 {
-			t.Errorf("%s: mode %o, want 600", filepath.Base(p), mode)
+			fmt.Fprintf(os.Stderr, "%s: mode %o, want 600\n", filepath.Base(p), mode)
+			code = 1
 		}
 	}
+	return code
 }
 
 // OpenReadOnly reads what a writer wrote and can write nothing itself.

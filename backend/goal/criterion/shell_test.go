@@ -184,7 +184,8 @@ func TestShellStoppedByContext(t *testing.T) {
 	go func() {
 		// Abort once the child is running, as the runner does when the user aborts the goal.
 		for ctx.Err() == nil {
-			if _, err := os.Stat(filepath.Join(dir, "child.pid")); err == nil {
+			// The file exists from the redirect on; the pid is in it once echo has written it.
+			if b, err := os.ReadFile(filepath.Join(dir, "child.pid")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
 				cancel()
 				return
 			}
