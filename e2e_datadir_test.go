@@ -25,7 +25,13 @@ func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runBinaryTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, testBinary(t), args...)
+	return runToEnd(t, exec.CommandContext(ctx, testBinary(t), args...))
+}
+
+// runToEnd runs cmd and returns its exit status and output; only a failure to run it at all
+// fails the test.
+func runToEnd(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

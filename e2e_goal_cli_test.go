@@ -31,16 +31,7 @@ func runGoalCLIOn(t *testing.T, srv *llmtest.Server, args ...string) (int, strin
 		"--data-dir", t.TempDir(), "--approve", "deny", "--critic-every", "0"}
 	cmd := exec.Command(testBinary(t), append(base, args...)...)
 	cmd.Dir = sandbox
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	return runToEnd(t, cmd)
 }
 
 func toolCall(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
