@@ -45,7 +45,7 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 		},
 	}
 	if src == SourceActor {
-		a.Guard = r.guard
+		a.Guard = agent.NewGuard() // begin gives the next chain a fresh one
 	}
 	return a
 }

@@ -20,7 +20,6 @@ type run struct {
 	cfg  Config
 
 	agents map[Source]*agent.Agent // the actor's and the critic's, made on first use
-	guard  *agent.Guard            // the actor's loop guard, new for each chain
 	turnID string                  // the streamed message under way, for its deltas
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
@@ -108,9 +107,8 @@ func (r *run) loop(next Source) {
 func (r *run) begin(first Source) {
 	r.toolTurns, r.failStreak, r.iterations, r.auto = 0, 0, 0, false
 	// A new message is news to the actor: what it repeated before may now be right.
-	r.guard = agent.NewGuard()
 	if a := r.agents[SourceActor]; a != nil {
-		a.Guard = r.guard
+		a.Guard = agent.NewGuard()
 	}
 	if r.open {
 		return
@@ -278,8 +276,8 @@ func (r *run) criticTurn() Source {
 // and stores it. A cut-off reply is stored as a partial message; it returns false then, and
 // when the chain ended.
 func (r *run) stream(src Source, a *agent.Agent, t agent.Turn) (llm.Reply, bool) {
-	r.turnID = agent.NewID("turn-")
-	turn := r.turnID
+	turn := agent.NewID("turn-")
+	r.turnID = turn
 	r.ss.setTurn(src)
 	defer r.ss.setTurn("")
 	r.publish(Event{Type: EventMessageStarted, Source: src, Turn: turn})

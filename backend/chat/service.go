@@ -2,8 +2,6 @@ package chat
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -356,7 +354,7 @@ func (ss *session) start(conv []Message, next Source) error {
 		return errShutdown
 	}
 	ctx, cancel := context.WithCancelCause(ss.svc.ctx)
-	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, agents: map[Source]*agent.Agent{}, guard: agent.NewGuard()}
+	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, agents: map[Source]*agent.Agent{}}
 	ss.mu.Lock()
 	ss.running, ss.cancel, ss.done = true, cancel, make(chan struct{})
 	ss.notify()
@@ -491,10 +489,4 @@ func criticRef(cfg Config) string {
 		return cfg.Settings.CriticProvider
 	}
 	return cfg.Settings.Provider
-}
-
-func newID(prefix string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
 }
