@@ -36,24 +36,7 @@ func listenUDP(t *testing.T) (port int, received func() int) {
 // session D-Bus or ssh-agent).
 func listenUnix(t *testing.T, path string) (accepted func() int) {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	count := make(chan int, 1)
-	count <- 0
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			count <- <-count + 1
-			c.Close()
-		}
-	}()
-	return func() int { n := <-count; count <- n; return n }
+	return countAccepts(t, "unix", path).accepted
 }
 
 func TestConfinedShellCannotUseUnixSocketsNorUDPWithoutNetwork(t *testing.T) {

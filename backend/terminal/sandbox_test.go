@@ -28,25 +28,39 @@ func TestLandlockSupportTellsTheTruth(t *testing.T) {
 // listen opens a TCP listener on 127.0.0.1 and counts the connections it accepts.
 func listen(t *testing.T) (port int, accepted func() int) {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	ln := countAccepts(t, "tcp4", "127.0.0.1:0")
+	return ln.Addr().(*net.TCPAddr).Port, ln.accepted
+}
+
+// counting is a listener that accepts and closes every connection, counting them.
+type counting struct {
+	net.Listener
+	count chan int
+}
+
+func (c counting) accepted() int { n := <-c.count; c.count <- n; return n }
+
+// countAccepts listens on network/address until the test ends, counting what it accepts.
+func countAccepts(t *testing.T, network, address string) counting {
+	t.Helper()
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	count := make(chan int, 1)
-	count <- 0
+	c := counting{Listener: ln, count: make(chan int, 1)}
+	c.count <- 0
 	go func() {
 		for {
-			c, err := ln.Accept()
+			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			n := <-count
-			count <- n + 1
-			c.Close()
+			c.count <- <-c.count + 1
+			conn.Close()
 		}
 	}()
-	return ln.Addr().(*net.TCPAddr).Port, func() int { n := <-count; count <- n; return n }
+	return c
 }
 
 // settle polls accepted until it reports want or a second passes, since the accept loop
