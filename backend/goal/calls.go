@@ -21,13 +21,8 @@ const maxStoredResult = 64 << 10
 func (r *run) newAgent() *agent.Agent {
 	guard := agent.NewGuardWith(r.g.Spec.Settings.Guard)
 	guard.RestoreBlocks(r.g.State.GuardBlocks)
-	// Relative paths mean the sandbox, where the policy judges them, else the goal's work dir.
-	dir := r.policy.SandboxDir
-	if dir == "" {
-		dir = r.g.Spec.Settings.WorkDir
-	}
 	return &agent.Agent{
-		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: dir,
+		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: r.workDir(),
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{
@@ -47,6 +42,15 @@ func (r *run) newAgent() *agent.Agent {
 			OpenTodos: r.openTodos,
 		},
 	}
+}
+
+// workDir is where the goal works: its sandbox, where the policy judges paths, else its work
+// dir. Relative tool paths and shell criteria mean it.
+func (r *run) workDir() string {
+	if r.policy.SandboxDir != "" {
+		return r.policy.SandboxDir
+	}
+	return r.g.Spec.Settings.WorkDir
 }
 
 // openTodos lists the checklist items not done yet.

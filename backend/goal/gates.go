@@ -15,12 +15,8 @@ const criticTimeout = 2 * time.Minute
 
 // evidence is what the criterion gets to judge a claim by.
 func (r *run) evidence(rationale string) criterion.Evidence {
-	dir := r.policy.SandboxDir
-	if dir == "" {
-		dir = r.g.Spec.Settings.WorkDir
-	}
 	return criterion.Evidence{Goal: r.g.Spec.Goal, Rationale: rationale, Steps: r.recentSummaries(evidenceSteps),
-		Screenshot: r.lastImage, WorkDir: dir}
+		Screenshot: r.lastImage, WorkDir: r.workDir()}
 }
 
 // recentSummaries returns the last n steps as one-line summaries, from the store.
