@@ -138,6 +138,14 @@ func TestScrollbackReplayAfterDetach(t *testing.T) {
 	live := collect(out)
 	m.Write(tab.PaneID, "", []byte("echo first-$((1+1))\r"))
 	live.waitFor(t, "first-2")
+	// Type the next command only once the shell shows its prompt again, as a person would:
+	// typed earlier, it is echoed before that prompt, which then reads as its completion.
+	for deadline := time.Now().Add(10 * time.Second); !terminal.LooksLikePrompt(strings.TrimSpace(terminal.Strip([]byte(live.text())))+" "); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no prompt after first-2: %q", live.text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	detach()
 	<-live.done // the channel closes when the viewer's context ends
 
