@@ -140,7 +140,7 @@ func TestScrollbackReplayAfterDetach(t *testing.T) {
 	live.waitFor(t, "first-2")
 	// Type the next command only once the shell shows its prompt again, as a person would:
 	// typed earlier, it is echoed before that prompt, which then reads as its completion.
-	for deadline := time.Now().Add(10 * time.Second); !terminal.LooksLikePrompt(strings.TrimSpace(terminal.Strip([]byte(live.text())))+" "); {
+	for deadline := time.Now().Add(10 * time.Second); !terminal.LooksLikePrompt(strings.TrimSpace(terminal.Strip([]byte(live.text()))) + " "); {
 		if time.Now().After(deadline) {
 			t.Fatalf("no prompt after first-2: %q", live.text())
 		}
