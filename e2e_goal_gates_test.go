@@ -218,7 +218,8 @@ func TestGoalDashboardReopensAndRaisesTheBudget(t *testing.T) {
 }
 
 // The API key named by --api-key-env stays with the app: the goal's shell, confined or not,
-// does not inherit it, so `echo $VAR` cannot put it into the step log.
+// does not inherit it, so `echo $VAR` cannot put it into the step log, nor can it read it from
+// the app's /proc/PID/environ (the app sealed it away before starting; see backend/keyenv).
 func TestGoalCLIKeyVariableIsNotInThePanes(t *testing.T) {
 	const secret = "sk-test-do-not-leak-4242"
 	srv := llmtest.New(t, llmtest.Script{})
@@ -229,17 +230,18 @@ func TestGoalCLIKeyVariableIsNotInThePanes(t *testing.T) {
 		if sandboxed {
 			args = append(args, "--sandbox", dir)
 		}
-		srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": `echo "key=[$MY_SCRIPTED_KEY]" > key.txt; cat key.txt`}),
+		srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": `echo "key=[$MY_SCRIPTED_KEY]" > key.txt; tr '\0' '\n' < /proc/$PPID/environ >> key.txt; cat key.txt`}),
 			toolCall("claim_complete", map[string]string{"rationale": "key.txt written"}))
 		cmd := exec.Command(testBinary(t), args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "MY_SCRIPTED_KEY="+secret)
+		cmd.Env = append(os.Environ(), "MY_SCRIPTED_KEY="+secret, "OPENAI_API_KEY="+secret+"-openai")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("sandboxed=%v: %v\n%s", sandboxed, err, out)
 		}
 		got, _ := os.ReadFile(filepath.Join(dir, "key.txt"))
-		if strings.Contains(string(got)+string(out), secret) || !strings.Contains(string(got), "key=[]") {
+		// PATH= shows the app's environ was read; the key must not be in it.
+		if strings.Contains(string(got)+string(out), secret) || !strings.Contains(string(got), "key=[]") || !strings.Contains(string(got), "\nPATH=") {
 			t.Fatalf("sandboxed=%v: the shell saw the key: key.txt %q\n%s", sandboxed, got, out)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/keyenv"
 	"github.com/clusterspace/clusterspace/backend/server"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
@@ -48,7 +49,15 @@ serve options:
   --allowed-origin URL    another browser origin allowed to connect (repeatable)
 `
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// Before anything else: move the API key variables out of this process's environment, so
+	// no goal can read them from /proc (see backend/keyenv).
+	if err := keyenv.Seal(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "clusterspace:", err)
+		os.Exit(70)
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := ""

@@ -21,6 +21,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/keyenv"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/store"
@@ -114,7 +115,7 @@ func (m modelFlags) config(name string) (llm.Config, error) {
 		cfg.Name = "cli"
 	}
 	if m.keyEnv != "" {
-		cfg.APIKey = os.Getenv(m.keyEnv)
+		cfg.APIKey, _ = keyenv.Lookup(m.keyEnv)
 		if cfg.APIKey == "" {
 			return llm.Config{}, usagef("--%sapi-key-env %s: that environment variable is empty", name, m.keyEnv)
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clusterspace/clusterspace/backend/keyenv"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
@@ -53,14 +54,9 @@ type Options struct {
 	SSH string
 	// HiddenEnv names environment variables of this process that no pane's shell inherits:
 	// the ones holding the app's own API keys (the CLI's --api-key-env). The well-known
-	// provider variables in wellKnownKeyEnv are always hidden too; HideEnv adds more later.
+	// provider variables in keyenv.WellKnown are always hidden too; HideEnv adds more later.
 	HiddenEnv []string
 }
-
-// wellKnownKeyEnv are the provider key variables the app (or a person starting it) commonly
-// holds. They are hidden by name, not by a pattern such as *_API_KEY or *_TOKEN: those would
-// also take variables a person set on purpose for their own tools in their own terminal.
-var wellKnownKeyEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"}
 
 // Spec describes the terminal a tab runs.
 type Spec struct {
@@ -145,7 +141,7 @@ func NewManager(opts Options) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
 		panes: map[string]*pane{}, broadcast: map[string]bool{}, hiddenEnv: map[string]bool{}}
-	m.HideEnv(wellKnownKeyEnv...)
+	m.HideEnv(keyenv.WellKnown...)
 	m.HideEnv(opts.HiddenEnv...)
 	return m
 }
