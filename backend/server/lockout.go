@@ -1,8 +1,13 @@
 package server
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // lockTiers: after this many failed logins in a row from one address, refuse logins from it
@@ -147,4 +152,54 @@ func (d *devices) trust(id string) string {
 	}
 	d.m[id] = now.Add(deviceTTL)
 	return id
+}
+
+// unlockCode is the owner's way past a lockout someone else caused from the owner's own address
+// (a local process, a page in another tab) before the owner's browser became a trusted device.
+// When a lockout begins, the server writes a one-time code to its log, which only the person who
+// started it reads; a login that carries the code is let through the lock (the password is still
+// checked). The code is used up by the login it lets in; the next lockout logs a fresh one.
+type unlockCode struct {
+	mu   sync.Mutex
+	code string
+}
+
+// unlockAlphabet leaves out letters people mistake for digits (I, L, O, U).
+const unlockAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// current returns the code, making one if none is pending.
+func (u *unlockCode) current() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.code == "" {
+		b := make([]byte, 12) // 60 bits: no one guesses it through a rate-limited login
+		rand.Read(b)
+		for i := range b {
+			b[i] = unlockAlphabet[int(b[i])%len(unlockAlphabet)]
+		}
+		u.code = fmt.Sprintf("%s-%s-%s", b[0:4], b[4:8], b[8:12])
+	}
+	return u.code
+}
+
+// matches reports whether typed is the pending code (case, spaces and dashes aside).
+func (u *unlockCode) matches(typed string) bool {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '-' || r == ' ' {
+				return -1
+			}
+			return unicode.ToUpper(r)
+		}, s)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.code != "" && subtle.ConstantTimeCompare([]byte(norm(typed)), []byte(norm(u.code))) == 1
+}
+
+// use consumes the code after the login it let in succeeded.
+func (u *unlockCode) use() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.code = ""
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,49 @@ func TestKnownBrowserIsNotLockedOutBySameAddress(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("a forged device cookie: %d, want 429", resp.StatusCode)
+	}
+}
+
+// TestUnlockCodeFromTheLogLetsTheOwnerIn: a browser the server has never seen (a new one, or
+// any after a restart) shares 127.0.0.1 with every local process, so a goal failing logins on
+// purpose locks it out. The lockout writes a one-time code to the server's log; the owner types
+// it with the password and gets in. The code works once, a wrong one is refused without
+// counting, and the password is still checked.
+func TestUnlockCodeFromTheLogLetsTheOwnerIn(t *testing.T) {
+	h := newHarness(t)
+	for range 10 {
+		postLogin(t, http.DefaultClient, h.http.URL, wrongLogin, nil)
+	}
+	if got := postLogin(t, http.DefaultClient, h.http.URL, rightLogin, nil); got != http.StatusTooManyRequests {
+		t.Fatalf("after 10 failures: %d, want 429", got)
+	}
+	m := regexp.MustCompile(`unlock_code=([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})`).FindAllStringSubmatch(h.logs.String(), -1)
+	if len(m) == 0 {
+		t.Fatalf("the lockout logged no unlock code:\n%s", h.logs)
+	}
+	code := m[len(m)-1][1]
+	withCode := func(password, unlock string) string {
+		return `{"password":"` + password + `","unlock":"` + unlock + `"}`
+	}
+	for range 20 { // wrong codes: refused, and they do not lengthen anything
+		if got := postLogin(t, http.DefaultClient, h.http.URL, withCode(testPassword, "AAAA-BBBB-CCCC"), nil); got != http.StatusBadRequest {
+			t.Fatalf("a wrong unlock code: %d, want 400", got)
+		}
+	}
+	if got := postLogin(t, http.DefaultClient, h.http.URL, withCode("nope", code), nil); got != http.StatusUnauthorized {
+		t.Fatalf("the right code with a wrong password: %d, want 401", got)
+	}
+	jar, _ := cookiejar.New(nil)
+	owner := &http.Client{Jar: jar}
+	typed := strings.ToLower(strings.ReplaceAll(code, "-", " ")) // as a person might type it
+	if got := postLogin(t, owner, h.http.URL, withCode(testPassword, typed), nil); got != 200 {
+		t.Fatalf("the owner with the unlock code: %d, want 200", got)
+	}
+	if got := postLogin(t, http.DefaultClient, h.http.URL, withCode(testPassword, code), nil); got != http.StatusBadRequest {
+		t.Fatalf("the same code a second time: %d, want 400 (it works once)", got)
+	}
+	// The owner's browser is now a known device: it logs in past the address's lock.
+	if got := postLogin(t, owner, h.http.URL, rightLogin, nil); got != 200 {
+		t.Fatalf("the owner's browser after unlocking: %d, want 200", got)
 	}
 }

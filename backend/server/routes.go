@@ -124,20 +124,29 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		device = c.Value
 		key = "device " + device
 	}
-	if wait, locked := s.lockout.Locked(key); locked {
-		secs := int(math.Ceil(wait.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeJSON(w, http.StatusTooManyRequests, errorBody{
-			Error:      fmt.Sprintf("too many failed logins from %s: try again in %s", addr, roundWait(wait)),
-			RetryAfter: secs,
-		})
-		return
-	}
 	var body struct {
 		Password string `json:"password"`
+		Unlock   string `json:"unlock"` // the one-time code the server logs when a lockout begins
 	}
 	if !decodeBody(w, r, &body) {
 		return
+	}
+	unlocking := false
+	if wait, locked := s.lockout.Locked(key); locked {
+		if body.Unlock != "" && !s.unlock.matches(body.Unlock) {
+			writeError(w, http.StatusBadRequest, "that unlock code is not the one in the server's log (each code works once; a new lockout logs a new one)", "unlock")
+			return
+		}
+		if body.Unlock == "" {
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeJSON(w, http.StatusTooManyRequests, errorBody{
+				Error:      fmt.Sprintf("too many failed logins from %s: try again in %s, or enter the unlock code from the server's log", addr, roundWait(wait)),
+				RetryAfter: secs,
+			})
+			return
+		}
+		unlocking = true
 	}
 	if body.Password == "" {
 		writeError(w, http.StatusBadRequest, "enter the password", "password")
@@ -146,16 +155,27 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.deps.Auth.CheckPassword(body.Password) {
 		lock := s.lockout.Fail(key)
 		body := errorBody{Error: "wrong password", Field: "password"}
-		if lock > 0 {
+		if lock > 0 && !unlocking {
 			body.Error += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
 			body.RetryAfter = int(math.Ceil(lock.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 		}
 		s.log.Warn("failed login", "addr", addr, "known_browser", device != "", "locked_for", lock)
+		if lock > 0 {
+			// Only the person who started the server reads its log: this is their way back in.
+			s.log.Warn("logins locked after failed attempts; if you are the owner, enter this one-time unlock code on the login screen with your password",
+				"addr", addr, "unlock_code", s.unlock.current())
+		}
 		writeJSON(w, http.StatusUnauthorized, body)
 		return
 	}
-	s.lockout.Succeed(key)
+	if unlocking {
+		// The lock stays on the address (someone else caused it); this browser gets a device id
+		// below and is counted on its own from now on.
+		s.unlock.use()
+	} else {
+		s.lockout.Succeed(key)
+	}
 	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: s.devices.trust(device), Path: "/api/login",
 		MaxAge: int(deviceTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	s.issue(w)

@@ -78,6 +78,7 @@ type Server struct {
 	deps    Deps
 	lockout *Lockout
 	devices *devices
+	unlock  unlockCode
 	// loginSlots is a semaphore of maxConcurrentLogins.
 	loginSlots chan struct{}
 	log        *slog.Logger

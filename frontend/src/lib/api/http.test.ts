@@ -413,6 +413,15 @@ describe('HttpBackend login', () => {
     expect(err.status).toBe(429);
   });
 
+  it('sends the unlock code only when one is given', async () => {
+    const f = fakeFetch(() => json(200, tokens(1)));
+    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    await api.auth.login('pw', 'ABCD-EFGH-JKMN');
+    expect(f.calls[0].body).toBe('{"password":"pw","unlock":"ABCD-EFGH-JKMN"}');
+    await api.auth.login('pw', '');
+    expect(f.calls[1].body).toBe('{"password":"pw"}');
+  });
+
   it('forgets the tokens on logout and ends the session on the server', () => {
     const storage = signedInStorage();
     const f = fakeFetch(() => new Response(null, { status: 204 }));

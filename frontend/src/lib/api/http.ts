@@ -160,7 +160,7 @@ export class HttpBackend implements Backend {
     this.chat = new HttpChat(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
-      login: (password) => this.login(password),
+      login: (password, unlock) => this.login(password, unlock),
       logout: () => this.logout(),
       onChange: (handler) => {
         this.authListeners.add(handler);
@@ -505,11 +505,11 @@ export class HttpBackend implements Backend {
 
   // ---- auth --------------------------------------------------------------------------------
 
-  private async login(password: string): Promise<void> {
+  private async login(password: string, unlock?: string): Promise<void> {
     const res = await this.request(this.url('/api/login'), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ password }),
+      body: JSON.stringify(unlock ? { password, unlock } : { password }),
     });
     if (!res.ok) throw await errorFromResponse(res);
     this.setTokens((await res.json()) as TokenResponse);

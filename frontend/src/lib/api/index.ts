@@ -41,8 +41,12 @@ export * from './chat';
 export interface Auth {
   /** True while tokens are held; they may still turn out to be expired on the next call. */
   signedIn(): boolean;
-  /** Rejects with a BackendError carrying the backend's message (and retryAfter when locked out). */
-  login(password: string): Promise<void>;
+  /**
+   * Rejects with a BackendError carrying the backend's message (and retryAfter when locked out).
+   * `unlock` is the one-time code the server writes to its log when a lockout begins: with it
+   * the owner gets past a lockout someone else caused.
+   */
+  login(password: string, unlock?: string): Promise<void>;
   logout(): void;
   /** Called whenever signedIn() changes, e.g. when a refresh fails and tokens are dropped. */
   onChange(handler: (signedIn: boolean) => void): () => void;

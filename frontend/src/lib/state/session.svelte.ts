@@ -24,9 +24,9 @@ export class Session {
     return () => stops.forEach((stop) => stop());
   }
 
-  async login(password: string): Promise<void> {
+  async login(password: string, unlock?: string): Promise<void> {
     if (!this.backend.auth) return;
-    await this.backend.auth.login(password);
+    await this.backend.auth.login(password, unlock);
     this.signedIn = this.backend.auth.signedIn();
   }
 
