@@ -62,6 +62,9 @@ type Options struct {
 type Spec struct {
 	PaneID  string
 	Shell   string   // default $SHELL, else /bin/bash
+	// Command, when set, runs instead of the shell (a pane launched as Claude Code, a REPL…):
+	// the program and its arguments.
+	Command []string
 	Dir     string   // working directory; default the home directory
 	Env     []string // added to the inherited environment, overriding it
 	Cols    int      // default DefaultCols
@@ -501,6 +504,8 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 			return spec, nil, err
 		}
 		argv = append([]string{m.opts.SSH}, a[1:]...)
+	} else if len(spec.Command) > 0 {
+		argv = slices.Clone(spec.Command)
 	} else {
 		argv = []string{spec.Shell}
 	}

@@ -203,7 +203,20 @@ func Validate(ws Workspace) error {
 		if seenCell[cell] {
 			return fieldErr(field, "cell (%d,%d) holds two panes", p.Row, p.Col)
 		}
+		if p.Launch != nil {
+			if p.Kind != KindTerminal {
+				return fieldErr(field+".launch", "only a terminal pane has launch settings")
+			}
+			if err := ValidateLaunch(*p.Launch); err != nil {
+				return fieldErr(field+".launch", "%v", err)
+			}
+		}
 		seenID[p.ID], seenCell[cell] = true, true
+	}
+	for _, f := range []struct{ name, id string }{{"focusedPaneId", ws.FocusedPaneID}, {"maximizedPaneId", ws.MaximizedPaneID}} {
+		if f.id != "" && !seenID[f.id] {
+			return fieldErr(f.name, "%q is not a pane of this workspace", f.id)
+		}
 	}
 	return nil
 }

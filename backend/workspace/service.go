@@ -135,6 +135,7 @@ func (s *Service) update(ctx context.Context, id string, change func(Workspace) 
 	if err != nil {
 		return ws, err
 	}
+	ws.forgetGonePanes()
 	ws.UpdatedAt = s.now()
 	if err := Validate(ws); err != nil {
 		return ws, err
@@ -299,6 +300,9 @@ func (s *Service) UpdatePane(ctx context.Context, id, paneID string, patch PaneP
 		if patch.Kind != nil {
 			if !patch.Kind.Valid() {
 				return ws, fieldErr("kind", "is %q; must be %q or %q", *patch.Kind, KindTerminal, KindBrowser)
+			}
+			if ws.Panes[i].Kind != *patch.Kind {
+				ws.Panes[i].Launch = nil // launch settings belong to the terminal it was
 			}
 			ws.Panes[i].Kind = *patch.Kind
 			ws.Panes[i].Label = relabel(ws.Panes[i].Label, *patch.Kind)

@@ -38,6 +38,8 @@ type Pane struct {
 	Label string `json:"label"`
 	Row   int    `json:"row"`
 	Col   int    `json:"col"`
+	// Launch is what a terminal pane runs instead of a plain shell (nil: the shell).
+	Launch *Launch `json:"launch,omitempty"`
 }
 
 // Workspace is a named grid of panes. Weights are relative sizes (CSS fr units), one per row
@@ -51,6 +53,11 @@ type Workspace struct {
 	RowWeights []float64 `json:"rowWeights"`
 	ColWeights []float64 `json:"colWeights"`
 	Panes      []Pane    `json:"panes"`
+	// FocusedPaneID is the pane keyboard input goes to ("" before any was focused);
+	// MaximizedPaneID the pane shown alone, filling the grid ("" for none). The UI and the agent
+	// change them alike, so both see the same workspace.
+	FocusedPaneID   string `json:"focusedPaneId"`
+	MaximizedPaneID string `json:"maximizedPaneId"`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 }
