@@ -192,7 +192,7 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 			return nil, a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
 		}
 	}
-	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID, Dir: a.WorkDir}
+	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID, Dir: a.WorkDir, PaneID: a.PaneID, WorkspaceID: a.WorkspaceID}
 	v := a.Hooks.Check(cctx, tool, call)
 	switch v.Decision {
 	case policy.Deny:

@@ -35,7 +35,7 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	home, _ := os.UserHomeDir() // Best effort: without one, relative paths are refused.
 	a := &agent.Agent{
 		Scope: "chat", WorkDir: home, AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
-		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID},
+		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID}, WorkspaceID: r.ss.wsID,
 		Screenshot: r.svc.shot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{
 			Check:   r.check,

@@ -192,7 +192,11 @@ func (r *run) actorTurn() Source {
 		}
 		return r.fail(err)
 	}
-	reply, ok := r.stream(SourceActor, a, agent.Turn{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv)})
+	turn := agent.Turn{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv)}
+	if f := r.svc.paneSummary; f != nil {
+		turn.Context = f(r.ctx, r.ss.wsID) // live: in the newest message, not the cached prefix
+	}
+	reply, ok := r.stream(SourceActor, a, turn)
 	if !ok {
 		return ""
 	}

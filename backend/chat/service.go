@@ -37,6 +37,9 @@ type Options struct {
 	// Approvals is the approval desk shared with the goals; nil: the service keeps its own,
 	// stored in repo when repo keeps approvals too (the store does).
 	Approvals *agent.Approvals
+	// PaneSummary describes the workspace's panes, for the newest message of each actor turn
+	// (nil: none).
+	PaneSummary func(ctx context.Context, workspaceID string) string
 }
 
 // Service runs the chats of all workspaces: one loop goroutine per busy workspace.
@@ -47,6 +50,8 @@ type Service struct {
 	events   *pubsub.Broker[Event]
 	log      *slog.Logger
 	shot     func(ctx context.Context, paneID string) ([]byte, error)
+	// paneSummary is Options.PaneSummary.
+	paneSummary func(ctx context.Context, workspaceID string) string
 
 	approvals *agent.Approvals
 
@@ -73,7 +78,7 @@ func NewService(repo Repo, models Models, registry *tools.Registry, events *pubs
 		opts.Approvals = agent.NewApprovals(ar, nil)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot,
+	s := &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot, paneSummary: opts.PaneSummary,
 		approvals: opts.Approvals, sessions: map[string]*session{}, ctx: ctx, cancel: cancel}
 	s.closeStaleApprovals()
 	return s

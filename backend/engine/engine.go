@@ -17,6 +17,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
+	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
@@ -36,6 +37,7 @@ type Engine struct {
 	Terminals  *terminal.Manager
 	Browsers   *browser.Manager
 	Registry   *tools.Registry
+	Panes      *panes.Service
 	Goals      *goal.Service
 	Chat       *chat.Service
 
@@ -158,6 +160,8 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		vision = e.vision()
 	}
 	tools.RegisterBrowser(e.Registry, e.Browsers, vision)
+	e.Panes = panes.New(e.Workspaces, e.Terminals, e.Browsers)
+	tools.RegisterWorkspace(e.Registry, e.Panes)
 
 	var models goal.Models = storedModels{e.Providers}
 	if o.models != nil {
@@ -176,6 +180,9 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
 		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
 		Screenshot: e.Browsers.Thumbnail,
+		PaneSummary: func(ctx context.Context, paneID string) string {
+			return e.Panes.Summary(ctx, panes.Caller{PaneID: paneID})
+		},
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
 			ok, detail, err := tools.VisualCheck(ctx, e.Browsers, vision, paneID, question)
 			return criterion.Verdict{Passed: ok, Detail: detail}, err
@@ -184,8 +191,11 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	if err != nil {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
+	e.Panes.SetGoals(e.Goals.WorkingIn)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
-		Approvals: approvals})
+		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
+			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
+		}})
 	return nil
 }
 

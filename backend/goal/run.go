@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ const evidenceSteps = 10
 type run struct {
 	svc    *Service
 	g      Goal
+	paneID string // g.Spec.PaneID, fixed for the run: read without the run's own state
 	conv   []llm.Message
 	model  agent.Model
 	critic agent.Model
@@ -328,8 +330,14 @@ func (r *run) modelTurn() (llm.Reply, error) {
 // turn is the next model turn: the stable system prompt, the conversation, and the checklist
 // and declared step as they are now in the per-turn context message.
 func (r *run) turn(extra ...llm.Message) agent.Turn {
-	return agent.Turn{System: systemPrompt, Messages: append(append([]llm.Message(nil), r.conv...), extra...),
-		Context: turnContext(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared)}
+	perTurn := turnContext(r.g.State.Todos, r.g.State.ActiveTodo, r.g.State.Declared)
+	if f := r.svc.opts.PaneSummary; f != nil {
+		// Live, so it rides in the per-turn message, never in the cached prefix.
+		if panes := f(r.ctx, r.g.Spec.PaneID); panes != "" {
+			perTurn = strings.TrimSpace(panes + "\n" + perTurn)
+		}
+	}
+	return agent.Turn{System: systemPrompt, Messages: append(append([]llm.Message(nil), r.conv...), extra...), Context: perTurn}
 }
 
 func (r *run) addUsage(m agent.Model, u llm.Usage) {

@@ -55,6 +55,9 @@ type Options struct {
 	// Screenshot returns a small JPEG of a browser pane, attached to the model's context after
 	// browser actions when the model has vision (nil: none are attached).
 	Screenshot func(ctx context.Context, paneID string) ([]byte, error)
+	// PaneSummary describes the workspace around the goal's pane, for the newest message of
+	// each turn (nil: none).
+	PaneSummary func(ctx context.Context, paneID string) string
 	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
 	// It returns notices for the goal's story; an error fails the goal's start.
 	OnStart func(ctx context.Context, g Goal) ([]string, error)
@@ -325,7 +328,7 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		return err
 	}
 	rctx, cancel := context.WithCancelCause(s.ctx)
-	r := &run{svc: s, g: g, model: model, critic: critic, crit: crit, policy: g.Spec.Policy,
+	r := &run{svc: s, g: g, paneID: g.Spec.PaneID, model: model, critic: critic, crit: crit, policy: g.Spec.Policy,
 		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo}
 	r.ag = r.newAgent()
 	var events []Event
@@ -693,4 +696,17 @@ func (s *Service) prune(ctx context.Context) {
 func (s *Service) Shutdown() {
 	s.cancel(errShutdown)
 	s.wg.Wait()
+}
+
+// WorkingIn returns the goal that runs in the pane now (running, paused or waiting on an
+// approval), if any: such a pane must not be converted or removed under it.
+func (s *Service) WorkingIn(paneID string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, r := range s.runs {
+		if r.paneID == paneID {
+			return id, true
+		}
+	}
+	return "", false
 }

@@ -63,10 +63,12 @@ type readTerminalParams struct {
 
 type pollTerminalParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the terminal pane."`
+	TabID  string `json:"tab_id,omitempty" desc:"Tab of that pane; default the pane's active tab."`
 }
 
 type waitOutputParams struct {
 	PaneID       string `json:"pane_id" desc:"Id of the terminal pane."`
+	TabID        string `json:"tab_id,omitempty" desc:"Tab of that pane; default the pane's active tab."`
 	TimeoutMS    *int   `json:"timeout_ms,omitempty" default:"30000" desc:"Wait at most this long (1-600000 ms)."`
 	UntilPattern string `json:"until_pattern,omitempty" desc:"Regular expression (RE2) to wait for in the output since the last input sent to the terminal. The echo of the typed command line does not count, so a pattern that also occurs in the command waits for the command's own output. Without it, wait until a prompt shows (the command finished)."`
 }
@@ -225,11 +227,11 @@ func awaitFirstPrompt(ctx context.Context, term TerminalDriver, paneID, tabID st
 }
 
 func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {
-	st, err := term.Status(p.PaneID, "")
+	st, err := term.Status(p.PaneID, p.TabID)
 	if err != nil {
 		return terminalError(p.PaneID, err)
 	}
-	text, err := term.Tail(p.PaneID, "", statusLines)
+	text, err := term.Tail(p.PaneID, p.TabID, statusLines)
 	if err != nil {
 		return terminalError(p.PaneID, err)
 	}
@@ -271,21 +273,21 @@ func waitForOutput(ctx context.Context, term TerminalDriver, p waitOutputParams)
 			return Errorf("until_pattern is not a valid regular expression (RE2 syntax): %v", err), nil
 		}
 	}
-	st, err := term.Status(p.PaneID, "")
+	st, err := term.Status(p.PaneID, p.TabID)
 	if err != nil {
 		return terminalError(p.PaneID, err)
 	}
 	if !st.Tab.Running {
-		return exitedResult(term, p.PaneID, "", st)
+		return exitedResult(term, p.PaneID, p.TabID, st)
 	}
 	// The wait starts at the last input and knows what it was, so that the shell's echo of
 	// the typed line is not taken for its output.
-	c, err := term.WaitForCompletion(ctx, p.PaneID, "", terminal.WaitOptions{Since: st.InputMark, Input: st.LastInput,
+	c, err := term.WaitForCompletion(ctx, p.PaneID, p.TabID, terminal.WaitOptions{Since: st.InputMark, Input: st.LastInput,
 		Timeout: time.Duration(waitMS) * time.Millisecond, Prompt: pattern == nil, Pattern: pattern})
 	if err != nil {
 		return Result{}, err
 	}
-	return completionResult(term, p.PaneID, "", "Waited on "+p.PaneID+".", c)
+	return completionResult(term, p.PaneID, p.TabID, "Waited on "+p.PaneID+".", c)
 }
 
 // matchedLineChars bounds the matched line shown: enough for a log line, not for a minified

@@ -23,6 +23,10 @@ type Call struct {
 	Args json.RawMessage `json:"args"`
 	// GoalID is set when the call comes from a running goal ("" in chat).
 	GoalID string `json:"goalId,omitempty"`
+	// PaneID is the caller's own pane (a goal's), WorkspaceID the caller's workspace (a
+	// chat's): the workspace tools act on that workspace.
+	PaneID      string `json:"paneId,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
 	// Dir is what a relative path in the arguments is relative to: the goal's sandbox (or
 	// work dir), the chat's home. The policy judges paths against the same directory, so what
 	// it allows is what the tool touches. "" means a relative path is refused.

@@ -23,10 +23,18 @@ func (ws *Workspace) forgetGonePanes() {
 }
 
 // PaneNotFound is the error for a pane id the workspace does not hold; the text tells the
-// model (or person) how to find the right one.
+// model (or person) how to find the right one. It matches ErrNotFound.
 func PaneNotFound(paneID string, ws Workspace) error {
-	return fmt.Errorf("pane %s not found in workspace %q — call list_panes for the current ids: %w", paneID, ws.Name, ErrNotFound)
+	return &paneNotFound{paneID: paneID, workspace: ws.Name}
 }
+
+type paneNotFound struct{ paneID, workspace string }
+
+func (e *paneNotFound) Error() string {
+	return fmt.Sprintf("Pane %s not found in workspace %q — call list_panes for the current ids", e.paneID, e.workspace)
+}
+
+func (e *paneNotFound) Unwrap() error { return ErrNotFound }
 
 // paneIndex finds a pane of ws or returns PaneNotFound.
 func paneIndex(ws Workspace, paneID string) (int, error) {

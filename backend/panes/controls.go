@@ -1,0 +1,287 @@
+package panes
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// wrongKind is the refusal for a tool meant for the other kind of pane.
+func wrongKind(p workspace.Pane, want workspace.Kind, tool string) error {
+	return fmt.Errorf("pane %s is a %s pane; %s works on %s panes (list_panes shows each pane's kind)", p.ID, p.Kind, tool, want)
+}
+
+// Focus gives a pane of the caller's workspace the keyboard focus.
+func (s *Service) Focus(ctx context.Context, c Caller, paneID string) (workspace.Workspace, error) {
+	ws, _, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return ws, err
+	}
+	return s.ws.Focus(ctx, ws.ID, paneID)
+}
+
+// Maximize toggles a pane between shown alone and the whole grid; it reports whether the pane
+// is maximized now.
+func (s *Service) Maximize(ctx context.Context, c Caller, paneID string) (bool, error) {
+	ws, _, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return false, err
+	}
+	ws, err = s.ws.ToggleMaximize(ctx, ws.ID, paneID)
+	return ws.MaximizedPaneID == paneID, err
+}
+
+// CreateWorkspace adds a workspace of rows x cols terminal panes and opens it in the window.
+func (s *Service) CreateWorkspace(ctx context.Context, name string, rows, cols int) (workspace.Workspace, error) {
+	return s.ws.CreateGrid(ctx, name, rows, cols)
+}
+
+// SwitchTerminalTab shows another tab of a terminal pane.
+func (s *Service) SwitchTerminalTab(ctx context.Context, c Caller, paneID, tabID string) error {
+	_, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return err
+	}
+	if p.Kind != workspace.KindTerminal {
+		return wrongKind(p, workspace.KindTerminal, "switch_terminal_tab")
+	}
+	if err := s.terms.SetActive(paneID, tabID); err != nil {
+		return fmt.Errorf("%v — list_panes shows the pane's tab ids", err)
+	}
+	return nil
+}
+
+// OpenBrowserTab opens a tab (at url, or a blank page) in a browser pane and shows it.
+func (s *Service) OpenBrowserTab(ctx context.Context, c Caller, paneID, url string) (string, error) {
+	ws, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return "", err
+	}
+	if p.Kind != workspace.KindBrowser {
+		return "", wrongKind(p, workspace.KindBrowser, "open_browser_tab")
+	}
+	if len(s.browsers.Tabs(paneID)) == 0 {
+		t, err := s.browsers.Open(ctx, paneID, ws.ID, url)
+		return t.TabID, err
+	}
+	t, err := s.browsers.NewTab(ctx, paneID, url)
+	return t.TabID, err
+}
+
+// SwitchBrowserTab shows another tab of a browser pane.
+func (s *Service) SwitchBrowserTab(ctx context.Context, c Caller, paneID, tabID string) error {
+	_, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return err
+	}
+	if p.Kind != workspace.KindBrowser {
+		return wrongKind(p, workspace.KindBrowser, "switch_browser_tab")
+	}
+	if _, err := s.browsers.Activate(ctx, paneID, tabID); err != nil {
+		return fmt.Errorf("%v — list_panes shows the pane's tab ids", err)
+	}
+	return nil
+}
+
+// CloseBrowserTab closes a tab of a browser pane; the last tab stays (a pane shows something).
+func (s *Service) CloseBrowserTab(ctx context.Context, c Caller, paneID, tabID string) error {
+	_, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return err
+	}
+	if p.Kind != workspace.KindBrowser {
+		return wrongKind(p, workspace.KindBrowser, "close_browser_tab")
+	}
+	tabs := s.browsers.Tabs(paneID)
+	known := false
+	for _, t := range tabs {
+		known = known || t.TabID == tabID
+	}
+	if !known {
+		return fmt.Errorf("tab_id %q is not a tab of pane %s — list_panes shows the pane's tab ids", tabID, paneID)
+	}
+	if len(tabs) == 1 {
+		return fmt.Errorf("tab_id %q is the last tab of pane %s: open another tab first, or navigate this one", tabID, paneID)
+	}
+	return s.browsers.CloseTab(paneID, tabID)
+}
+
+// Reconnect brings a pane back: a terminal tab gets a fresh process (an SSH tab re-attaches
+// its tmux session), a browser pane's tab a new page at its last URL.
+func (s *Service) Reconnect(ctx context.Context, c Caller, paneID, tabID string) (string, error) {
+	ws, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return "", err
+	}
+	switch p.Kind {
+	case workspace.KindTerminal:
+		if len(s.terms.Tabs(paneID)) == 0 {
+			_, err := s.StartTerminal(ctx, ws, p, 0, 0)
+			return "started the pane's terminal", err
+		}
+		if err := s.terms.Restart(ctx, paneID, tabID); err != nil {
+			return "", err
+		}
+		return "restarted the terminal's process", nil
+	default:
+		if len(s.browsers.Tabs(paneID)) == 0 {
+			_, err := s.browsers.Open(ctx, paneID, ws.ID, "")
+			return "opened a browser page", err
+		}
+		if tabID != "" {
+			if _, err := s.browsers.Activate(ctx, paneID, tabID); err != nil {
+				return "", err
+			}
+		}
+		t, err := s.browsers.Reconnect(ctx, paneID)
+		return "reloaded the page in a new browser target at " + t.URL, err
+	}
+}
+
+// BusyError says what runs in a pane that a conversion would end.
+type BusyError struct {
+	PaneID string
+	What   []string
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("pane %s is running %s; converting it ends that: ask first, then convert with force", e.PaneID, strings.Join(e.What, ", "))
+}
+
+// Busy lists what runs in a pane's terminal tabs (their foreground programs).
+func (s *Service) Busy(paneID string) []string {
+	var what []string
+	for _, t := range s.terms.Tabs(paneID) {
+		if st, err := s.terms.Status(paneID, t.TabID); err == nil && st.Foreground != "" {
+			what = append(what, fmt.Sprintf("%s (tab %s)", st.Foreground, t.TabID))
+		}
+	}
+	return what
+}
+
+// Convert turns a pane into a browser (at url) or a terminal (from a launch template). The
+// caller's own pane and a pane a goal works in are refused; a pane whose terminal runs a
+// command is refused with a BusyError unless force. What the pane held is ended first.
+func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind workspace.Kind, url, template string, force bool) (workspace.Workspace, error) {
+	ws, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return ws, err
+	}
+	if !kind.Valid() {
+		return ws, &workspace.FieldError{Field: "kind", Msg: fmt.Sprintf("is %q; must be terminal or browser", kind)}
+	}
+	if paneID == c.PaneID {
+		return ws, &workspace.FieldError{Field: "pane_id", Msg: "that is your own pane: you work in it, so it cannot be converted"}
+	}
+	if goalID, ok := s.goalIn(paneID); ok {
+		return ws, &workspace.FieldError{Field: "pane_id", Msg: fmt.Sprintf("goal %s works in pane %s: it cannot be converted while the goal runs", goalID, paneID)}
+	}
+	var launch *workspace.Launch
+	if kind == workspace.KindTerminal && template != "" {
+		l, err := workspace.LaunchFor(workspace.Launch{Template: template})
+		if err != nil {
+			return ws, err
+		}
+		launch = &l
+	}
+	if p.Kind == kind {
+		return ws, &workspace.FieldError{Field: "pane_id", Msg: fmt.Sprintf("pane %s is already a %s pane", paneID, kind)}
+	}
+	if busy := s.Busy(paneID); len(busy) > 0 && !force {
+		return ws, &BusyError{PaneID: paneID, What: busy}
+	}
+	s.End(paneID)
+	ws, err = s.ws.UpdatePane(ctx, ws.ID, paneID, workspace.PanePatch{Kind: &kind})
+	if err != nil {
+		return ws, err
+	}
+	if kind == workspace.KindBrowser {
+		_, err = s.browsers.Open(ctx, paneID, ws.ID, url)
+		return ws, err
+	}
+	if launch != nil {
+		if ws, err = s.ws.SetLaunch(ctx, ws.ID, paneID, launch); err != nil {
+			return ws, err
+		}
+	}
+	for _, np := range ws.Panes {
+		if np.ID == paneID {
+			_, err = s.StartTerminal(ctx, ws, np, 0, 0)
+		}
+	}
+	return ws, err
+}
+
+// End stops everything a pane holds: its terminal tabs' processes and its browser tabs.
+func (s *Service) End(paneID string) {
+	s.terms.ClosePane(paneID) // Best effort: nothing to close is fine.
+	s.browsers.ClosePane(paneID)
+}
+
+// SetLaunch changes what a terminal pane runs and starts it afresh with the new settings.
+func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspace.Launch) (workspace.Workspace, error) {
+	if goalID, ok := s.goalIn(paneID); ok {
+		return workspace.Workspace{}, &workspace.FieldError{Field: "paneId", Msg: fmt.Sprintf("goal %s works in pane %s: change its launch after the goal ends", goalID, paneID)}
+	}
+	ws, err := s.ws.SetLaunch(ctx, wsID, paneID, l)
+	if err != nil {
+		return ws, err
+	}
+	cols, rows := 0, 0
+	if tabs := s.terms.Tabs(paneID); len(tabs) > 0 {
+		cols, rows = tabs[0].Cols, tabs[0].Rows
+	}
+	s.terms.ClosePane(paneID)
+	for _, p := range ws.Panes {
+		if p.ID == paneID {
+			_, err = s.StartTerminal(ctx, ws, p, cols, rows)
+		}
+	}
+	return ws, err
+}
+
+// StartTerminal makes sure a terminal pane has its terminal, started from its launch settings
+// (the person's shell when it has none). A launch command that is not installed starts a
+// shell that says so and how to install it, instead of a tab that dies at once.
+func (s *Service) StartTerminal(ctx context.Context, ws workspace.Workspace, p workspace.Pane, cols, rows int) (terminal.TabInfo, error) {
+	return s.terms.Ensure(ctx, LaunchSpec(p, cols, rows))
+}
+
+// LaunchSpec is the terminal spec a pane's launch settings give.
+func LaunchSpec(p workspace.Pane, cols, rows int) terminal.Spec {
+	spec := terminal.Spec{PaneID: p.ID, Cols: cols, Rows: rows}
+	l := p.Launch
+	if l == nil {
+		return spec
+	}
+	spec.Dir, spec.Env = l.Dir, l.Env
+	if l.Command == "" {
+		return spec
+	}
+	hint := ""
+	if t, ok := workspace.TemplateByID(l.Template); ok && t.Install != "" {
+		hint = " Install it with: " + t.Install
+	}
+	missing := fmt.Sprintf("%s is not installed (not found on PATH).%s This pane runs a shell instead; restart the pane once it is installed.", l.Command, hint)
+	// /bin/sh checks for the command in the pane's own PATH, so the check and the run agree.
+	script := `if command -v -- "$0" >/dev/null 2>&1; then exec "$0" "$@"; fi
+printf '\033[33m%s\033[0m\n' ` + shellQuote(missing) + `
+exec "${SHELL:-/bin/bash}" -i`
+	spec.Command = append([]string{"/bin/sh", "-c", script, l.Command}, l.Args...)
+	return spec
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Installed reports whether a template's command is on this process's PATH.
+func Installed(t workspace.Template) bool {
+	if t.Command == "" {
+		return true
+	}
+	_, err := exec.LookPath(t.Command)
+	return err == nil
+}
