@@ -13,7 +13,7 @@ type Capture struct {
 	Kind   workspace.Kind
 	// A terminal: the last screenful of output as text (rows lines) and where the cursor is,
 	// 1-based, counted from the top of that text.
-	Text                string
+	Text                 string
 	CursorRow, CursorCol int
 	// A browser: its page as a PNG.
 	PNG []byte

@@ -60,8 +60,8 @@ type Options struct {
 
 // Spec describes the terminal a tab runs.
 type Spec struct {
-	PaneID  string
-	Shell   string   // default $SHELL, else /bin/bash
+	PaneID string
+	Shell  string // default $SHELL, else /bin/bash
 	// Command, when set, runs instead of the shell (a pane launched as Claude Code, a REPL…):
 	// the program and its arguments.
 	Command []string

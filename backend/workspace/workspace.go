@@ -56,10 +56,10 @@ type Workspace struct {
 	// FocusedPaneID is the pane keyboard input goes to ("" before any was focused);
 	// MaximizedPaneID the pane shown alone, filling the grid ("" for none). The UI and the agent
 	// change them alike, so both see the same workspace.
-	FocusedPaneID   string `json:"focusedPaneId"`
-	MaximizedPaneID string `json:"maximizedPaneId"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
+	FocusedPaneID   string    `json:"focusedPaneId"`
+	MaximizedPaneID string    `json:"maximizedPaneId"`
+	CreatedAt       time.Time `json:"createdAt"`
+	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
 // List is every workspace in tab order plus the one the user has open.
