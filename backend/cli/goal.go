@@ -26,6 +26,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 // cliPane is the terminal pane a CLI goal works in.
@@ -154,6 +155,19 @@ func cliPanes(spec goal.Spec) func(string) bool {
 	return func(id string) bool {
 		return id == cliPane || (spec.Criterion.Kind == criterion.KindVisual && id == spec.Criterion.PaneID)
 	}
+}
+
+// adoptCLIPanes keeps the CLI's panes in a stored workspace of their own ("goal run", id
+// cli), so the agent's pane tools (list_panes, …) see them as they see a window's panes.
+func adoptCLIPanes(eng *engine.Engine, spec goal.Spec) error {
+	panes := []workspace.Pane{{ID: cliPane, Kind: workspace.KindTerminal, Label: "Terminal"}}
+	if spec.Criterion.Kind == criterion.KindVisual {
+		panes = append(panes, workspace.Pane{ID: spec.Criterion.PaneID, Kind: workspace.KindBrowser, Label: "Browser"})
+	}
+	if _, err := eng.Workspaces.Adopt(context.Background(), cliWorkspace, "goal run", panes); err != nil {
+		return fmt.Errorf("setting up the goal's panes: %w", err)
+	}
+	return nil
 }
 
 // openCLIBrowser opens the visual check's browser pane, blank, for the agent to drive.
@@ -309,6 +323,10 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
 		engine.WithVision(models.vision()))
 	if err != nil {
+		return nil, "", err
+	}
+	if err := adoptCLIPanes(eng, f.spec); err != nil {
+		eng.Close()
 		return nil, "", err
 	}
 	if err := openCLIBrowser(eng, f.spec); err != nil {
@@ -558,6 +576,12 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
 			return ExitUsage
+		}
+		if g.Spec.PaneID == cliPane {
+			if err := adoptCLIPanes(eng, g.Spec); err != nil {
+				fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
+				return ExitError
+			}
 		}
 		if err := openCLIBrowser(eng, g.Spec); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)

@@ -135,3 +135,54 @@ func (s *Service) Get(ctx context.Context, id string) (Workspace, error) {
 	}
 	return find(all, id)
 }
+
+// Adopt makes sure a workspace with this id holds exactly these panes (ids kept), in one row,
+// creating or reshaping it; a door whose panes have fixed ids (the CLI's term-1) gets a real
+// workspace the agent's pane tools can list. It does not change the active workspace.
+func (s *Service) Adopt(ctx context.Context, id, name string, panes []Pane) (Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return Workspace{}, err
+	}
+	ws, err := find(all, id)
+	if err != nil {
+		now := s.now()
+		ws = Workspace{ID: id, Name: name, Position: nextPosition(all), CreatedAt: now}
+	}
+	kept := map[string]Pane{}
+	for _, p := range ws.Panes {
+		kept[p.ID] = p
+	}
+	ws.Rows, ws.Cols = 1, len(panes)
+	ws.RowWeights, ws.ColWeights = evenWeights(1), evenWeights(len(panes))
+	ws.Panes = nil
+	for i, p := range panes {
+		if old, ok := kept[p.ID]; ok && old.Kind == p.Kind {
+			p.Launch = old.Launch
+		}
+		p.Row, p.Col = 0, i
+		ws.Panes = append(ws.Panes, p)
+	}
+	ws.forgetGonePanes()
+	ws.UpdatedAt = s.now()
+	if err := Validate(ws); err != nil {
+		return ws, err
+	}
+	for _, other := range all {
+		if other.ID == id {
+			continue
+		}
+		for _, p := range other.Panes {
+			if slices.ContainsFunc(panes, func(q Pane) bool { return q.ID == p.ID }) {
+				return ws, fmt.Errorf("pane %s already belongs to workspace %q", p.ID, other.Name)
+			}
+		}
+	}
+	if err := s.repo.SaveWorkspace(ctx, ws); err != nil {
+		return ws, err
+	}
+	s.publish(ctx, EventUpdated)
+	return ws, nil
+}

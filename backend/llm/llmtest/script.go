@@ -101,6 +101,9 @@ type Reply struct {
 	// Repeat serves an ordered reply this many times (default once).
 	Repeat int    `json:"repeat,omitempty"`
 	Fault  *Fault `json:"fault,omitempty"`
+	// Compute, when set, makes the reply from the request it answers: a model that reads a
+	// tool result (an id from list_panes, say) and uses it in its next call. Go scripts only.
+	Compute func(Request) Reply `json:"-"`
 }
 
 // ToolCall is one scripted tool call.

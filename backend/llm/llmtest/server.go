@@ -168,6 +168,9 @@ func (s *Server) pick(rec Request) (Reply, string, bool) {
 	if s.served >= max(1, r.Repeat) {
 		s.next, s.served = s.next+1, 0
 	}
+	if r.Compute != nil {
+		r = r.Compute(rec)
+	}
 	return r, label, true
 }
 
@@ -487,6 +490,26 @@ func textOf(v any) string {
 			}
 		}
 		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// LastToolResult is the text of the newest tool result the request carries ("" if none), on
+// either protocol: what a model would read before its next call.
+func (r Request) LastToolResult() string {
+	msgs, _ := r.JSON["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] == "tool" { // OpenAI
+			return textOf(m["content"])
+		}
+		if blocks, ok := m["content"].([]any); ok { // Anthropic: a user turn of tool_result blocks
+			for j := len(blocks) - 1; j >= 0; j-- {
+				if b, _ := blocks[j].(map[string]any); b["type"] == "tool_result" {
+					return textOf(b["content"])
+				}
+			}
+		}
 	}
 	return ""
 }

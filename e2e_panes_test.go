@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// paneFromList is a scripted model that reads list_panes' result and calls tool with the id
+// of the pane pick chooses (the one marked yours, say), adding args.
+func paneFromList(t *testing.T, pick func(item map[string]any) bool, tool string, args map[string]any) llmtest.Reply {
+	return llmtest.Reply{Compute: func(req llmtest.Request) llmtest.Reply {
+		var page struct{ Items []map[string]any }
+		if err := json.Unmarshal([]byte(req.LastToolResult()), &page); err != nil {
+			t.Errorf("list_panes gave no JSON page: %v\n%s", err, req.LastToolResult())
+			return toolCall("abort_with_report", map[string]string{"reason": "no pane list", "what_was_learned": "list_panes failed"})
+		}
+		for _, it := range page.Items {
+			if pick(it) {
+				call := map[string]any{"pane_id": it["pane_id"]}
+				for k, v := range args {
+					call[k] = v
+				}
+				return toolCall(tool, call)
+			}
+		}
+		t.Errorf("no pane in list_panes fits: %+v", page.Items)
+		return toolCall("abort_with_report", map[string]string{"reason": "no pane", "what_was_learned": "none fits"})
+	}}
+}
+
+// A goal run from the CLI finds its own pane through list_panes, without being told its id,
+// and completes its goal in it.
+func TestGoalCLIFindsItsPaneThroughListPanes(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{})
+	srv.Push(toolCall("list_panes", map[string]any{}),
+		paneFromList(t, func(it map[string]any) bool { return it["yours"] == true && it["kind"] == "terminal" },
+			"write_to_terminal", map[string]any{"text": "echo found-my-pane > found.txt"}),
+		toolCall("claim_complete", map[string]string{"rationale": "found.txt written in my pane"}))
+	code, out, errs := runGoalCLIOn(t, srv, "--goal", "Write found.txt in your terminal", "--check-shell", "grep -q found-my-pane found.txt")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	reqs := srv.ChatRequests()
+	if len(reqs) < 2 {
+		t.Fatalf("only %d requests", len(reqs))
+	}
+	listed := reqs[1].LastToolResult()
+	for _, want := range []string{`"pane_id": "term-1"`, `"yours": true`, `"kind": "terminal"`, `"workspace": "goal run"`, `"total": 1`} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("list_panes result lacks %s:\n%s", want, listed)
+		}
+	}
+	// The model also knew its surroundings from the start: the per-turn pane summary.
+	if body := string(reqs[0].Body); !strings.Contains(body, `term-1 terminal`) || !strings.Contains(body, `[yours`) {
+		t.Errorf("the first request carries no pane summary:\n%s", body)
+	}
+	if !strings.Contains(out, "verify    passed") {
+		t.Errorf("the goal did not verify:\n%s", out)
+	}
+}
