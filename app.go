@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -72,6 +73,34 @@ func (a *App) ListWorkspaces() (workspace.List, error) { return a.eng.Workspaces
 func (a *App) CreateWorkspace(name string) (workspace.Workspace, error) {
 	return a.eng.Workspaces.Create(a.ctx, name)
 }
+
+// CreateWorkspaceGrid adds a workspace of rows x cols terminal panes (1-6 each).
+func (a *App) CreateWorkspaceGrid(name string, rows, cols int) (workspace.Workspace, error) {
+	return a.eng.Workspaces.CreateGrid(a.ctx, name, rows, cols)
+}
+
+// FocusPane gives a pane the focus of its workspace (the agent reads it in list_panes).
+func (a *App) FocusPane(id, paneID string) (workspace.Workspace, error) {
+	return a.eng.Workspaces.Focus(a.ctx, id, paneID)
+}
+
+// ToggleMaximizePane shows a pane alone, or the whole grid again.
+func (a *App) ToggleMaximizePane(id, paneID string) (workspace.Workspace, error) {
+	return a.eng.Workspaces.ToggleMaximize(a.ctx, id, paneID)
+}
+
+// ConvertPane turns a pane into a browser or a terminal; a busy pane needs req.Force.
+func (a *App) ConvertPane(id, paneID string, req panes.ConvertRequest) (workspace.Workspace, error) {
+	return a.eng.Panes.ConvertPane(a.ctx, id, paneID, req)
+}
+
+// SetPaneLaunch sets what a terminal pane runs (nil: the shell) and restarts it.
+func (a *App) SetPaneLaunch(id, paneID string, launch *workspace.Launch) (workspace.Workspace, error) {
+	return a.eng.Panes.SetLaunch(a.ctx, id, paneID, launch)
+}
+
+// LaunchTemplates lists the built-in pane launch templates and whether each is installed.
+func (a *App) LaunchTemplates() []panes.TemplateInfo { return a.eng.Panes.Templates() }
 
 // RenameWorkspace renames a workspace.
 func (a *App) RenameWorkspace(id, name string) (workspace.Workspace, error) {

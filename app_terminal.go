@@ -36,7 +36,7 @@ func sizeOr(cols, rows int) (int, int) {
 // TerminalOpen starts the pane's first shell if it has none and returns its tabs.
 func (a *App) TerminalOpen(paneID string, cols, rows int) ([]terminal.TabInfo, error) {
 	cols, rows = sizeOr(cols, rows)
-	if _, err := a.eng.Terminals.Ensure(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows}); err != nil {
+	if _, err := a.eng.Panes.EnsureTerminal(a.ctx, paneID, cols, rows); err != nil {
 		return nil, err
 	}
 	return a.eng.Terminals.Tabs(paneID), nil

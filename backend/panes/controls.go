@@ -152,6 +152,13 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("pane %s is running %s; converting it ends that: ask first, then convert with force", e.PaneID, strings.Join(e.What, ", "))
 }
 
+// GoalInPaneError refuses to convert or relaunch a pane a goal works in.
+type GoalInPaneError struct{ PaneID, GoalID string }
+
+func (e *GoalInPaneError) Error() string {
+	return fmt.Sprintf("goal %s works in pane %s: it cannot be converted or relaunched until the goal ends (abort or pause it first)", e.GoalID, e.PaneID)
+}
+
 // Busy lists what runs in a pane's terminal tabs (their foreground programs).
 func (s *Service) Busy(paneID string) []string {
 	var what []string
@@ -178,7 +185,7 @@ func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind wor
 		return ws, &workspace.FieldError{Field: "pane_id", Msg: "that is your own pane: you work in it, so it cannot be converted"}
 	}
 	if goalID, ok := s.goalIn(paneID); ok {
-		return ws, &workspace.FieldError{Field: "pane_id", Msg: fmt.Sprintf("goal %s works in pane %s: it cannot be converted while the goal runs", goalID, paneID)}
+		return ws, &GoalInPaneError{PaneID: paneID, GoalID: goalID}
 	}
 	var launch *workspace.Launch
 	if kind == workspace.KindTerminal && template != "" {
@@ -225,7 +232,7 @@ func (s *Service) End(paneID string) {
 // SetLaunch changes what a terminal pane runs and starts it afresh with the new settings.
 func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspace.Launch) (workspace.Workspace, error) {
 	if goalID, ok := s.goalIn(paneID); ok {
-		return workspace.Workspace{}, &workspace.FieldError{Field: "paneId", Msg: fmt.Sprintf("goal %s works in pane %s: change its launch after the goal ends", goalID, paneID)}
+		return workspace.Workspace{}, &GoalInPaneError{PaneID: paneID, GoalID: goalID}
 	}
 	ws, err := s.ws.SetLaunch(ctx, wsID, paneID, l)
 	if err != nil {
@@ -284,4 +291,45 @@ func Installed(t workspace.Template) bool {
 	}
 	_, err := exec.LookPath(t.Command)
 	return err == nil
+}
+
+// EnsureTerminal gives a pane its terminal if it has none, from the pane's launch settings
+// (a pane in no workspace gets the plain shell): the path the window's terminal view takes.
+func (s *Service) EnsureTerminal(ctx context.Context, paneID string, cols, rows int) (terminal.TabInfo, error) {
+	spec := terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows}
+	if ws, p, err := s.ws.Find(ctx, paneID); err == nil {
+		if p.Kind != workspace.KindTerminal {
+			return terminal.TabInfo{}, wrongKind(p, workspace.KindTerminal, "a terminal")
+		}
+		return s.StartTerminal(ctx, ws, p, cols, rows)
+	}
+	return s.terms.Ensure(ctx, spec)
+}
+
+// TemplateInfo is a launch template with whether its command is installed here.
+type TemplateInfo struct {
+	workspace.Template
+	Installed bool `json:"installed"`
+}
+
+// Templates lists the built-in launch templates, each with whether it can run here.
+func (s *Service) Templates() []TemplateInfo {
+	out := make([]TemplateInfo, len(workspace.Templates))
+	for i, t := range workspace.Templates {
+		out[i] = TemplateInfo{Template: t, Installed: Installed(t)}
+	}
+	return out
+}
+
+// ConvertRequest is a person's conversion of a pane (the window's pane menu).
+type ConvertRequest struct {
+	Kind     workspace.Kind `json:"kind"`
+	URL      string         `json:"url,omitempty"`
+	Template string         `json:"template,omitempty"`
+	Force    bool           `json:"force,omitempty"`
+}
+
+// ConvertPane is Convert for the person at the window: any pane of workspace wsID.
+func (s *Service) ConvertPane(ctx context.Context, wsID, paneID string, req ConvertRequest) (workspace.Workspace, error) {
+	return s.Convert(ctx, Caller{WorkspaceID: wsID}, paneID, req.Kind, req.URL, req.Template, req.Force)
 }

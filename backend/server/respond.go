@@ -11,6 +11,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -41,7 +42,13 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	var ce *config.FieldError
 	var ge *goal.FieldError
 	var ae *agent.AnswerError
+	var busy *panes.BusyError
+	var inUse *panes.GoalInPaneError
 	switch {
+	case errors.As(err, &inUse):
+		writeError(w, http.StatusConflict, err.Error(), "paneId")
+	case errors.As(err, &busy):
+		writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "field": "force", "busy": busy.What})
 	case errors.As(err, &ge):
 		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
 	case errors.As(err, &ae):

@@ -25,7 +25,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return slices.Concat(s.coreRoutes(), s.browserRoutes(), s.chatRoutes())
+	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes())
 }
 
 func (s *Server) coreRoutes() []route {
@@ -239,11 +239,25 @@ func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Name string `json:"name"`
+		Rows *int   `json:"rows"` // default 2 x 2
+		Cols *int   `json:"cols"`
 	}
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	ws, err := s.deps.Workspaces.Create(r.Context(), body.Name)
+	if body.Rows == nil && body.Cols == nil {
+		ws, err := s.deps.Workspaces.Create(r.Context(), body.Name)
+		respond(w, http.StatusCreated, ws, err)
+		return
+	}
+	rows, cols := 2, 2
+	if body.Rows != nil {
+		rows = *body.Rows
+	}
+	if body.Cols != nil {
+		cols = *body.Cols
+	}
+	ws, err := s.deps.Workspaces.CreateGrid(r.Context(), body.Name, rows, cols)
 	respond(w, http.StatusCreated, ws, err)
 }
 

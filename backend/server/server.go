@@ -20,6 +20,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -63,6 +64,7 @@ type Deps struct {
 	Providers  *config.Providers
 	Terminals  *terminal.Manager
 	Browsers   *browser.Manager
+	Panes      *panes.Service
 	Goals      *goal.Service
 	Chat       *chat.Service
 	SSH        *config.SSHServers

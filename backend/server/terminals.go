@@ -64,7 +64,7 @@ func (s *Server) openTerminal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cols, rows := body.orDefault()
-	if _, err := s.deps.Terminals.Ensure(r.Context(), terminal.Spec{PaneID: pane, Cols: cols, Rows: rows}); err != nil {
+	if _, err := s.deps.Panes.EnsureTerminal(r.Context(), pane, cols, rows); err != nil {
 		writeTerminalError(w, err)
 		return
 	}
