@@ -61,3 +61,44 @@ func TestGoalCLIFindsItsPaneThroughListPanes(t *testing.T) {
 		t.Errorf("the goal did not verify:\n%s", out)
 	}
 }
+
+// In the chat, through serve's API: the model lists the panes, takes the top-left terminal's
+// id from the result (nobody told it) and works in that pane. Its requests carry the live
+// pane summary in the newest message, and the system prompt stays the same.
+func TestChatFindsAPaneThroughListPanes(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{})
+	model.Push(toolCall("list_panes", map[string]any{}),
+		paneFromList(t, func(it map[string]any) bool { return it["row"] == 0.0 && it["col"] == 0.0 && it["kind"] != "browser" },
+			"write_to_terminal", map[string]any{"text": "echo left-$((20+1))"}),
+		llmtest.Text("Ran it in your left terminal."))
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
+		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	ws := list.Workspaces[0]
+	apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", tokens.AccessToken,
+		map[string]any{"text": "run the echo in my left terminal"}, nil)
+	waitFor(t, "the chat to finish", func() bool { return len(model.ChatRequests()) == 3 })
+	reqs := model.ChatRequests()
+	if got := reqs[2].LastToolResult(); !strings.Contains(got, "left-21") {
+		t.Errorf("write_to_terminal in the listed pane did not run the command:\n%s", got)
+	}
+	if !strings.Contains(string(reqs[2].Body), ws.Panes[0].ID) {
+		t.Errorf("the model's call did not name the top-left pane %s", ws.Panes[0].ID)
+	}
+	first, last := string(reqs[0].Body), string(reqs[2].Body)
+	if !strings.Contains(first, "Panes of workspace") || !strings.Contains(last, "Panes of workspace") {
+		t.Errorf("the requests lack the live pane summary")
+	}
+	if reqs[0].System != reqs[2].System {
+		t.Errorf("the system prompt changed between turns:\n%s\n---\n%s", reqs[0].System, reqs[2].System)
+	}
+}

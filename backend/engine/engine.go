@@ -154,13 +154,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
 	e.Registry = tools.NewRegistry()
 	e.Registry.Register(tools.GoalTools()...)
-	tools.RegisterTerminal(e.Registry, e.Terminals)
 	vision := o.vision
 	if vision == nil {
 		vision = e.vision()
 	}
 	tools.RegisterBrowser(e.Registry, e.Browsers, vision)
 	e.Panes = panes.New(e.Workspaces, e.Terminals, e.Browsers)
+	tools.RegisterTerminal(e.Registry, wakingTerminals{e.Terminals, e.Panes})
 	tools.RegisterWorkspace(e.Registry, e.Panes)
 
 	var models goal.Models = storedModels{e.Providers}

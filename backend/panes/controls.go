@@ -333,3 +333,17 @@ type ConvertRequest struct {
 func (s *Service) ConvertPane(ctx context.Context, wsID, paneID string, req ConvertRequest) (workspace.Workspace, error) {
 	return s.Convert(ctx, Caller{WorkspaceID: wsID}, paneID, req.Kind, req.URL, req.Template, req.Force)
 }
+
+// Wake starts the terminal of a workspace's terminal pane that has none yet (nobody opened it
+// in a window), from its launch settings; it does nothing for any other id. The agent's
+// terminal tools call it, so typing into a pane list_panes showed as "empty" just works.
+func (s *Service) Wake(ctx context.Context, paneID string) {
+	if len(s.terms.Tabs(paneID)) > 0 {
+		return
+	}
+	ws, p, err := s.ws.Find(ctx, paneID)
+	if err != nil || p.Kind != workspace.KindTerminal {
+		return
+	}
+	s.StartTerminal(ctx, ws, p, 0, 0) // Best effort: the tool then reports what is wrong.
+}
