@@ -40,6 +40,9 @@ const (
 // inputPrompts are the endings of lines that ask a person for input.
 var inputPrompts = regexp.MustCompile(`(?i)(password[^:\n]*:|passphrase[^:]*:|\[y/n\]|\(y/n\)|\(yes/no[^)]*\)\??|\[yes/no\])\s*$`)
 
+// agentInput is the idle input line of a coding agent drawn in a box: Claude Code's "│ > │".
+var agentInput = regexp.MustCompile(`^\s*[│|]\s*>(\s.*)?[│|]?$`)
+
 // LooksLikePrompt reports whether line, the line the cursor is on at the end of the output,
 // looks like a shell or REPL waiting for input: it ends with "$ ", "# ", "> " or "% " (as
 // PS1 shapes such as "user@host:~/dir$ ", "[user@host dir]# ", "zsh% ", ">>> " and "mysql> "
@@ -52,11 +55,16 @@ func LooksLikePrompt(line string) bool {
 	if trimmed == "" {
 		return false
 	}
+	if agentInput.MatchString(trimmed) {
+		return true
+	}
 	last, size := utf8.DecodeLastRuneInString(trimmed)
 	spaced := len(trimmed) < len(line)
 	switch last {
 	case '❯', '➜', '»', 'λ', '→', '▶':
 		return true
+	case '›', '▌': // Codex CLI's input line
+		return spaced
 	case '$', '#', '>':
 		return spaced
 	case '%':

@@ -65,6 +65,15 @@ func TestLooksLikePrompt(t *testing.T) {
 		"total 12":                              false,
 		"price: $":                              false,
 		"# comment without space":               false,
+		// The idle input lines of the coding agents people launch in panes.
+		"│ >                                    │": true, // Claude Code's boxed input
+		"│ > ":        true,
+		"› ":          true, // Codex CLI
+		"▌ ":          true,
+		"aider> ":     true,
+		"architect> ": true,
+		"│ building the project…               │": false, // a box line that is not an input
+		"›": false,
 	} {
 		if got := terminal.LooksLikePrompt(line); got != want {
 			t.Errorf("LooksLikePrompt(%q) = %v, want %v", line, got, want)
