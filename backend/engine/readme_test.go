@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"regexp"
+	"testing"
+)
+
+// TestReadmeListsEveryTool: the README's tool table names every registered tool with the
+// risk it declares, and no tool that does not exist.
+func TestReadmeListsEveryTool(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| ([a-z_]+) \\|").FindAllStringSubmatch(string(readme), -1) {
+		listed[m[1]] = m[2]
+	}
+	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for _, d := range eng.Registry.Definitions() {
+		if risk, ok := listed[d.Name]; !ok {
+			t.Errorf("README's tool table lacks %s (%s)", d.Name, d.Risk)
+		} else if risk != d.Risk.String() {
+			t.Errorf("README says %s is %s; it declares %s", d.Name, risk, d.Risk)
+		}
+		delete(listed, d.Name)
+	}
+	for name := range listed {
+		t.Errorf("README's tool table lists %s, which is not a registered tool", name)
+	}
+}
