@@ -4,7 +4,8 @@ import { terminalView } from '../terminal/registry';
 const PANE = '[data-testid="pane"]';
 
 function paneElement(paneId: string): HTMLElement | null {
-  return document.querySelector<HTMLElement>(`${PANE}[data-pane-id="${CSS.escape(paneId)}"]`);
+  // Compared, not put in a selector: an id is data and needs no escaping this way.
+  return [...document.querySelectorAll<HTMLElement>(PANE)].find((el) => el.dataset.paneId === paneId) ?? null;
 }
 
 /** The pane holding keyboard focus (its screen, page or header), if any. */
