@@ -1,5 +1,6 @@
 import {
   BackendError,
+  errorMessage,
   type Backend,
   type ConvertRequest,
   type LaunchTemplate,
@@ -37,6 +38,8 @@ export class PaneStore {
   /** Built-in launch templates, as last read; empty until the first read. */
   templates = $state.raw<LaunchTemplate[]>([]);
   templatesLoaded = $state(false);
+  /** Why the last read of the templates failed ('' when it did not). */
+  templatesError = $state('');
   /** A pane menu someone asked to open (the palette's "Start Pane as…"); the menu clears it. */
   menuRequest = $state<PaneMenuRequest | null>(null);
 
@@ -211,8 +214,10 @@ export class PaneStore {
       try {
         this.templates = await this.backend.launchTemplates();
         this.templatesLoaded = true;
+        this.templatesError = '';
       } catch (err) {
-        this.report(err);
+        // Shown in the menu that asked; the palette simply offers no templates.
+        this.templatesError = errorMessage(err);
       } finally {
         this.templatesLoading = null;
       }
