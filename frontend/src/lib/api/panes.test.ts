@@ -175,6 +175,22 @@ describe('WailsBackend pane methods', () => {
     expect(err.message).toBe('force: vim is running in pane pane-a; convert with force to end it');
   });
 
+  it("reads what runs from the engine's busy error, and a goal's refusal as one of paneId", async () => {
+    const busy = await wails({
+      ConvertPane: () => Promise.reject('pane pane-a is running vim, npm; converting it ends that: ask first, then convert with force'),
+    })
+      .convertPane('w1', 'pane-a', { kind: 'browser' })
+      .catch((e) => e);
+    expect([busy.field, busy.busy]).toEqual(['force', ['vim', 'npm']]);
+    const goal = await wails({
+      ConvertPane: () =>
+        Promise.reject('goal g-1 works in pane pane-a: it cannot be converted or relaunched until the goal ends (abort or pause it first)'),
+    })
+      .convertPane('w1', 'pane-a', { kind: 'browser', force: true })
+      .catch((e) => e);
+    expect([goal.field, goal.busy]).toEqual(['paneId', undefined]);
+  });
+
   it('keeps the list of what runs when the rejection carries the JSON error body', async () => {
     const body = { error: 'vim is running', field: 'force', busy: ['vim'] };
     for (const rejection of [JSON.stringify(body), body]) {

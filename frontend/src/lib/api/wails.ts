@@ -223,14 +223,10 @@ export class WailsBackend implements Backend {
     return call(() => this.app.ToggleMaximizePane(id, paneId), PANE_ERROR_FIELDS);
   }
   setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null) {
-    return call(() => this.app.SetPaneLaunch(id, paneId, launch), PANE_ERROR_FIELDS);
+    return paneCall(() => this.app.SetPaneLaunch(id, paneId, launch));
   }
-  async convertPane(id: string, paneId: string, req: ConvertRequest) {
-    try {
-      return await this.app.ConvertPane(id, paneId, wireConvertRequest(req));
-    } catch (err) {
-      throw paneError(err);
-    }
+  convertPane(id: string, paneId: string, req: ConvertRequest) {
+    return paneCall(() => this.app.ConvertPane(id, paneId, wireConvertRequest(req)));
   }
   async launchTemplates() {
     return normalizeLaunchTemplates(await call(() => this.app.LaunchTemplates()));
@@ -472,6 +468,15 @@ interface Lane {
   depth: number;
 }
 
+/** Runs a pane call, its rejection turned into a BackendError by paneError. */
+async function paneCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw paneError(err);
+  }
+}
+
 /**
  * A pane call's rejection as a BackendError. Wails hands over the Go error's text, whose
  * "field: " prefix names the field ("force: vim is running in this pane…"); a rejection that is
@@ -499,5 +504,14 @@ export function paneError(err: unknown): BackendError {
     }
   }
   const message = errorMessage(err);
+  // The engine's BusyError and GoalInPaneError (backend/panes), as their text reads.
+  const busy = BUSY_TEXT.exec(message);
+  if (busy) return new BackendError(message, { field: 'force', busy: busy[1].split(', ').filter(Boolean) });
+  if (GOAL_IN_PANE_TEXT.test(message)) return new BackendError(message, { field: 'paneId' });
   return new BackendError(message, { field: fieldFromMessage(message, PANE_ERROR_FIELDS) });
 }
+
+/** "pane P is running vim, npm; converting it ends that: ask first, then convert with force" */
+const BUSY_TEXT = /^pane \S+ is running (.+); converting it ends that/;
+/** "goal G works in pane P: it cannot be converted or relaunched until the goal ends (…)" */
+const GOAL_IN_PANE_TEXT = /^goal \S+ works in pane \S+: it cannot be converted/;
