@@ -108,8 +108,8 @@ describe('pane headers and the grid', () => {
     expect(chip.dataset.copied).toBe('true');
   });
 
-  it('shows the pane the backend maximized alone, keeping the others mounted, and the grid again after', () => {
-    const { ctx, announce } = setup(ws());
+  it('shows the pane the backend maximized alone, keeping the others mounted, and the grid again after', async () => {
+    const { ctx, backend, announce } = setup(ws());
     render(Harness, { ctx });
     expect(document.querySelectorAll('[data-testid="col-divider"]').length).toBe(1);
     announce(ws({ maximizedPaneId: 'pane-b', focusedPaneId: 'pane-b', updatedAt: at(5) }));
@@ -118,6 +118,8 @@ describe('pane headers and the grid', () => {
     // Still mounted: its page view (and its tabs) live on.
     expect(paneEl('pane-a').querySelector('[data-testid="browser-view"]')).not.toBeNull();
     expect(document.querySelectorAll('[data-testid="col-divider"]').length).toBe(0);
+    await fireEvent.click(paneEl('pane-b').querySelector('[data-testid="pane-restore"]')!);
+    expect(backend.toggleMaximizePane).toHaveBeenCalledWith('w1', 'pane-b');
     announce(ws({ maximizedPaneId: '', focusedPaneId: 'pane-b', updatedAt: at(6) }));
     expect(attrs('pane-a').shown).toBe(true);
     expect(attrs('pane-b').maximized).toBe('false');
