@@ -120,7 +120,8 @@ describe('pane headers and the grid', () => {
     expect(document.querySelectorAll('[data-testid="col-divider"]').length).toBe(0);
     await fireEvent.click(paneEl('pane-b').querySelector('[data-testid="pane-restore"]')!);
     expect(backend.toggleMaximizePane).toHaveBeenCalledWith('w1', 'pane-b');
-    announce(ws({ maximizedPaneId: '', focusedPaneId: 'pane-b', updatedAt: at(6) }));
+    // The backend's answer to the restore (newer than the fake's reply to the click).
+    announce(ws({ maximizedPaneId: '', focusedPaneId: 'pane-b', updatedAt: at(30) }));
     expect(attrs('pane-a').shown).toBe(true);
     expect(attrs('pane-b').maximized).toBe('false');
   });
