@@ -1,20 +1,24 @@
 import type { Command } from '../../lib/state/commands';
 import type { AppContext } from '../../lib/state/context';
 import { COMMAND, type KeyCondition } from '../../lib/state/keymap';
+import { focusInPaneArea } from '../workspace/paneDom';
 import { focusedTerminalPaneId, terminalView } from './registry';
 
 /** A new tab's size before its view has fitted it (the view resizes it on attach). */
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 
 /**
- * The terminal pane commands act on: the focused one, else the one focused last, else the
- * first terminal pane of the active workspace. Only panes of the active workspace qualify.
+ * The terminal pane commands act on: the one with the keyboard, else the workspace's focused
+ * pane, else the one focused last, else the first terminal pane of the active workspace. Only
+ * panes of the active workspace qualify.
  */
 export function targetPaneId(ctx: AppContext, focused: string | null = focusedTerminalPaneId()): string | null {
   const ws = ctx.workspaces.active;
   if (!ws) return null;
   const ids = ws.panes.filter((p) => p.kind === 'terminal').map((p) => p.id);
   if (focused && ids.includes(focused)) return focused;
+  const wsFocused = ctx.panes.focusedPaneId(ws);
+  if (wsFocused && ids.includes(wsFocused)) return wsFocused;
   const last = ctx.terminals.lastPaneId;
   if (last && ids.includes(last)) return last;
   return ids[0] ?? null;
@@ -26,6 +30,7 @@ export function keyConditionHolds(
   cond: KeyCondition,
   focused: string | null = focusedTerminalPaneId(),
 ): boolean {
+  if (cond === 'paneArea') return focusInPaneArea();
   if (!focused) return false;
   switch (cond) {
     case 'terminalFocused':

@@ -11,10 +11,15 @@ export class BackendError extends Error {
   readonly authRequired: boolean;
   /** Seconds until a locked-out login may be tried again. */
   readonly retryAfter?: number;
+  /**
+   * What runs in a pane the backend would not convert without `force` (field "force"): the
+   * person is asked about these before the call is sent again.
+   */
+  readonly busy?: string[];
 
   constructor(
     message: string,
-    opts: { status?: number; field?: string; authRequired?: boolean; retryAfter?: number } = {},
+    opts: { status?: number; field?: string; authRequired?: boolean; retryAfter?: number; busy?: string[] } = {},
   ) {
     super(message);
     this.name = 'BackendError';
@@ -22,6 +27,7 @@ export class BackendError extends Error {
     this.field = opts.field;
     this.authRequired = opts.authRequired ?? false;
     this.retryAfter = opts.retryAfter;
+    this.busy = opts.busy;
   }
 }
 

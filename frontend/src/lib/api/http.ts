@@ -7,8 +7,11 @@ import type {
   BrowserPromptAnswer,
   BrowserTab,
   ConnectionState,
+  ConvertRequest,
   Discovered,
+  LaunchTemplate,
   PageInfo,
+  PaneLaunch,
   PanePatch,
   PriceTable,
   Provider,
@@ -25,6 +28,7 @@ import type {
 import {
   normalizeBrowserTab,
   normalizeBrowserTabs,
+  normalizeLaunchTemplates,
   normalizePageInfo,
   normalizeRemoteSessions,
   normalizeSSHServer,
@@ -32,6 +36,7 @@ import {
   normalizeTab,
   normalizeTabs,
   TERMINAL_TOPIC,
+  wireConvertRequest,
   wireProviderInput,
   wireSSHInput,
 } from './types';
@@ -215,6 +220,24 @@ export class HttpBackend implements Backend {
       contentType: 'application/json',
     });
     return (await res.json()) as Workspace;
+  }
+  createWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace> {
+    return this.json('POST', '/api/workspaces', { name, rows, cols });
+  }
+  focusPane(id: string, paneId: string): Promise<Workspace> {
+    return this.json('PUT', `/api/workspaces/${enc(id)}/focus`, { paneId });
+  }
+  toggleMaximizePane(id: string, paneId: string): Promise<Workspace> {
+    return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/maximize`);
+  }
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace> {
+    return this.json('PUT', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/launch`, launch);
+  }
+  convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
+    return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/convert`, wireConvertRequest(req));
+  }
+  async launchTemplates(): Promise<LaunchTemplate[]> {
+    return normalizeLaunchTemplates(await this.json('GET', '/api/launch-templates'));
   }
 
   listProviders(): Promise<ProviderList> {
@@ -820,7 +843,7 @@ export async function errorFromResponse(res: Response, authRequired = false): Pr
   } catch {
     // Best effort: the status alone still explains something.
   }
-  let body: { error?: unknown; field?: unknown; retryAfter?: unknown } = {};
+  let body: { error?: unknown; field?: unknown; retryAfter?: unknown; busy?: unknown } = {};
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
@@ -835,6 +858,7 @@ export async function errorFromResponse(res: Response, authRequired = false): Pr
     status: res.status,
     field: typeof body.field === 'string' ? body.field : undefined,
     retryAfter: typeof body.retryAfter === 'number' ? body.retryAfter : undefined,
+    busy: Array.isArray(body.busy) ? body.busy.map(String) : undefined,
     authRequired,
   });
 }

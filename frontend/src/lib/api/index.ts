@@ -7,8 +7,11 @@ import type {
   BrowserPromptAnswer,
   BrowserTab,
   ConnectionState,
+  ConvertRequest,
   Discovered,
+  LaunchTemplate,
   PageInfo,
+  PaneLaunch,
   PanePatch,
   PriceTable,
   Provider,
@@ -70,6 +73,26 @@ export interface Backend {
   /** Web: downloads a .json file; desktop: native save dialog (cancelling is not an error). */
   exportWorkspace(id: string): Promise<void>;
   importWorkspace(json: string): Promise<Workspace>;
+  /** A workspace with a rows×cols grid (1–6 each), made active. */
+  createWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace>;
+
+  // Panes as the agent steers them too: the backend holds focus, maximize and launch settings,
+  // and an attached UI follows its "workspaces" events.
+
+  /** Gives the pane its workspace's focus, so the agent knows where the person is. */
+  focusPane(id: string, paneId: string): Promise<Workspace>;
+  /** Shows the pane alone, filling the grid, or the whole grid again (a toggle). */
+  toggleMaximizePane(id: string, paneId: string): Promise<Workspace>;
+  /** What a terminal pane runs (null: the person's shell); the pane's terminal restarts with it. */
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace>;
+  /**
+   * Turns the pane into the other kind. While a process runs in it and `force` is not set, it
+   * rejects with a BackendError of field "force" whose `busy` lists what runs (when the transport
+   * can say); a goal working in the pane refuses with field "paneId", force or not.
+   */
+  convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace>;
+  /** The built-in launch templates, in menu order, with whether each command is installed. */
+  launchTemplates(): Promise<LaunchTemplate[]>;
 
   /** Every provider (keys masked), the defaults, and where keys are kept. */
   listProviders(): Promise<ProviderList>;

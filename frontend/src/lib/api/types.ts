@@ -10,7 +10,95 @@ export interface Pane {
   label: string;
   row: number;
   col: number;
+  /** What a terminal pane runs instead of the person's shell; absent = the shell. */
+  launch?: PaneLaunch;
 }
+
+/** The built-in launch templates (GET /api/launch-templates lists them with their details). */
+export type LaunchTemplateId = 'shell' | 'claude' | 'codex' | 'aider' | 'python' | 'custom';
+
+/**
+ * What a terminal pane launches: a command with its arguments, working directory and
+ * environment, stored with the workspace. A template fills in its command and arguments.
+ */
+export interface PaneLaunch {
+  template?: string;
+  /** '' or absent = the person's shell. */
+  command?: string;
+  args?: string[];
+  /** Absolute; absent = the home directory. */
+  dir?: string;
+  /** NAME=value, added to the inherited environment. */
+  env?: string[];
+}
+
+/** A ready-made launch, as the backend lists them, in menu order. */
+export interface LaunchTemplate {
+  id: string;
+  name: string;
+  /** '' for the shell and for "custom" (the person gives one). */
+  command: string;
+  args?: string[];
+  /** How to install the command when it is missing. */
+  install?: string;
+  /** Whether the command is found on this machine. */
+  installed: boolean;
+}
+
+/** Turning a pane into the other kind. */
+export interface ConvertRequest {
+  kind: PaneKind;
+  /** The browser pane's first page. */
+  url?: string;
+  /** The terminal pane's launch template. */
+  template?: string;
+  /**
+   * Convert even though a process runs in the pane (it is ended). Without it the backend refuses
+   * with field "force" and the list of what runs, so the person can be asked first.
+   */
+  force?: boolean;
+}
+
+/** A template list as the UI uses it: Go's nil slice (null) is none; missing fields filled in. */
+export function normalizeLaunchTemplates(raw: unknown): LaunchTemplate[] {
+  // A bare list, or one wrapped as {templates: [...]} like the other list answers.
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) raw = (raw as { templates?: unknown }).templates;
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((t): t is Partial<LaunchTemplate> => typeof t === 'object' && t !== null && typeof t.id === 'string')
+    .map((t) => ({
+      id: String(t.id),
+      name: typeof t.name === 'string' && t.name ? t.name : String(t.id),
+      command: typeof t.command === 'string' ? t.command : '',
+      ...(Array.isArray(t.args) && t.args.length ? { args: t.args.map(String) } : {}),
+      ...(typeof t.install === 'string' && t.install ? { install: t.install } : {}),
+      // A backend that does not say is taken at its word that the command is there.
+      installed: t.installed !== false,
+    }));
+}
+
+/** The exact body of a convert call: the fields that are set, force only when true. */
+export function wireConvertRequest(req: ConvertRequest): ConvertRequest {
+  const wire: ConvertRequest = { kind: req.kind };
+  if (req.url) wire.url = req.url;
+  if (req.template) wire.template = req.template;
+  if (req.force) wire.force = true;
+  return wire;
+}
+
+/** Request fields the pane API names in its errors (see PROVIDER_ERROR_FIELDS). */
+export const PANE_ERROR_FIELDS = [
+  'paneId',
+  'kind',
+  'url',
+  'template',
+  'force',
+  'command',
+  'dir',
+  'name',
+  'rows',
+  'cols',
+] as const;
 
 /** A workspace: a rows×cols grid holding exactly rows*cols panes. Weights are CSS `fr` values. */
 export interface Workspace {
@@ -22,6 +110,10 @@ export interface Workspace {
   rowWeights: number[];
   colWeights: number[];
   panes: Pane[];
+  /** The pane keyboard input goes to; '' (or absent from an older backend) = none yet. */
+  focusedPaneId?: string;
+  /** The pane shown alone, filling the grid; '' = none, the whole grid shows. */
+  maximizedPaneId?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -6,8 +6,11 @@ import type {
   BrowserInputEvent,
   BrowserPromptAnswer,
   BrowserTab,
+  ConvertRequest,
   Discovered,
+  LaunchTemplate,
   PageInfo,
+  PaneLaunch,
   PanePatch,
   PriceTable,
   Provider,
@@ -25,21 +28,24 @@ import {
   BROWSER_TOPIC,
   normalizeBrowserTab,
   normalizeBrowserTabs,
+  normalizeLaunchTemplates,
   normalizePageInfo,
   normalizeRemoteSessions,
   normalizeSSHServer,
   normalizeSSHServers,
   normalizeTab,
   normalizeTabs,
+  PANE_ERROR_FIELDS,
   PROVIDER_ERROR_FIELDS,
   SSH_ERROR_FIELDS,
+  wireConvertRequest,
   wireProviderInput,
   wireSSHInput,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
 import { WailsGoals, type WailsGoalMethods } from './goals';
-import { BackendError, callWails as call, errorMessage } from './errors';
+import { BackendError, callWails as call, errorMessage, fieldFromMessage } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
@@ -57,6 +63,14 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   /** Resolves to the saved path, or '' when the user cancelled the dialog. */
   ExportWorkspace(id: string): Promise<string>;
   ImportWorkspace(json: string): Promise<Workspace>;
+  CreateWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace>;
+  FocusPane(id: string, paneId: string): Promise<Workspace>;
+  ToggleMaximizePane(id: string, paneId: string): Promise<Workspace>;
+  /** null = the person's shell (Go sees a nil *Launch). */
+  SetPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace>;
+  ConvertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace>;
+  /** Go's nil slice arrives as null. */
+  LaunchTemplates(): Promise<Partial<LaunchTemplate>[] | null>;
   ListProviders(): Promise<ProviderList>;
   /** id '' creates; an absent apiKey keeps the stored key (Go sees nil). */
   SaveProvider(id: string, input: ProviderInput): Promise<Provider>;
@@ -198,6 +212,24 @@ export class WailsBackend implements Backend {
   }
   importWorkspace(json: string) {
     return call(() => this.app.ImportWorkspace(json));
+  }
+  createWorkspaceGrid(name: string, rows: number, cols: number) {
+    return call(() => this.app.CreateWorkspaceGrid(name, rows, cols), PANE_ERROR_FIELDS);
+  }
+  focusPane(id: string, paneId: string) {
+    return call(() => this.app.FocusPane(id, paneId), PANE_ERROR_FIELDS);
+  }
+  toggleMaximizePane(id: string, paneId: string) {
+    return call(() => this.app.ToggleMaximizePane(id, paneId), PANE_ERROR_FIELDS);
+  }
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null) {
+    return paneCall(() => this.app.SetPaneLaunch(id, paneId, launch));
+  }
+  convertPane(id: string, paneId: string, req: ConvertRequest) {
+    return paneCall(() => this.app.ConvertPane(id, paneId, wireConvertRequest(req)));
+  }
+  async launchTemplates() {
+    return normalizeLaunchTemplates(await call(() => this.app.LaunchTemplates()));
   }
 
   listProviders() {
@@ -435,3 +467,51 @@ interface Lane {
   tail: Promise<void>;
   depth: number;
 }
+
+/** Runs a pane call, its rejection turned into a BackendError by paneError. */
+async function paneCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw paneError(err);
+  }
+}
+
+/**
+ * A pane call's rejection as a BackendError. Wails hands over the Go error's text, whose
+ * "field: " prefix names the field ("force: vim is running in this pane…"); a rejection that is
+ * the JSON error body the web door sends ({error, field, busy}), as a string or an object, keeps
+ * its list of what runs.
+ */
+export function paneError(err: unknown): BackendError {
+  if (err instanceof BackendError) return err;
+  let body: unknown = err;
+  if (typeof err === 'string' && err.trimStart().startsWith('{')) {
+    try {
+      body = JSON.parse(err);
+    } catch {
+      body = err;
+    }
+  }
+  if (body && typeof body === 'object' && !(body instanceof Error)) {
+    const b = body as { error?: unknown; message?: unknown; field?: unknown; busy?: unknown };
+    const text = typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : '';
+    if (text) {
+      return new BackendError(text, {
+        field: typeof b.field === 'string' ? b.field : fieldFromMessage(text, PANE_ERROR_FIELDS),
+        busy: Array.isArray(b.busy) ? b.busy.map(String) : undefined,
+      });
+    }
+  }
+  const message = errorMessage(err);
+  // The engine's BusyError and GoalInPaneError (backend/panes), as their text reads.
+  const busy = BUSY_TEXT.exec(message);
+  if (busy) return new BackendError(message, { field: 'force', busy: busy[1].split(', ').filter(Boolean) });
+  if (GOAL_IN_PANE_TEXT.test(message)) return new BackendError(message, { field: 'paneId' });
+  return new BackendError(message, { field: fieldFromMessage(message, PANE_ERROR_FIELDS) });
+}
+
+/** "pane P is running vim, npm; converting it ends that: ask first, then convert with force" */
+const BUSY_TEXT = /^pane \S+ is running (.+); converting it ends that/;
+/** "goal G works in pane P: it cannot be converted or relaunched until the goal ends (…)" */
+const GOAL_IN_PANE_TEXT = /^goal \S+ works in pane \S+: it cannot be converted/;

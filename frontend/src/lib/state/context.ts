@@ -6,6 +6,7 @@ import { Dialogs } from './dialogs.svelte';
 import { notifierFor } from './desktopNotify';
 import { GoalStore } from './goals.svelte';
 import { Notices } from './notices.svelte';
+import { PaneStore } from './panes.svelte';
 import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
 import { SSHStore } from './ssh.svelte';
@@ -18,6 +19,8 @@ import { WorkspaceStore } from './workspaces.svelte';
 export interface AppContext {
   session: Session;
   workspaces: WorkspaceStore;
+  /** Focus, maximize, convert and launch of panes: the state the agent steers too. */
+  panes: PaneStore;
   providers: ProviderStore;
   terminals: TerminalStore;
   browsers: BrowserStore;
@@ -34,9 +37,12 @@ const KEY = Symbol('clusterspace.app');
 
 export function createAppContext(backend: Backend): AppContext {
   const notices = new Notices();
+  const workspaces = new WorkspaceStore(backend, notices.report);
+  const dialogs = new Dialogs();
   return {
     session: new Session(backend),
-    workspaces: new WorkspaceStore(backend, notices.report),
+    workspaces,
+    panes: new PaneStore(backend, workspaces, dialogs, notices.report),
     providers: new ProviderStore(backend),
     terminals: new TerminalStore(backend, notices.report),
     browsers: new BrowserStore(backend),
@@ -45,7 +51,7 @@ export function createAppContext(backend: Backend): AppContext {
     chat: new ChatStore(backend, notices.report),
     terminalPrefs: new TerminalPrefs(),
     notices,
-    dialogs: new Dialogs(),
+    dialogs,
     ui: new UiState(),
   };
 }

@@ -97,4 +97,25 @@ describe('keymap', () => {
     const app = new Set(KEYMAP.map((b) => JSON.stringify(parseChord(b.keys))));
     expect(TERMINAL_KEYMAP.filter((b) => app.has(JSON.stringify(parseChord(b.keys))))).toEqual([]);
   });
+
+  it('maximizes with Ctrl+Enter and moves pane focus with Alt+Arrow only in the pane area, so the chat keeps Ctrl+Enter', () => {
+    const inPanes = (c: KeyCondition) => c === 'paneArea';
+    const ctrlEnter = key('Enter', { ctrlKey: true }, 'Enter');
+    expect(commandForKey(ctrlEnter, KEYMAP, inPanes)).toBe(COMMAND.toggleMaximizePane);
+    expect(commandForKey(ctrlEnter, KEYMAP, () => false)).toBeUndefined();
+    expect(commandForKey(key('Enter', {}, 'Enter'), KEYMAP, inPanes)).toBeUndefined();
+    const arrows: Array<[string, string]> = [
+      ['ArrowLeft', COMMAND.focusPaneLeft],
+      ['ArrowRight', COMMAND.focusPaneRight],
+      ['ArrowUp', COMMAND.focusPaneUp],
+      ['ArrowDown', COMMAND.focusPaneDown],
+    ];
+    for (const [k, command] of arrows) {
+      expect(commandForKey(key(k, { altKey: true }, k), KEYMAP, inPanes)).toBe(command);
+      expect(commandForKey(key(k, { altKey: true }, k), KEYMAP, () => false)).toBeUndefined();
+      expect(commandForKey(key(k, {}, k), KEYMAP, inPanes)).toBeUndefined();
+    }
+    expect(shortcutFor(COMMAND.toggleMaximizePane)).toBe('Ctrl+Enter');
+    expect(shortcutFor(COMMAND.focusPaneLeft)).toBe('Alt+ArrowLeft');
+  });
 });

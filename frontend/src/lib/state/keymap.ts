@@ -9,7 +9,12 @@ export type KeyCondition =
   /** Focus is in a terminal pane (its screen or its header). */
   | 'terminalFocused'
   /** Focus is in a terminal pane whose shown tab has exited. */
-  | 'terminalExited';
+  | 'terminalExited'
+  /**
+   * Focus is in a pane (terminal, browser, their headers) or nowhere in particular: not in the
+   * chat's input, a dialog or a panel, where Ctrl+Enter and Alt+Arrow keep their own meaning.
+   */
+  | 'paneArea';
 
 export interface KeyBinding {
   /** Written the way it is shown, e.g. "Ctrl+Shift+P". */
@@ -38,7 +43,19 @@ export const COMMAND = {
   toggleGoals: 'goals.toggle',
   newGoal: 'goals.new',
   toggleChat: 'chat.toggle',
+  toggleMaximizePane: 'pane.toggleMaximize',
+  focusPaneLeft: 'pane.focusLeft',
+  focusPaneRight: 'pane.focusRight',
+  focusPaneUp: 'pane.focusUp',
+  focusPaneDown: 'pane.focusDown',
+  convertPane: 'pane.convert',
+  copyPaneId: 'pane.copyId',
 } as const;
+
+/** Command id for starting the focused pane from a launch template. */
+export function startAsCommand(templateId: string): string {
+  return `pane.startAs.${templateId}`;
+}
 
 /** Command id for switching to the Nth workspace (1-based). */
 export function switchCommand(n: number): string {
@@ -58,6 +75,11 @@ export const KEYMAP: readonly KeyBinding[] = [
   // (the exit badge says so). The palette's "Restart Terminal" restarts a running one too.
   { keys: 'Ctrl+R', command: COMMAND.restartTerminal, when: 'terminalExited' },
   { keys: 'Ctrl+B', command: COMMAND.toggleBroadcast, when: 'terminalFocused' },
+  { keys: 'Ctrl+Enter', command: COMMAND.toggleMaximizePane, when: 'paneArea' },
+  { keys: 'Alt+ArrowLeft', command: COMMAND.focusPaneLeft, when: 'paneArea' },
+  { keys: 'Alt+ArrowRight', command: COMMAND.focusPaneRight, when: 'paneArea' },
+  { keys: 'Alt+ArrowUp', command: COMMAND.focusPaneUp, when: 'paneArea' },
+  { keys: 'Alt+ArrowDown', command: COMMAND.focusPaneDown, when: 'paneArea' },
   ...Array.from({ length: NUMBERED_WORKSPACES }, (_, i) => ({
     keys: `Ctrl+${i + 1}`,
     command: switchCommand(i + 1),
