@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -101,4 +106,71 @@ func TestChatFindsAPaneThroughListPanes(t *testing.T) {
 	if reqs[0].System != reqs[2].System {
 		t.Errorf("the system prompt changed between turns:\n%s\n---\n%s", reqs[0].System, reqs[2].System)
 	}
+}
+
+// The agent steers the window: through the chat, a scripted model maximizes a pane, focuses
+// another, converts one to a browser and opens a new workspace; the UI in the browser shows
+// each change as it happens, and the person's own Ctrl+Enter toggles maximize too.
+func TestAgentSteersTheWindowEndToEnd(t *testing.T) {
+	site := browsertest.NewSite(t).URL
+	model := llmtest.New(t, llmtest.Script{})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
+		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	ws := list.Workspaces[0]
+	p0, p1, p3 := ws.Panes[0].ID, ws.Panes[1].ID, ws.Panes[3].ID
+
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	chat := func(text string, replies ...llmtest.Reply) {
+		t.Helper()
+		before := len(model.ChatRequests())
+		model.Push(append(replies, llmtest.Text("Done."))...)
+		apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", tokens.AccessToken, map[string]any{"text": text}, nil)
+		// A conversion starts Chromium: on a loaded machine that takes a while.
+		for deadline := time.Now().Add(90 * time.Second); len(model.ChatRequests()) < before+len(replies)+1; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the chat turn for %q did not end: %d requests", text, len(model.ChatRequests())-before)
+			}
+		}
+	}
+	pane := func(id string) string { return `document.querySelector('[data-testid=pane][data-pane-id="` + id + `"]')` }
+
+	chat("maximize the top-left pane", toolCall("maximize_pane", map[string]string{"pane_id": p0}))
+	step(t, ctx, "the maximized pane fills the grid",
+		waitJS(pane(p0)+`?.dataset.maximized === 'true'`),
+		waitJS(`document.querySelector('[data-testid=pane-grid]').dataset.maximizedPane === '`+p0+`'`))
+	shot(t, ctx, "agent-maximized-pane")
+	chat("restore it and focus the second pane",
+		toolCall("maximize_pane", map[string]string{"pane_id": p0}),
+		toolCall("focus_pane", map[string]string{"pane_id": p1}))
+	step(t, ctx, "the grid is back and the second pane has the focus",
+		waitJS(pane(p0)+`?.dataset.maximized === 'false'`),
+		waitJS(pane(p1)+`?.dataset.focused === 'true'`))
+	step(t, ctx, "the person's Ctrl+Enter maximizes the focused pane",
+		chromedp.KeyEvent("\r", chromedp.KeyModifiers(input.ModifierCtrl)),
+		waitJS(pane(p1)+`?.dataset.maximized === 'true'`))
+	step(t, ctx, "and Ctrl+Enter again restores it",
+		chromedp.KeyEvent("\r", chromedp.KeyModifiers(input.ModifierCtrl)),
+		waitJS(pane(p1)+`?.dataset.maximized === 'false'`))
+
+	chat("turn the last pane into a browser on the test site",
+		toolCall("convert_pane_to_browser", map[string]string{"pane_id": p3, "url": site + "/"}))
+	step(t, ctx, "the converted pane shows a browser",
+		waitJS(pane(p3)+`?.dataset.kind === 'browser'`))
+
+	chat("open a workspace for the agents", toolCall("create_workspace", map[string]any{"name": "Agents", "rows": 1, "cols": 3}))
+	step(t, ctx, "the new workspace appears in the tab bar and opens",
+		waitJS(`[...document.querySelectorAll('[data-testid=ws-tab]')].some(e => e.textContent.includes('Agents') && e.dataset.active === 'true')`),
+		waitJS(`document.querySelectorAll('[data-testid=pane]').length === 3`))
+	shot(t, ctx, "agent-created-workspace")
 }
