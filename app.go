@@ -94,9 +94,10 @@ func (a *App) ConvertPane(id, paneID string, req panes.ConvertRequest) (workspac
 	return a.eng.Panes.ConvertPane(a.ctx, id, paneID, req)
 }
 
-// SetPaneLaunch sets what a terminal pane runs (nil: the shell) and restarts it.
-func (a *App) SetPaneLaunch(id, paneID string, launch *workspace.Launch) (workspace.Workspace, error) {
-	return a.eng.Panes.SetLaunch(a.ctx, id, paneID, launch)
+// SetPaneLaunch sets what a terminal pane runs (nil: the shell) and restarts it; a busy
+// pane needs force.
+func (a *App) SetPaneLaunch(id, paneID string, launch *workspace.Launch, force bool) (workspace.Workspace, error) {
+	return a.eng.Panes.SetLaunch(a.ctx, id, paneID, launch, force)
 }
 
 // LaunchTemplates lists the built-in pane launch templates and whether each is installed.

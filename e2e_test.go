@@ -267,7 +267,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// Swap (0,0) and (2,1) by dragging the first pane's header onto the second pane.
 	step(t, ctx, "drag a pane onto another",
-		dragMouse(paneSel(a.ID)+` [data-testid=pane-header]`, paneSel(b.ID)),
+		dragMouse(paneSel(a.ID)+` [data-testid=pane-kind]`, paneSel(b.ID)),
 		waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.row === '2'`, paneSel(a.ID))))
 	// Drag the divider between rows 1 and 2 down: the first row grows, and it is saved.
 	var heightBefore, heightAfter float64

@@ -326,12 +326,12 @@ func TestPaneLaunchSettingsSurviveARestart(t *testing.T) {
 
 	r := newToolRig(t, dataDir)
 	pane := r.ws.Panes[0].ID
-	if _, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, launch); err != nil {
+	if _, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, launch, false); err != nil {
 		t.Fatal(err)
 	}
 	r.waitOutput(pane, want)
 	missing := r.ws.Panes[1].ID
-	if _, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, missing, &workspace.Launch{Template: "custom", Command: "no-such-agent-cli"}); err != nil {
+	if _, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, missing, &workspace.Launch{Template: "custom", Command: "no-such-agent-cli"}, false); err != nil {
 		t.Fatal(err)
 	}
 	r.waitOutput(missing, "no-such-agent-cli is not installed")
@@ -344,7 +344,7 @@ func TestPaneLaunchSettingsSurviveARestart(t *testing.T) {
 		"template": {Template: "emacs"},
 		"command":  {Template: "custom"},
 	} {
-		_, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, l)
+		_, err := r.eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, l, false)
 		if err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("launch %+v: %v, want an error naming %s", l, err, field)
 		}
@@ -399,7 +399,7 @@ func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
 	if _, err := eng.Panes.ConvertPane(context.Background(), r.ws.ID, pane, panes.ConvertRequest{Kind: workspace.KindBrowser, Force: true}); err == nil {
 		t.Fatal("the person's conversion of a goal's pane went through")
 	}
-	if _, err := eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, &workspace.Launch{Template: "python"}); err == nil {
+	if _, err := eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, &workspace.Launch{Template: "python"}, false); err == nil {
 		t.Fatal("relaunching a goal's pane went through")
 	}
 	if ws := r.current(); ws.Panes[1].Kind != workspace.KindTerminal || ws.Panes[1].Launch != nil {

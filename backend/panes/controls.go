@@ -229,10 +229,19 @@ func (s *Service) End(paneID string) {
 	s.browsers.ClosePane(paneID)
 }
 
-// SetLaunch changes what a terminal pane runs and starts it afresh with the new settings.
-func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspace.Launch) (workspace.Workspace, error) {
+// SetLaunch changes what a terminal pane runs and starts it afresh with the new settings. A
+// pane whose terminal runs a command is refused with a BusyError unless force.
+func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspace.Launch, force bool) (workspace.Workspace, error) {
 	if goalID, ok := s.goalIn(paneID); ok {
 		return workspace.Workspace{}, &GoalInPaneError{PaneID: paneID, GoalID: goalID}
+	}
+	if l != nil {
+		if _, err := workspace.LaunchFor(*l); err != nil {
+			return workspace.Workspace{}, err // bad settings first: they change nothing either way
+		}
+	}
+	if busy := s.Busy(paneID); len(busy) > 0 && !force {
+		return workspace.Workspace{}, &BusyError{PaneID: paneID, What: busy}
 	}
 	ws, err := s.ws.SetLaunch(ctx, wsID, paneID, l)
 	if err != nil {

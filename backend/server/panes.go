@@ -48,13 +48,15 @@ func (s *Server) convertPane(w http.ResponseWriter, r *http.Request) {
 	respond(w, http.StatusOK, ws, err)
 }
 
-// setPaneLaunch takes launch settings, or null for the plain shell.
+// setPaneLaunch takes launch settings, or null for the plain shell; ?force=true restarts a
+// pane whose terminal runs a command (else 409 naming it, as convert does).
 func (s *Server) setPaneLaunch(w http.ResponseWriter, r *http.Request) {
 	var launch *workspace.Launch
 	if !decodeBody(w, r, &launch) {
 		return
 	}
-	ws, err := s.deps.Panes.SetLaunch(r.Context(), r.PathValue("id"), r.PathValue("paneId"), launch)
+	force := r.URL.Query().Get("force") == "true"
+	ws, err := s.deps.Panes.SetLaunch(r.Context(), r.PathValue("id"), r.PathValue("paneId"), launch, force)
 	respond(w, http.StatusOK, ws, err)
 }
 

@@ -230,8 +230,9 @@ export class HttpBackend implements Backend {
   toggleMaximizePane(id: string, paneId: string): Promise<Workspace> {
     return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/maximize`);
   }
-  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/launch`, launch);
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false): Promise<Workspace> {
+    const query = force ? '?force=true' : '';
+    return this.json('PUT', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/launch${query}`, launch);
   }
   convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
     return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/convert`, wireConvertRequest(req));

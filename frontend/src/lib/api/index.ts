@@ -84,7 +84,8 @@ export interface Backend {
   /** Shows the pane alone, filling the grid, or the whole grid again (a toggle). */
   toggleMaximizePane(id: string, paneId: string): Promise<Workspace>;
   /** What a terminal pane runs (null: the person's shell); the pane's terminal restarts with it. */
-  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace>;
+  /** A pane whose terminal runs a command is refused (field "force", its busy list) unless force. */
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force?: boolean): Promise<Workspace>;
   /**
    * Turns the pane into the other kind. While a process runs in it and `force` is not set, it
    * rejects with a BackendError of field "force" whose `busy` lists what runs (when the transport

@@ -64,7 +64,7 @@ describe('HttpBackend pane routes', () => {
     await api.focusPane('ws 1', 'pane-b');
     await api.toggleMaximizePane('ws 1', 'pane-b');
     await api.setPaneLaunch('ws 1', 'pane-a', { template: 'python', dir: '/srv' });
-    await api.setPaneLaunch('ws 1', 'pane-a', null);
+    await api.setPaneLaunch('ws 1', 'pane-a', null, true);
     await api.convertPane('ws 1', 'pane-a', { kind: 'browser', url: 'http://localhost:3000' });
     await api.convertPane('ws 1', 'pane-b', { kind: 'terminal', template: 'aider', force: true });
     await api.convertPane('ws 1', 'pane-b', { kind: 'terminal', url: '', template: '', force: false });
@@ -73,7 +73,7 @@ describe('HttpBackend pane routes', () => {
       ['PUT', '/api/workspaces/ws%201/focus', { paneId: 'pane-b' }],
       ['POST', '/api/workspaces/ws%201/panes/pane-b/maximize', undefined],
       ['PUT', '/api/workspaces/ws%201/panes/pane-a/launch', { template: 'python', dir: '/srv' }],
-      ['PUT', '/api/workspaces/ws%201/panes/pane-a/launch', null],
+      ['PUT', '/api/workspaces/ws%201/panes/pane-a/launch?force=true', null],
       ['POST', '/api/workspaces/ws%201/panes/pane-a/convert', { kind: 'browser', url: 'http://localhost:3000' }],
       ['POST', '/api/workspaces/ws%201/panes/pane-b/convert', { kind: 'terminal', template: 'aider', force: true }],
       ['POST', '/api/workspaces/ws%201/panes/pane-b/convert', { kind: 'terminal' }],
@@ -153,15 +153,15 @@ describe('WailsBackend pane methods', () => {
     await api.focusPane('w1', 'pane-b');
     await api.toggleMaximizePane('w1', 'pane-b');
     await api.setPaneLaunch('w1', 'pane-a', { template: 'custom', command: 'htop', args: ['-d', '5'] });
-    await api.setPaneLaunch('w1', 'pane-a', null);
+    await api.setPaneLaunch('w1', 'pane-a', null, true);
     await api.convertPane('w1', 'pane-a', { kind: 'terminal', template: 'codex', url: '', force: false });
     await api.createWorkspaceGrid('Agents', 2, 3);
     expect(await api.launchTemplates()).toEqual([]);
     expect(app.FocusPane).toHaveBeenCalledWith('w1', 'pane-b');
     expect(app.ToggleMaximizePane).toHaveBeenCalledWith('w1', 'pane-b');
     expect(app.SetPaneLaunch.mock.calls).toEqual([
-      ['w1', 'pane-a', { template: 'custom', command: 'htop', args: ['-d', '5'] }],
-      ['w1', 'pane-a', null],
+      ['w1', 'pane-a', { template: 'custom', command: 'htop', args: ['-d', '5'] }, false],
+      ['w1', 'pane-a', null, true],
     ]);
     expect(app.ConvertPane).toHaveBeenCalledWith('w1', 'pane-a', { kind: 'terminal', template: 'codex' });
     expect(app.CreateWorkspaceGrid).toHaveBeenCalledWith('Agents', 2, 3);

@@ -67,7 +67,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   FocusPane(id: string, paneId: string): Promise<Workspace>;
   ToggleMaximizePane(id: string, paneId: string): Promise<Workspace>;
   /** null = the person's shell (Go sees a nil *Launch). */
-  SetPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace>;
+  SetPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force: boolean): Promise<Workspace>;
   ConvertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace>;
   /** Go's nil slice arrives as null. */
   LaunchTemplates(): Promise<Partial<LaunchTemplate>[] | null>;
@@ -222,8 +222,8 @@ export class WailsBackend implements Backend {
   toggleMaximizePane(id: string, paneId: string) {
     return call(() => this.app.ToggleMaximizePane(id, paneId), PANE_ERROR_FIELDS);
   }
-  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null) {
-    return paneCall(() => this.app.SetPaneLaunch(id, paneId, launch));
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false) {
+    return paneCall(() => this.app.SetPaneLaunch(id, paneId, launch, force));
   }
   convertPane(id: string, paneId: string, req: ConvertRequest) {
     return paneCall(() => this.app.ConvertPane(id, paneId, wireConvertRequest(req)));

@@ -173,15 +173,26 @@ export class PaneStore {
     }
   }
 
-  /** Sets what a terminal pane runs (null: the shell); the backend restarts its terminal. */
-  async setLaunch(wsId: string, paneId: string, launch: PaneLaunch | null): Promise<Workspace | undefined> {
+  /**
+   * Sets what a terminal pane runs (null: the shell); the backend restarts its terminal. When
+   * a command runs in it, the person is asked first (what runs is named), as for convert.
+   */
+  async setLaunch(wsId: string, paneId: string, launch: PaneLaunch | null, force = false): Promise<Workspace | undefined> {
     try {
-      const ws = await this.backend.setPaneLaunch(wsId, paneId, launch);
+      const ws = await this.backend.setPaneLaunch(wsId, paneId, launch, force);
       this.workspaces.applyWorkspace(ws);
       return ws;
     } catch (err) {
-      this.report(err);
-      return undefined;
+      if (!(err instanceof BackendError) || err.field !== 'force' || force) {
+        this.report(err);
+        return undefined;
+      }
+      const ok = await this.dialogs.confirm({
+        title: 'Restart the pane',
+        message: convertQuestion('terminal', err.busy, err.message),
+        confirmLabel: 'Restart anyway',
+      });
+      return ok ? this.setLaunch(wsId, paneId, launch, true) : undefined;
     }
   }
 

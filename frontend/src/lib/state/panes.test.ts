@@ -202,7 +202,7 @@ describe('PaneStore start as', () => {
     const { ctx, backend } = setup();
     const pane: Pane = { id: 'a', kind: 'terminal', label: 'a', row: 0, col: 0, launch: { template: 'shell', dir: '/srv/app', env: ['A=1'] } };
     await ctx.panes.startAs('w1', pane, 'claude');
-    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'a', { template: 'claude', dir: '/srv/app', env: ['A=1'] });
+    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'a', { template: 'claude', dir: '/srv/app', env: ['A=1'] }, false);
     await ctx.panes.startAs('w1', pane, 'custom', ['npm', 'run', 'dev']);
     expect(backend.setPaneLaunch).toHaveBeenLastCalledWith('w1', 'a', {
       template: 'custom',
@@ -210,7 +210,22 @@ describe('PaneStore start as', () => {
       args: ['run', 'dev'],
       dir: '/srv/app',
       env: ['A=1'],
+    }, false);
+  });
+
+  it('asks before restarting a pane whose terminal runs a command, then restarts with force', async () => {
+    const setPaneLaunch = vi.fn(async (_w: string, _p: string, _l: unknown, force?: boolean) => {
+      if (!force) throw new BackendError('pane a is running vim', { status: 409, field: 'force', busy: ['vim'] });
+      return ws({ updatedAt: at(30) });
     });
+    const { ctx } = setup({ setPaneLaunch });
+    const pane: Pane = { id: 'a', kind: 'terminal', label: 'a', row: 0, col: 0 };
+    const started = ctx.panes.startAs('w1', pane, 'python');
+    await vi.waitFor(() => expect(ctx.dialogs.current).not.toBeNull());
+    expect(ctx.dialogs.current!.message).toContain('"vim"');
+    ctx.dialogs.current!.answer(true);
+    expect(await started).toBeDefined();
+    expect(setPaneLaunch.mock.calls.map((c) => c[3])).toEqual([false, true]);
   });
 
   it('turns a browser pane into a terminal started from the template', async () => {
@@ -221,7 +236,7 @@ describe('PaneStore start as', () => {
     expect(backend.setPaneLaunch).not.toHaveBeenCalled();
     await ctx.panes.startAs('w1', pane, 'custom', ['htop']);
     expect(backend.convertPane).toHaveBeenLastCalledWith('w1', 'b', { kind: 'terminal' });
-    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'b', { template: 'custom', command: 'htop' });
+    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'b', { template: 'custom', command: 'htop' }, false);
   });
 });
 
