@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -12,71 +11,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
+	"github.com/clusterspace/clusterspace/backend/notify/notifytest"
 	"github.com/clusterspace/clusterspace/backend/store"
 )
 
 // These tests run the real Secret Service: gnome-keyring-daemon (apt gnome-keyring) on a
-// private session D-Bus that TestMain starts, as dbus-run-session would. The bus reads no
-// service files, so nothing starts a keyring behind a test's back: "no keyring" is real.
-
-// busConfig is a session bus that activates no services.
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=%s</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
+// private session D-Bus that TestMain starts, as dbus-run-session would. The bus activates no
+// services, so nothing starts a keyring behind a test's back: "no keyring" is real.
 
 // secretsName is the Secret Service's name on the bus.
 const secretsName = "org.freedesktop.secrets"
 
 func TestMain(m *testing.M) {
-	stop, err := startSessionBus()
+	stop, err := notifytest.SessionBus()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "secrets tests:", err)
 		os.Exit(1)
 	}
+	os.Unsetenv("DISPLAY") // a keyring's unlock prompt must fail, not open on a screen
 	code := m.Run()
 	stop()
 	os.Exit(code)
-}
-
-// startSessionBus starts dbus-daemon (apt dbus) and points this process at it.
-func startSessionBus() (stop func(), err error) {
-	dir, err := os.MkdirTemp("", "clusterspace-bus-")
-	if err != nil {
-		return nil, err
-	}
-	conf := filepath.Join(dir, "session.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(busConfig, dir)), 0o644); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--print-address")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("dbus-daemon (scripts/setup.sh installs dbus): %w", err)
-	}
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("dbus-daemon printed no address: %w", err)
-	}
-	os.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(addr))
-	os.Unsetenv("DISPLAY") // a keyring's unlock prompt must fail, not open on a screen
-	return func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }, nil
 }
 
 // keyringDaemon is gnome-keyring-daemon with its keyrings in home.
@@ -111,7 +66,7 @@ func startKeyring(t *testing.T, home string, unlock bool) *keyringDaemon {
 	}
 	d := &keyringDaemon{home: home, cmd: cmd}
 	t.Cleanup(d.stop)
-	if !waitName(true) {
+	if !notifytest.WaitName(secretsName, true) {
 		t.Fatalf("gnome-keyring-daemon did not take %s on the bus in 10 s:\n%s", secretsName, stderr.String())
 	}
 	return d
@@ -124,23 +79,7 @@ func (d *keyringDaemon) stop() {
 	}
 	d.cmd.Process.Kill()
 	d.cmd.Wait()
-	waitName(false)
-}
-
-// waitName waits up to 10 s for the Secret Service's name to be owned (or not).
-func waitName(owned bool) bool {
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var has bool
-		if conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, secretsName).Store(&has) == nil && has == owned {
-			return true
-		}
-	}
-	return false
+	notifytest.WaitName(secretsName, false)
 }
 
 // secretTool looks a ClusterSpace entry up with libsecret's own client (apt libsecret-tools),
