@@ -19,7 +19,7 @@ RACE_PATHS := $(addprefix ./backend/,$(RACE_PKGS))
 RACE_REGEX := /backend/($(subst /...,(/.*)?,$(subst $(space),|,$(RACE_PKGS))))$$
 SERVE_ARGS ?=
 
-.PHONY: setup frontend build run serve test test-go test-frontend test-e2e bench clean
+.PHONY: setup frontend build package run serve test test-go test-frontend test-e2e bench clean
 
 setup:
 	@scripts/setup.sh
@@ -32,6 +32,10 @@ build: frontend
 	@# Without the Wails tags a binary cannot open a window; make that impossible to miss.
 	@$(BIN) --version | grep -q 'desktop,' || { echo "make: $(BIN) was built without the desktop window (Wails tags missing)" >&2; exit 1; }
 	@$(BIN) --version
+
+# The Debian package of the desktop build: build/clusterspace_<version>_amd64.deb.
+package: build
+	@scripts/package.sh $(BIN) $(VERSION) build
 
 run: build
 	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
@@ -71,4 +75,4 @@ bench: setup
 	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./backend/... | tee $(ARTIFACTS)/bench.log | scripts/bench-summary.sh
 
 clean:
-	rm -rf build/bin frontend/dist $(ARTIFACTS)
+	rm -rf build/bin build/*.deb frontend/dist $(ARTIFACTS)

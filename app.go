@@ -51,6 +51,11 @@ func (a *App) startup(ctx context.Context) {
 			src(relayCtx, func(e pubsub.Envelope) { runtime.EventsEmit(ctx, backendEvent, e) })
 		}()
 	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.notifyGoals(relayCtx)
+	}()
 }
 
 // shutdown is called by Wails when the window closes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/notify"
@@ -19,6 +20,9 @@ type desktopNotifier struct {
 	once   sync.Once
 	n      *notify.Notifier
 	warned sync.Once
+	// focused is the window's focus as its page reports it: while the person looks at the
+	// window, the window itself shows what a notification would say.
+	focused atomic.Bool
 }
 
 func (d *desktopNotifier) send(ctx context.Context, title, body string) error {
@@ -48,6 +52,20 @@ func (d *desktopNotifier) close() {
 	}
 }
 
-// Notify shows a desktop notification (a goal ended, a tool waits for approval). It never
-// fails the caller: without a notification service the window still shows everything.
-func (a *App) Notify(title, body string) error { return a.notifier.send(a.ctx, title, body) }
+// notifyGoals raises a desktop notification when a goal ends or asks for approval while the
+// window does not have the focus, until ctx ends. The Go side does it, not the page: the
+// webview offers pages no notifications, and one subscriber means one notification per event.
+func (a *App) notifyGoals(ctx context.Context) {
+	notify.WatchGoals(ctx, a.eng.SubscribeGoals(ctx), notify.GoalWatch{
+		GoalText: func(ctx context.Context, id string) string {
+			g, _ := a.eng.Goals.Get(ctx, id) // Best effort: without its text the title still tells.
+			return g.Spec.Goal
+		},
+		Send:  a.notifier.send,
+		Quiet: a.notifier.focused.Load,
+	})
+}
+
+// WindowFocused is how the page tells whether the window has the focus (it sees focus and
+// blur; Wails offers Go no such query).
+func (a *App) WindowFocused(focused bool) { a.notifier.focused.Store(focused) }

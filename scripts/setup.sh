@@ -8,9 +8,14 @@ cd "$(dirname "$0")/.."
 # What the build, the desktop window, the browser panes and the tests need.
 # libgtk/libwebkit2gtk: the Wails desktop window; chromium: browser panes and e2e tests;
 # xvfb/xauth/imagemagick/xdotool: the desktop smoke test; fonts: readable screenshots;
-# dbus: the session bus the desktop notifications' test runs on.
+# dbus: the session bus the desktop notifications' and keyring tests run on;
+# openssh-server/openssh-client/tmux: the SSH pane tests log in to a real sshd and attach tmux;
+# gnome-keyring/libsecret-tools: the secrets tests' real Secret Service (and secret-tool to check it);
+# dunst: the notifications tests' real notification daemon;
+# desktop-file-utils: `make package` validates the .desktop entry.
 APT_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-  xvfb xauth chromium imagemagick xdotool fonts-dejavu-core ca-certificates dbus)
+  xvfb xauth chromium imagemagick xdotool fonts-dejavu-core ca-certificates dbus
+  openssh-server openssh-client tmux gnome-keyring libsecret-tools dunst desktop-file-utils)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

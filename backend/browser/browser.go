@@ -78,7 +78,7 @@ func FindChromium() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: install the chromium package (scripts/setup.sh does) or set CLUSTERSPACE_CHROMIUM to a Chromium or Chrome binary", ErrNoChromium)
+	return "", fmt.Errorf("%w: browser panes need Chromium: install it (sudo apt install chromium; the .deb recommends it, scripts/setup.sh installs it) or set CLUSTERSPACE_CHROMIUM to a Chromium or Chrome binary", ErrNoChromium)
 }
 
 // TabInfo is the state of one tab, as the UI shows it.

@@ -1,6 +1,7 @@
 // Package secrets keeps API keys and passwords out of plain text: in the OS keyring when one
 // answers, else sealed with AES-GCM under a key file (0600) in the data dir. The database
-// records only where each secret is and, for the file backend, its ciphertext.
+// records only where each secret is and, for the file backend, its ciphertext. When the
+// keyring answers again, the sealed secrets move into it.
 package secrets
 
 import (
@@ -41,6 +42,7 @@ type Rows interface {
 	SecretRow(ctx context.Context, name string) (store.SecretRow, bool, error)
 	PutSecretRow(ctx context.Context, r store.SecretRow) error
 	DeleteSecretRow(ctx context.Context, name string) error
+	SecretRows(ctx context.Context) ([]store.SecretRow, error)
 }
 
 // Keyring is the OS keyring's interface (go-keyring's functions), replaceable in tests.
@@ -98,7 +100,42 @@ func Open(ctx context.Context, dataDir string, rows Rows, opts Options) (*Vault,
 			v.keyring = kr
 		}
 	}
+	if v.keyring != nil {
+		if err := v.moveToKeyring(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// moveToKeyring moves the secrets sealed in the file backend into the keyring, which now
+// answers (the app ran before without one, or with it locked). Each is read back from the
+// keyring before its sealed copy is dropped, so a keyring that takes the write and loses it
+// costs nothing; a secret the keyring refuses stays in the file backend.
+func (v *Vault) moveToKeyring(ctx context.Context) error {
+	rows, err := v.rows.SecretRows(ctx)
+	if err != nil {
+		return fmt.Errorf("list the stored secrets: %w", err)
+	}
+	for _, r := range rows {
+		if r.Backend != BackendFile {
+			continue
+		}
+		plain, err := v.open(r)
+		if err != nil {
+			continue // it cannot be read here either: Get says what to do
+		}
+		if v.keyring.Set(keyringService, v.user(r.Name), plain) != nil {
+			continue
+		}
+		if got, err := v.keyring.Get(keyringService, v.user(r.Name)); err != nil || got != plain {
+			continue
+		}
+		if err := v.rows.PutSecretRow(ctx, store.SecretRow{Name: r.Name, Backend: BackendKeyring}); err != nil {
+			return fmt.Errorf("record secret %q as moved to the keyring: %w", r.Name, err)
+		}
+	}
+	return nil
 }
 
 // probe writes, reads and deletes a test entry, giving up after keyringProbeTimeout.
@@ -168,18 +205,27 @@ func (v *Vault) Get(ctx context.Context, name string) (string, bool, error) {
 		}
 		return val, true, nil
 	case BackendFile:
-		n := v.aead.NonceSize()
-		if len(row.Ciphertext) < n {
-			return "", false, fmt.Errorf("secret %q is damaged: enter it again", name)
-		}
-		plain, err := v.aead.Open(nil, row.Ciphertext[:n], row.Ciphertext[n:], []byte(name))
+		plain, err := v.open(row)
 		if err != nil {
-			return "", false, fmt.Errorf("secret %q cannot be decrypted with %s (was the key file replaced?): enter it again", name, keyFileName)
+			return "", false, err
 		}
-		return string(plain), true, nil
+		return plain, true, nil
 	default:
 		return "", false, fmt.Errorf("secret %q has unknown backend %q", name, row.Backend)
 	}
+}
+
+// open decrypts a file-backend secret.
+func (v *Vault) open(row store.SecretRow) (string, error) {
+	n := v.aead.NonceSize()
+	if len(row.Ciphertext) < n {
+		return "", fmt.Errorf("secret %q is damaged: enter it again", row.Name)
+	}
+	plain, err := v.aead.Open(nil, row.Ciphertext[:n], row.Ciphertext[n:], []byte(row.Name))
+	if err != nil {
+		return "", fmt.Errorf("secret %q cannot be decrypted with %s (was the key file replaced?): enter it again", row.Name, keyFileName)
+	}
+	return string(plain), nil
 }
 
 // Delete forgets a secret.

@@ -83,7 +83,8 @@ func TestSealedValueIsBoundToItsNameAndKey(t *testing.T) {
 	}
 }
 
-// memKeyring stands in for the OS keyring, which this machine's CI has no D-Bus session for.
+// memKeyring is a keyring whose behaviour a test picks: one that never answers (hang) cannot
+// be had from a real daemon on demand. The real Secret Service is in keyring_test.go.
 type memKeyring struct {
 	mu   sync.Mutex
 	m    map[string]string

@@ -38,3 +38,21 @@ func (s *Store) DeleteSecretRow(ctx context.Context, name string) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM secrets WHERE name = ?`, name)
 	return err
 }
+
+// SecretRows lists every secret's record, by name.
+func (s *Store) SecretRows(ctx context.Context) ([]SecretRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, backend, ciphertext FROM secrets ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SecretRow
+	for rows.Next() {
+		var r SecretRow
+		if err := rows.Scan(&r.Name, &r.Backend, &r.Ciphertext); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

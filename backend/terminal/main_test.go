@@ -3,7 +3,7 @@ package terminal_test
 import (
 	"bytes"
 	"context"
-	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -12,11 +12,15 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 )
 
 // helperEnv makes this test binary act as the `clusterspace sandbox-exec` helper, so the
 // confinement tests run the real helper code without the main binary.
 const helperEnv = "TERMINAL_TEST_SANDBOX_HELPER"
+
+// sshd is the real OpenSSH server the SSH pane tests log in to, one for the package.
+var sshd *terminaltest.SSHD
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
@@ -24,7 +28,14 @@ func TestMain(m *testing.M) {
 		os.Exit(terminal.SandboxExecMain(os.Args[2:]))
 	}
 	cleanup := terminaltest.IsolateHome()
+	var err error
+	if sshd, err = terminaltest.StartSSHD("terminal"); err != nil {
+		fmt.Fprintln(os.Stderr, "terminal tests:", err)
+		cleanup()
+		os.Exit(1)
+	}
 	code := m.Run()
+	sshd.Close()
 	cleanup()
 	os.Exit(code)
 }

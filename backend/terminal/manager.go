@@ -52,6 +52,10 @@ type Options struct {
 	SandboxHelperEnv []string
 	// SSH is the ssh client to run (default "ssh", found on PATH).
 	SSH string
+	// SSHOptions go to every ssh the manager runs, before the saved server's own. The app
+	// passes none, so the person's ssh config and known_hosts apply; tests use them to keep
+	// known_hosts and config apart from the machine's.
+	SSHOptions []string
 	// HiddenEnv names environment variables of this process that no pane's shell inherits:
 	// the ones holding the app's own API keys (the CLI's --api-key-env). The well-known
 	// provider variables in keyenv.WellKnown are always hidden too; HideEnv adds more later.
@@ -503,7 +507,13 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 		if err != nil {
 			return spec, nil, err
 		}
-		argv = append([]string{m.opts.SSH}, a[1:]...)
+		if k := spec.SSH.KeyPath; k != "" {
+			// ssh only warns about a missing key and goes on to other methods: say it plainly.
+			if st, err := os.Stat(k); err != nil || st.IsDir() {
+				return spec, nil, fmt.Errorf("ssh key %q is not a readable file: fix the key path in the saved server", k)
+			}
+		}
+		argv = append(append([]string{m.opts.SSH}, m.opts.SSHOptions...), a[1:]...)
 	} else if len(spec.Command) > 0 {
 		argv = slices.Clone(spec.Command)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +129,8 @@ func (m *Manager) oneShot(ctx context.Context, t SSHTarget, remote ...string) ([
 		ctx, cancel = context.WithTimeout(ctx, remoteTimeout)
 		defer cancel()
 	}
-	args := append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=5"}, t.options()...)
+	args := append(slices.Clip(m.opts.SSHOptions), "-o", "BatchMode=yes", "-o", "ConnectTimeout=5")
+	args = append(args, t.options()...)
 	args = append(append(args, t.destination()), remote...)
 	cmd := exec.CommandContext(ctx, m.opts.SSH, args...)
 	var stderr bytes.Buffer
@@ -161,8 +163,10 @@ func (e *remoteError) Unwrap() error { return e.err }
 
 // RemoteSessions lists the tmux sessions on the server (none when no tmux server runs).
 func (m *Manager) RemoteSessions(ctx context.Context, t SSHTarget) ([]RemoteSession, error) {
+	// Space-separated with the name last: tmux prints a format's "\t" as two characters, and a
+	// name may hold spaces.
 	out, err := m.oneShot(ctx, t, "tmux", "list-sessions", "-F",
-		"'#{session_name}\t#{session_windows}\t#{session_attached}\t#{session_created}'")
+		"'#{session_windows} #{session_attached} #{session_created} #{session_name}'")
 	var re *remoteError
 	if errors.As(err, &re) {
 		switch {
@@ -178,15 +182,15 @@ func (m *Manager) RemoteSessions(ctx context.Context, t SSHTarget) ([]RemoteSess
 	}
 	var sessions []RemoteSession
 	for line := range strings.Lines(string(out)) {
-		f := strings.Split(strings.TrimRight(line, "\r\n"), "\t")
+		f := strings.SplitN(strings.TrimRight(line, "\r\n"), " ", 4)
 		if len(f) != 4 {
 			continue
 		}
-		windows, _ := strconv.Atoi(f[1])  // Best effort: tmux always prints numbers here.
-		attached, _ := strconv.Atoi(f[2]) // as above
-		created, _ := strconv.ParseInt(f[3], 10, 64)
-		sessions = append(sessions, RemoteSession{Name: f[0], Windows: windows, Attached: attached > 0,
-			Created: time.Unix(created, 0), Pane: strings.HasPrefix(f[0], "clusterspace-pane-")})
+		windows, _ := strconv.Atoi(f[0])  // Best effort: tmux always prints numbers here.
+		attached, _ := strconv.Atoi(f[1]) // as above
+		created, _ := strconv.ParseInt(f[2], 10, 64)
+		sessions = append(sessions, RemoteSession{Name: f[3], Windows: windows, Attached: attached > 0,
+			Created: time.Unix(created, 0), Pane: strings.HasPrefix(f[3], "clusterspace-pane-")})
 	}
 	return sessions, nil
 }

@@ -3,47 +3,18 @@ package terminal_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 )
-
-// fakeSSH puts an `ssh` on PATH that records its arguments, asks for a password the way
-// OpenSSH does, records what was typed, and then runs a shell as the "remote" side. For the
-// one-shot commands it answers like tmux.
-func fakeSSH(t *testing.T) (logDir string) {
-	t.Helper()
-	dir := t.TempDir()
-	logDir = t.TempDir()
-	script := fmt.Sprintf(`#!/bin/bash
-log=%q
-printf '%%s\n' "$@" > "$log/args.$$"
-case " $* " in
-*" nohost "*)
-	echo "ssh: Could not resolve hostname nohost: Name or service not known" >&2; exit 255;;
-*" list-sessions "*)
-	printf 'clusterspace-pane-1a2b3c4d\t2\t1\t1700000000\nbuild\t1\t0\t1700000100\n'; exit 0;;
-*" kill-session "*)
-	printf '%%s\n' "$@" > "$log/kill"; exit 0;;
-esac
-for a in "$@"; do case "$a" in *@*) dest="$a";; esac; done
-printf "%%s's password: " "$dest"
-stty -echo; IFS= read -r pw; stty echo; echo
-printf '%%s\n' "$pw" >> "$log/passwords"
-echo "Welcome to the fake host"
-PS1='remote$ ' exec bash --norc --noprofile -i
-`, logDir)
-	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return logDir
-}
 
 func TestSSHCommandLine(t *testing.T) {
 	t.Parallel()
@@ -73,79 +44,219 @@ func TestSSHCommandLine(t *testing.T) {
 	}
 }
 
-func TestSSHPaneTypesThePasswordOnce(t *testing.T) {
-	logDir := fakeSSH(t)
-	m := newManager(t, terminal.Options{})
-	target := &terminal.SSHTarget{Host: "fakehost", Port: 2222, User: "me", KeyPath: "/k/id", Password: "s3cret-pw"}
-	tab, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-1a2b3c4d5e6f", Dir: t.TempDir(), SSH: target})
+// sshManager is a manager whose ssh trusts the test server's host key (pre-seeded in a
+// known_hosts of its own) and reads none of the machine's ssh configuration.
+func sshManager(t *testing.T) *terminal.Manager {
+	t.Helper()
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	if err := sshd.KnownHosts(known); err != nil {
+		t.Fatal(err)
+	}
+	return newManager(t, terminal.Options{SSHOptions: terminaltest.ClientOptions(known)})
+}
+
+func keyTarget() *terminal.SSHTarget {
+	return &terminal.SSHTarget{Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.KeyPath}
+}
+
+// remotePrompt waits for the remote shell's prompt, user@host:dir$ (Debian's default bashrc).
+func remotePrompt(t *testing.T, m *terminal.Manager, pane string) {
+	t.Helper()
+	waitText(t, m, pane, "", regexp.QuoteMeta(sshd.User)+`@[^:\s]+:\S*\$ `)
+}
+
+// remoteRun types a command line in the remote shell and waits until re shows after it.
+func remoteRun(t *testing.T, m *terminal.Manager, pane, line, re string) string {
+	t.Helper()
+	if err := m.Write(pane, "", []byte(line+"\r")); err != nil {
+		t.Fatal(err)
+	}
+	return waitText(t, m, pane, "", re)
+}
+
+// waitTail waits until the pane's last lines contain s; unlike waitText it also sees what a
+// tab printed as its process ended.
+func waitTail(t *testing.T, m *terminal.Manager, pane, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text, _ := m.Tail(pane, "", 40)
+		if strings.Contains(text, s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane never showed %q; screen:\n%s", s, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// countLines counts sshd log lines containing s.
+func countLines(log, s string) int {
+	n := 0
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSSHPaneKeyLoginAndReattach logs in with a key to a real sshd, finds itself in the
+// pane's tmux session, loses the connection (ssh killed), and restarts the tab: the pane
+// reattaches to the same tmux session, whose shell still holds what was set before.
+func TestSSHPaneKeyLoginAndReattach(t *testing.T) {
+	m := sshManager(t)
+	pane := "pane-5a5a1b1b0000"
+	tab, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Dir: t.TempDir(), SSH: keyTarget()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab.Remote != "me@fakehost:2222" || tab.Title != "ssh me@fakehost:2222" {
-		t.Fatalf("tab info %+v", tab)
+	if want := fmt.Sprintf("%s@%s:%d", sshd.User, sshd.Host, sshd.Port); tab.Remote != want {
+		t.Fatalf("tab remote %q, want %q", tab.Remote, want)
 	}
-	waitText(t, m, tab.PaneID, "", "Welcome to the fake host")
-	waitPrompt(t, m, tab.PaneID, "")
+	remotePrompt(t, m, pane)
+	remoteRun(t, m, pane, `export MARK=kept-$((40+2)); echo "in=$(tmux display-message -p '#S') as=$(whoami)"`,
+		`in=clusterspace-pane-5a5a1b1b as=`+regexp.QuoteMeta(sshd.User))
 
-	args, _ := filepath.Glob(filepath.Join(logDir, "args.*"))
-	if len(args) != 1 {
-		t.Fatalf("ssh ran %d times", len(args))
+	sessions, err := m.RemoteSessions(context.Background(), *keyTarget())
+	if err != nil || len(sessions) != 1 || sessions[0].Name != "clusterspace-pane-5a5a1b1b" || !sessions[0].Pane || !sessions[0].Attached {
+		t.Fatalf("remote sessions %+v, %v", sessions, err)
 	}
-	b, _ := os.ReadFile(args[0])
-	want := "-t\n-p\n2222\n-i\n/k/id\nme@fakehost\ntmux\nnew-session\n-A\n-s\nclusterspace-pane-1a2b3c4d\n"
-	if string(b) != want {
-		t.Fatalf("ssh arguments:\n%s\nwant:\n%s", b, want)
+
+	// The connection drops (the server side goes away): the pane says so and how to reconnect.
+	if n := sshd.DropConnections(); n == 0 {
+		t.Fatal("no connection to drop")
+	}
+	waitTail(t, m, pane, `Restart the tab to reconnect`)
+	if info := m.Tabs(pane)[0]; info.Running || info.ExitCode == nil || *info.ExitCode != 255 {
+		t.Fatalf("tab after the drop: %+v", info)
+	}
+	if sessions, _ := m.RemoteSessions(context.Background(), *keyTarget()); len(sessions) != 1 || sessions[0].Attached {
+		t.Fatalf("after the drop the tmux session should live on, detached: %+v", sessions)
+	}
+
+	if err := m.Restart(context.Background(), pane, ""); err != nil {
+		t.Fatal(err)
+	}
+	remoteRun(t, m, pane, `echo "back=$MARK"`, `back=kept-42`)
+	if got := len(m.Tabs(pane)); got != 1 {
+		t.Fatalf("%d tabs after the restart", got)
+	}
+
+	if err := m.KillRemoteSession(context.Background(), *keyTarget(), "clusterspace-pane-5a5a1b1b"); err != nil {
+		t.Fatal(err)
+	}
+	waitTail(t, m, pane, `process exited`)
+	if sessions, err := m.RemoteSessions(context.Background(), *keyTarget()); err != nil || len(sessions) != 0 {
+		t.Fatalf("after kill-session: %+v, %v", sessions, err)
+	}
+	if err := m.KillRemoteSession(context.Background(), *keyTarget(), "x; reboot"); err == nil {
+		t.Fatal("a session name with shell syntax was sent")
+	}
+}
+
+// TestSSHPaneTypesThePasswordOnce logs in with the saved password to a server that asks for
+// it: the password is typed at ssh's prompt once, never shown, and not typed again at a
+// later "Password:" prompt inside the session.
+func TestSSHPaneTypesThePasswordOnce(t *testing.T) {
+	m := sshManager(t)
+	before := sshd.Log()
+	target := &terminal.SSHTarget{Host: sshd.Host, Port: sshd.PasswordPort, User: sshd.User, Password: sshd.Password}
+	tab, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-7e7e00000001", Dir: t.TempDir(), SSH: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remotePrompt(t, m, tab.PaneID)
+	log := strings.TrimPrefix(sshd.Log(), before)
+	if countLines(log, "Accepted password for "+sshd.User) != 1 || countLines(log, "Failed password") != 0 {
+		t.Fatalf("sshd saw this login:\n%s", log)
 	}
 
 	// Another password prompt after the login is not the server's: it gets nothing typed.
-	st, _ := m.Status(tab.PaneID, "")
 	m.Write(tab.PaneID, "", []byte(`printf 'Password: '; IFS= read -r x; echo "got$((1+1))=[$x]"`+"\r"))
-	c, _ := m.WaitForCompletion(context.Background(), tab.PaneID, "", terminal.WaitOptions{Since: st.Cursor, Prompt: true, Timeout: 5 * time.Second})
-	if c.Reason != terminal.CompletedPrompt {
-		t.Fatalf("the second password prompt: %+v", c)
-	}
+	waitText(t, m, tab.PaneID, "", `Password: *$`)
 	time.Sleep(300 * time.Millisecond)
 	m.Write(tab.PaneID, "", []byte("typed-by-hand\r"))
 	if got := waitText(t, m, tab.PaneID, "", `got2=\[[^\]]*\]`); got != "got2=[typed-by-hand]" {
 		t.Fatalf("the password was typed into a later prompt: %s", got)
 	}
-	pw, _ := os.ReadFile(filepath.Join(logDir, "passwords"))
-	if string(pw) != "s3cret-pw\n" {
-		t.Fatalf("passwords typed at the ssh prompt: %q", pw)
-	}
-	if text, _ := m.Tail(tab.PaneID, "", 100); strings.Contains(text, "s3cret") {
+	if text, _ := m.Tail(tab.PaneID, "", 200); strings.Contains(text, sshd.Password) {
 		t.Fatalf("the password shows in the terminal:\n%s", text)
+	}
+	// Listing sessions needs a key: a password-only login says so instead of hanging.
+	_, err = m.RemoteSessions(context.Background(), terminal.SSHTarget{Host: sshd.Host, Port: sshd.PasswordPort, User: sshd.User})
+	if err == nil || !strings.Contains(err.Error(), "needs key authentication") {
+		t.Fatalf("one-shot without a key: %v", err)
 	}
 }
 
-func TestRemoteTmuxSessions(t *testing.T) {
-	logDir := fakeSSH(t)
-	m := newManager(t, terminal.Options{})
-	target := terminal.SSHTarget{Host: "fakehost", User: "me", Port: 2200}
-	sessions, err := m.RemoteSessions(context.Background(), target)
+// TestSSHPaneAsksAboutAnUnknownHostOnce connects to a server whose host key is not known:
+// ssh asks in the pane, the person answers yes, the key is remembered, and the next
+// connection goes straight in.
+func TestSSHPaneAsksAboutAnUnknownHostOnce(t *testing.T) {
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	m := newManager(t, terminal.Options{SSHOptions: terminaltest.ClientOptions(known)})
+	tab, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-0a0a00000002", Dir: t.TempDir(), SSH: keyTarget()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sessions) != 2 || sessions[0].Name != "clusterspace-pane-1a2b3c4d" || !sessions[0].Pane || sessions[0].Windows != 2 ||
-		!sessions[0].Attached || sessions[1].Pane || sessions[1].Created.Unix() != 1700000100 {
-		t.Fatalf("sessions %+v", sessions)
+	waitText(t, m, tab.PaneID, "", `Are you sure you want to continue connecting \(yes/no/\[fingerprint\]\)\? *$`)
+	m.Write(tab.PaneID, "", []byte("yes\r"))
+	remotePrompt(t, m, tab.PaneID)
+	b, err := os.ReadFile(known)
+	if err != nil || !strings.Contains(string(b), fmt.Sprintf("[%s]:%d", sshd.Host, sshd.Port)) ||
+		!strings.Contains(string(b), strings.Fields(sshd.HostKeyLine)[1]) {
+		t.Fatalf("the accepted host key was not remembered: %q, %v", b, err)
 	}
-	args, _ := filepath.Glob(filepath.Join(logDir, "args.*"))
-	b, _ := os.ReadFile(args[0])
-	if !strings.HasPrefix(string(b), "-o\nBatchMode=yes\n-o\nConnectTimeout=5\n-p\n2200\nme@fakehost\ntmux\nlist-sessions\n") {
-		t.Fatalf("one-shot ssh arguments:\n%s", b)
-	}
-	if err := m.KillRemoteSession(context.Background(), target, "build"); err != nil {
+	if err := m.ClosePane(tab.PaneID); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(logDir, "kill")); !strings.HasSuffix(string(b), "tmux\nkill-session\n-t\n=build\n") {
-		t.Fatalf("kill arguments:\n%s", b)
+
+	again, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-0a0a00000003", Dir: t.TempDir(), SSH: keyTarget()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := m.KillRemoteSession(context.Background(), target, "x; reboot"); err == nil {
-		t.Fatal("a session name with shell syntax was sent")
+	remotePrompt(t, m, again.PaneID)
+	if text, _ := m.Tail(again.PaneID, "", 200); strings.Contains(text, "Are you sure") {
+		t.Fatalf("asked again about a remembered host:\n%s", text)
 	}
-	_, err = m.RemoteSessions(context.Background(), terminal.SSHTarget{Host: "nohost"})
-	if err == nil || !strings.Contains(err.Error(), "Could not resolve hostname") {
-		t.Fatalf("unreachable host: %v", err)
+	t.Cleanup(func() {
+		// Best effort: the test user's sessions go with the user at the end anyway.
+		m.KillRemoteSession(context.Background(), *keyTarget(), "clusterspace-pane-0a0a0000")
+	})
+}
+
+// TestSSHPaneWithAWrongKeyExplains logs in with a key the server does not know: the pane shows
+// ssh's refusal and what to check, and the tab ends. A key path that is no file fails at once.
+func TestSSHPaneWithAWrongKeyExplains(t *testing.T) {
+	m := sshManager(t)
+	wrong := &terminal.SSHTarget{Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.WrongKeyPath}
+	tab, err := m.Open(context.Background(), terminal.Spec{PaneID: "pane-bad0bad00001", Dir: t.TempDir(), SSH: wrong})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTail(t, m, tab.PaneID, `Permission denied (publickey)`)
+	waitTail(t, m, tab.PaneID, `check the host, port, key path and password of the saved server`)
+	if info := m.Tabs(tab.PaneID)[0]; info.Running || info.ExitCode == nil || *info.ExitCode != 255 {
+		t.Fatalf("tab after a refused login: %+v", info)
+	}
+
+	missing := &terminal.SSHTarget{Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: filepath.Join(t.TempDir(), "no-such-key")}
+	_, err = m.Open(context.Background(), terminal.Spec{PaneID: "pane-bad0bad00002", Dir: t.TempDir(), SSH: missing})
+	if err == nil || !strings.Contains(err.Error(), "no-such-key") || !strings.Contains(err.Error(), "fix the key path") {
+		t.Fatalf("a missing key file: %v", err)
+	}
+
+	// Nothing listens on a closed port: the one-shot says so.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	_, err = m.RemoteSessions(context.Background(), terminal.SSHTarget{Host: sshd.Host, Port: port, User: sshd.User, KeyPath: sshd.KeyPath})
+	if err == nil || !strings.Contains(err.Error(), "Connection refused") {
+		t.Fatalf("a closed port: %v", err)
 	}
 }

@@ -31,6 +31,10 @@ const killGrace = time.Second
 // exits; longer only when a background job keeps the terminal open, which we then close.
 const drainTimeout = 250 * time.Millisecond
 
+// sshFailed is the exit status ssh gives for its own errors (no connection, login refused,
+// connection lost), as opposed to the status of the remote command.
+const sshFailed = 255
+
 // passwordWindow is how long after an SSH tab starts its stored password may be typed: past
 // the login, a "password:" prompt belongs to something else and must not get it.
 const passwordWindow = 60 * time.Second
@@ -357,6 +361,10 @@ func (t *tab) waitLoop(p *process) {
 	_ = p.ptmx.Close() // Best effort: ends the reader if a background job still holds the terminal.
 	<-p.readerDone
 	msg := fmt.Appendf(nil, "\r\n\x1b[0m[process exited with code %d]\r\n", code)
+	if t.spec.SSH != nil && code == sshFailed {
+		msg = fmt.Appendf(msg, "[ssh %s: could not connect or log in, or the connection dropped (see ssh's message above). "+
+			"Restart the tab to reconnect; if the login fails, check the host, port, key path and password of the saved server.]\r\n", t.spec.SSH)
+	}
 	t.mu.Lock()
 	t.exitCode = &code
 	t.password = ""

@@ -1,11 +1,31 @@
-// A small Markdown renderer for the chat's model text. The text is HTML-escaped before any
-// markup is recognised, so nothing the model writes can become a tag or an attribute: the only
-// tags in the output are the ones this file writes, and the only URLs are http(s) links.
-//
-// Supported: paragraphs (single newlines kept as line breaks), fenced code blocks (``` or ~~~,
-// unclosed ones run to the end, as while a reply streams), `inline code`, **bold**, *italic*,
-// ~~strike~~, headings, bullet and numbered lists (one level), block quotes, horizontal rules,
-// [links](https://…) and bare https:// URLs. Anything else stays text.
+// The chat's Markdown: marked (GitHub-flavoured Markdown) parses the model's text, highlight.js
+// colours code blocks, and DOMPurify cleans the HTML before it is inserted. Two layers keep the
+// model's text from becoming markup: raw HTML in the text is rendered as text (a model that
+// writes <script> in prose means the characters), and whatever the renderer emits passes an
+// allow-list of tags and attributes. Links open only http(s) URLs; images are never loaded
+// (a model-chosen image URL is a tracking pixel or a data: payload), they show as links.
+
+import DOMPurify from 'dompurify';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import python from 'highlight.js/lib/languages/python';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+import { Marked, type Tokens } from 'marked';
+
+// The languages a coding agent's replies mostly hold; the core alone keeps the bundle small
+// (all of highlight.js's 190 languages would add ~900 KB). Aliases come with each (sh, zsh,
+// js, ts, py, yml, html, golang, …).
+const LANGUAGES = { bash, css, diff, go, javascript, json, python, shell, sql, typescript, xml, yaml };
+for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang);
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -19,148 +39,81 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
 
-/** Placeholders for inline pieces already rendered; NUL never survives into the input. */
-const HOLE = '\u0000';
-const HOLE_REF = /\u0000(\d+)\u0000/g;
-
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
-const HEADING = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
-const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
-const BULLET = /^ {0,3}[-*+]\s+(.*)$/;
-const NUMBERED = /^ {0,3}(\d{1,9})[.)]\s+(.*)$/;
-const QUOTE = /^ {0,3}&gt;\s?(.*)$/;
-
-/** Renders Markdown to HTML that is safe to insert: every character of `src` is escaped. */
-export function renderMarkdown(src: string): string {
-  const lines = escapeHtml(src.replace(/\r\n?/g, '\n').replaceAll(HOLE, '')).split('\n');
-  return renderBlocks(lines);
+/** Only absolute http(s) URLs become links: no javascript:, data:, mailto: or relative ones. */
+function isWebUrl(url: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(url);
 }
 
-function renderBlocks(lines: string[]): string {
-  const out: string[] = [];
-  let para: string[] = [];
-  const flushPara = () => {
-    if (para.length) out.push(`<p>${para.map(inline).join('<br>')}</p>`);
-    para = [];
-  };
+/** A fence's language word, kept only if it is a plain name (it lands in a class attribute). */
+function languageOf(info: string | undefined): string {
+  const word = (info ?? '').trim().split(/\s+/)[0] ?? '';
+  return /^[\w+#.-]{1,32}$/.test(word) ? word : '';
+}
 
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fence = FENCE.exec(line);
-    if (fence) {
-      flushPara();
-      const marker = fence[1];
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !isClosingFence(lines[i], marker)) body.push(lines[i++]);
-      out.push(codeBlock(body.join('\n'), fence[2]));
-      continue;
+function highlighted(code: string, lang: string): string {
+  if (lang && hljs.getLanguage(lang)) {
+    try {
+      return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+    } catch {
+      // Best effort: an error in a grammar leaves the code plain.
     }
-    if (line.trim() === '') {
-      flushPara();
-      continue;
-    }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      flushPara();
-      const level = heading[1].length;
-      out.push(`<h${level}>${inline(heading[2])}</h${level}>`);
-      continue;
-    }
-    if (RULE.test(line)) {
-      flushPara();
-      out.push('<hr>');
-      continue;
-    }
-    if (BULLET.test(line) || NUMBERED.test(line)) {
-      flushPara();
-      const ordered = !BULLET.test(line);
-      const pattern = ordered ? NUMBERED : BULLET;
-      const items: string[] = [];
-      const start = ordered ? Number(NUMBERED.exec(line)![1]) : 1;
-      while (i < lines.length) {
-        const m = pattern.exec(lines[i]);
-        if (m) {
-          items.push(ordered ? m[2] : m[1]);
-        } else if (items.length && /^\s{2,}\S/.test(lines[i])) {
-          items[items.length - 1] += '\n' + lines[i].trim(); // a wrapped item continues
-        } else {
-          break;
-        }
-        i++;
-      }
-      i--;
-      const lis = items.map((t) => `<li>${t.split('\n').map(inline).join('<br>')}</li>`).join('');
-      out.push(ordered ? `<ol${start !== 1 ? ` start="${start}"` : ''}>${lis}</ol>` : `<ul>${lis}</ul>`);
-      continue;
-    }
-    if (QUOTE.test(line)) {
-      flushPara();
-      const quoted: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i])) quoted.push(QUOTE.exec(lines[i++])![1]);
-      i--;
-      out.push(`<blockquote>${renderBlocks(quoted)}</blockquote>`);
-      continue;
-    }
-    para.push(line);
   }
-  flushPara();
-  return out.join('');
+  return escapeHtml(code);
 }
 
-function isClosingFence(line: string, marker: string): boolean {
-  const t = line.trim();
-  return t.length >= marker.length && t[0] === marker[0] && /^(`+|~+)$/.test(t);
-}
+const marked = new Marked({
+  gfm: true,
+  breaks: true, // a single newline in a reply is a line break, as the model means it
+  async: false,
+  renderer: {
+    html({ text }: Tokens.HTML | Tokens.Tag): string {
+      return escapeHtml(text);
+    },
+    link({ href, tokens, raw }: Tokens.Link): string {
+      if (!isWebUrl(href)) return escapeHtml(raw);
+      const label = this.parser.parseInline(tokens);
+      return `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer nofollow">${label}</a>`;
+    },
+    image({ href, text, raw }: Tokens.Image): string {
+      if (!isWebUrl(href)) return escapeHtml(raw);
+      return `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer nofollow">${escapeHtml(text || href)}</a>`;
+    },
+    code({ text, lang }: Tokens.Code): string {
+      const name = languageOf(lang);
+      const cls = name ? ` class="hljs language-${name}"` : '';
+      const label = name ? `<span class="md-lang">${name}</span>` : '';
+      return (
+        `<div class="md-code">${label}<button type="button" class="md-copy" data-copy>Copy</button>` +
+        `<pre><code${cls}>${highlighted(text, name)}</code></pre></div>`
+      );
+    },
+  },
+});
 
-function codeBlock(escapedCode: string, lang: string): string {
-  const cls = lang ? ` class="language-${lang}"` : '';
-  const label = lang ? `<span class="md-lang">${lang}</span>` : '';
-  return (
-    `<div class="md-code">${label}<button type="button" class="md-copy" data-copy>Copy</button>` +
-    `<pre><code${cls}>${escapedCode}</code></pre></div>`
-  );
-}
+/** Every tag and attribute the renderer writes; DOMPurify drops anything else. */
+const ALLOWED_TAGS = [
+  'p', 'br', 'code', 'pre', 'div', 'span', 'button', 'strong', 'em', 'del', 'a', 'ul', 'ol', 'li',
+  'blockquote', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th',
+  'td', 'input',
+];
+const ALLOWED_ATTR = ['href', 'target', 'rel', 'class', 'start', 'type', 'checked', 'disabled', 'align', 'data-copy'];
 
-/**
- * Inline markup on one escaped line: code spans and links first (their insides are left as
- * they are), then emphasis on what remains.
- */
-function inline(text: string): string {
-  const held: string[] = [];
-  const hold = (html: string) => `${HOLE}${held.push(html) - 1}${HOLE}`;
+let hooked = false;
 
-  let s = text.replace(/(`+)([^`]|[^`].*?[^`])\1(?!`)/g, (_, _ticks, code: string) => hold(`<code>${code.trim() || code}</code>`));
-  s = s.replace(/\[([^\]\n]+)\]\(([^)\s]+)\)/g, (whole, label: string, url: string) =>
-    isWebUrl(url) ? hold(link(url, emphasis(label))) : whole,
-  );
-  // Bare URLs; in escaped text the only entity a URL may hold is &amp;.
-  s = s.replace(/(^|[\s(])(https?:\/\/(?:&amp;|[^\s<&])*[^\s<&.,:;!?)])/g, (_, pre: string, url: string) => pre + hold(link(url, url)));
-  return restore(emphasis(s), held);
-}
-
-/** Puts held pieces back; a link's label may hold a code span, so pieces nest. */
-function restore(s: string, held: string[]): string {
-  return s.replace(HOLE_REF, (_, n: string) => restore(held[Number(n)], held));
-}
-
-function emphasis(s: string): string {
-  // An emphasised run starts and ends with a non-space character; `_` only at word edges, so
-  // snake_case names stay as they are.
-  return s
-    .replace(/\*\*(\S(?:.*?\S)?)\*\*/g, '<strong>$1</strong>')
-    .replace(/(^|[^\w])__(\S(?:.*?\S)?)__(?!\w)/g, '$1<strong>$2</strong>')
-    .replace(/(^|[^*\w])\*([^\s*](?:.*?[^\s*])?)\*(?!\*)/g, '$1<em>$2</em>')
-    .replace(/(^|[^\w])_([^\s_](?:.*?[^\s_])?)_(?!\w)/g, '$1<em>$2</em>')
-    .replace(/~~(\S(?:.*?\S)?)~~/g, '<del>$1</del>');
-}
-
-/** Only absolute http(s) URLs become links: no javascript:, data: or relative ones. */
-function isWebUrl(escapedUrl: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(escapedUrl);
-}
-
-/** url is already escaped (quotes included), so it cannot leave the attribute. */
-function link(url: string, label: string): string {
-  return `<a href="${url}" target="_blank" rel="noopener noreferrer nofollow">${label}</a>`;
+/** Renders Markdown to HTML that is safe to insert. */
+export function renderMarkdown(src: string): string {
+  if (!hooked) {
+    // A last word on links, whatever produced them: web URLs only, opened apart from the app.
+    DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+      if (node.tagName === 'A') {
+        if (!isWebUrl(node.getAttribute('href') ?? '')) node.removeAttribute('href');
+        node.setAttribute('target', '_blank');
+        node.setAttribute('rel', 'noopener noreferrer nofollow');
+      }
+      if (node.tagName === 'INPUT' && node.getAttribute('type') !== 'checkbox') node.remove();
+    });
+    hooked = true;
+  }
+  const html = marked.parse(src.replace(/\r\n?/g, '\n').replaceAll('\u0000', ''), { async: false });
+  return DOMPurify.sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false }).trim();
 }

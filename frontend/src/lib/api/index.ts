@@ -181,10 +181,11 @@ export interface Backend {
   chat: ChatApi;
 
   /**
-   * Desktop only: a notification through the desktop's notification service (the webview has
-   * none); resolves even when the desktop has no such service. Absent under `serve`.
+   * Desktop only: tells the Go side whether the window has the focus. There the Go side shows
+   * goal notifications through the desktop's notification service (the webview has none), and
+   * only while the window does not have the focus. Absent under `serve`.
    */
-  notify?(title: string, body: string): Promise<void>;
+  windowFocused?(focused: boolean): Promise<void>;
 
   /** Returns the unsubscribe function. */
   subscribe(handler: (e: BackendEvent) => void): () => void;

@@ -111,7 +111,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   BrowserUnwatch(paneId: string): Promise<void>;
   BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
   BrowserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
-  Notify(title: string, body: string): Promise<void>;
+  WindowFocused(focused: boolean): Promise<void>;
   /** Go's nil slice arrives as null. */
   ListSSHServers(): Promise<Partial<SSHServer>[] | null>;
   /** id '' creates; an absent password keeps the stored one (Go sees nil). */
@@ -383,8 +383,8 @@ export class WailsBackend implements Backend {
     });
   }
 
-  notify(title: string, body: string) {
-    return call(() => this.app.Notify(title, body));
+  windowFocused(focused: boolean) {
+    return call(() => this.app.WindowFocused(focused));
   }
   browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer) {
     return call(() => this.app.BrowserAnswerPrompt(paneId, answer));

@@ -51,17 +51,25 @@ describe('desktopNotify', () => {
 });
 
 describe('notifierFor', () => {
-  it('sends through the desktop backend, only while unfocused, and never throws', async () => {
-    const notify = vi.fn(async () => {});
-    const n = notifierFor({ notify });
-    focus(true);
+  it('in the desktop window shows nothing itself and keeps Go told about the focus', () => {
+    const listeners: Record<string, () => void> = {};
+    vi.stubGlobal('window', { addEventListener: (type: string, f: () => void) => (listeners[type] = f) });
+    const { shown } = fakeNotification('granted');
+    let has = true;
+    vi.stubGlobal('document', { hasFocus: () => has });
+    const windowFocused = vi.fn(async (_focused: boolean) => {});
+    const n = notifierFor({ windowFocused });
+    expect(windowFocused).toHaveBeenLastCalledWith(true);
+    has = false;
+    listeners.blur();
+    expect(windowFocused).toHaveBeenLastCalledWith(false);
     n('Goal completed', 'Write done.txt');
-    expect(notify).not.toHaveBeenCalled();
-    focus(false);
-    n('Goal completed', 'Write done.txt');
-    expect(notify).toHaveBeenCalledWith('Goal completed', 'Write done.txt');
-    notify.mockRejectedValueOnce(new Error('no bus'));
-    expect(() => n('Goal failed', '')).not.toThrow();
+    expect(shown).toEqual([]);
+    has = true;
+    listeners.focus();
+    expect(windowFocused).toHaveBeenLastCalledWith(true);
+    windowFocused.mockRejectedValueOnce(new Error('gone'));
+    expect(() => listeners.blur()).not.toThrow();
   });
 
   it('falls back to the Notification API in a browser', () => {

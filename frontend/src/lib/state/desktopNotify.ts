@@ -37,17 +37,21 @@ export const desktopNotify: Notify = (title, body) => {
 };
 
 /**
- * The notifier for a backend: the desktop window's webview offers pages no notifications, so
- * there the Go side shows them through the desktop's notification service; in a browser the
- * Notification API does. Either way only while the app does not have the focus.
+ * The notifier for a backend. In the desktop window the Go side raises the goal notifications
+ * itself, through the desktop's notification service (the webview offers pages none), so here
+ * nothing is shown: the page only keeps Go told whether the window has the focus. In a browser
+ * the Notification API shows them. Either way only while the app does not have the focus.
  */
-export function notifierFor(backend: Pick<Backend, 'notify'>): Notify {
-  const viaBackend = backend.notify?.bind(backend);
-  if (!viaBackend) return desktopNotify;
-  return (title, body) => {
-    if (typeof document !== 'undefined' && document.hasFocus()) return;
-    void viaBackend(title, body).catch(() => {});
-  };
+export function notifierFor(backend: Pick<Backend, 'windowFocused'>): Notify {
+  const report = backend.windowFocused?.bind(backend);
+  if (!report) return desktopNotify;
+  if (typeof window !== 'undefined' && typeof document !== 'undefined') {
+    const tell = () => void report(document.hasFocus()).catch(() => {});
+    window.addEventListener('focus', tell);
+    window.addEventListener('blur', tell);
+    tell();
+  }
+  return () => {};
 }
 
 /** For tests: forget that permission was asked. */
