@@ -65,6 +65,12 @@ type Script struct {
 	APIKey string `json:"apiKey,omitempty"`
 	// NoModels answers GET /v1/models with 404, as servers without a model list do.
 	NoModels bool `json:"noModels,omitempty"`
+	// ContextLimit, if set, answers a request of more tokens (~4 bytes of its JSON each) with
+	// HTTP 400 "context length exceeded" in the protocol's own shape, as the real APIs do.
+	ContextLimit int `json:"contextLimit,omitempty"`
+	// ForgetBodies keeps only each request's summary and prefix in the log, not its body:
+	// long benchmarks would otherwise hold every request they sent.
+	ForgetBodies bool `json:"forgetBodies,omitempty"`
 }
 
 // Role is a reply chosen by matching the request; it may answer any number of times.
@@ -114,10 +120,14 @@ type ToolCall struct {
 	Fragments int `json:"fragments,omitempty"`
 }
 
-// Usage is scripted token counts.
+// Usage is scripted token counts. Input counts every input token; Cached and CacheWrite say
+// how many of them were read from and written to the prompt cache. Estimated usage (no
+// Usage in the reply) fills them in from the simulated cache (see cache.go).
 type Usage struct {
-	Input  int `json:"input"`
-	Output int `json:"output"`
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	Cached     int `json:"cached,omitempty"`
+	CacheWrite int `json:"cacheWrite,omitempty"`
 }
 
 // Fault makes a reply fail.
