@@ -49,6 +49,25 @@ func EstimateTokens(m Message) int {
 	return messageOverheadTokens + chars/charsPerToken + images*imageTokens
 }
 
+// EstimateRequest guesses the input tokens of a whole request at ~4 characters a token.
+func EstimateRequest(req Request) int {
+	n := estimateFixed(req)
+	for _, m := range req.Messages {
+		n += EstimateTokens(m)
+	}
+	return n
+}
+
+// ReserveFor is what a request keeps free for the reply within window: its MaxTokens, else
+// 4096, but never more than a quarter of a small window.
+func ReserveFor(req Request, window int) int {
+	r := req.MaxTokens
+	if r <= 0 {
+		r = defaultReplyTokens
+	}
+	return min(r, window/4)
+}
+
 // estimateFixed guesses the tokens of the system prompt and the tool definitions.
 func estimateFixed(req Request) int {
 	chars := len(req.System)
