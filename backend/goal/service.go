@@ -26,9 +26,9 @@ const (
 	DefaultMaxGoals      = 50
 )
 
-// minContextWindow is the smallest window a goal accepts: the tools, the goal prompt, a
+// MinContextWindow is the smallest window a goal accepts: the tools, the goal prompt, a
 // summary and a few turns must fit.
-const minContextWindow = 4096
+const MinContextWindow = 4096
 
 // endedPublishTimeout bounds how long the "ended" event waits for slow subscribers.
 const endedPublishTimeout = 2 * time.Second
@@ -217,8 +217,8 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 		return spec, &FieldError{"settings.budgetUsd", "must be 0 (no cap) or more"}
 	case st.BudgetTokens < 0:
 		return spec, &FieldError{"settings.budgetTokens", "must be 0 (no cap) or more"}
-	case st.ContextWindow < 0 || (st.ContextWindow > 0 && st.ContextWindow < minContextWindow):
-		return spec, &FieldError{"settings.contextWindow", fmt.Sprintf("%d tokens cannot hold a goal: use 0 (the model's own) or at least %d", st.ContextWindow, minContextWindow)}
+	case st.ContextWindow < 0 || (st.ContextWindow > 0 && st.ContextWindow < MinContextWindow):
+		return spec, &FieldError{"settings.contextWindow", fmt.Sprintf("%d tokens cannot hold a goal: use 0 (the model's own) or at least %d", st.ContextWindow, MinContextWindow)}
 	}
 	if err := spec.Settings.Guard.Validate(); err != nil {
 		return spec, &FieldError{"settings.guard", err.Error()}

@@ -77,7 +77,7 @@ func segments(rec Request) prefix {
 			add([]any{role, c}, false)
 		case []any:
 			for _, b := range c {
-				add([]any{role, b}, hasCacheControl(b))
+				add([]any{role, withoutCacheControl(b)}, hasCacheControl(b))
 			}
 		}
 	}
