@@ -273,6 +273,13 @@ export function railEntry(e: GoalEvent): RailEntry | null {
       return { ...base, tone: d.status === 'completed' ? 'ok' : 'fail', title: `ended: ${str(d.status)}`, detail: '' };
     case 'status':
       return { ...base, tone: d.status === 'interrupted' || d.status === 'budget_exceeded' ? 'warn' : 'info', title: `status: ${str(d.status)}`, detail: str(d.message) };
+    case 'compaction':
+      return {
+        ...base,
+        tone: 'info',
+        title: `context compacted (${str(d.count)})`,
+        detail: `older steps summarised to fit the model's window: about ${tokenCount(Number(d.tokensBefore) || 0)} → ${tokenCount(Number(d.tokensAfter) || 0)} tokens`,
+      };
     case 'notice':
       if (Array.isArray(d.todos)) return { ...base, tone: 'info', title: 'checklist updated', detail: `${d.todos.length} items` };
       return { ...base, tone: 'info', title: 'notice', detail: str(d.message) };
