@@ -39,45 +39,54 @@ func segments(rec Request) prefix {
 	var p prefix
 	h := fnv.New64a()
 	total := 0
-	add := func(v any, marked bool) {
-		b := marshal(withoutCacheControl(v))
-		h.Write(b)
-		total += len(b)
+	// add hashes v (its cache_control left out) and counts size bytes for it, so that the
+	// segments add up to about the request's JSON.
+	add := func(v any, size int, marked bool) {
+		h.Write(marshal(v))
+		total += size
 		p.Hashes = append(p.Hashes, h.Sum64())
 		p.Bytes = append(p.Bytes, total)
 		if marked {
 			p.Marks = append(p.Marks, len(p.Hashes)-1)
 		}
 	}
+	plain := func(v any) {
+		b := withoutCacheControl(v)
+		add(b, len(marshal(b)), hasCacheControl(v))
+	}
 	j := rec.JSON
 	tools, _ := j["tools"].([]any)
 	for _, t := range tools {
-		add(t, hasCacheControl(t))
+		plain(t)
 	}
 	msgs, _ := j["messages"].([]any)
 	if rec.Protocol != "anthropic" {
 		for _, m := range msgs {
-			add(m, false)
+			plain(m)
 		}
 		return p
 	}
 	switch sys := j["system"].(type) {
 	case string:
-		add(sys, false)
+		plain(sys)
 	case []any:
 		for _, b := range sys {
-			add(b, hasCacheControl(b))
+			plain(b)
 		}
 	}
 	for _, m := range msgs {
 		msg, _ := m.(map[string]any)
 		role, _ := msg["role"].(string)
+		// The message's own framing counts with its first block.
+		frame := len(`{"content":[],"role":""}`) + len(role)
 		switch c := msg["content"].(type) {
 		case string:
-			add([]any{role, c}, false)
+			add([]any{role, c}, frame+len(marshal(c)), false)
 		case []any:
 			for _, b := range c {
-				add([]any{role, withoutCacheControl(b)}, hasCacheControl(b))
+				block := withoutCacheControl(b)
+				add([]any{role, block}, frame+len(marshal(block)), hasCacheControl(b))
+				frame = 1 // the comma between blocks
 			}
 		}
 	}

@@ -68,8 +68,8 @@ type Script struct {
 	// ContextLimit, if set, answers a request of more tokens (~4 bytes of its JSON each) with
 	// HTTP 400 "context length exceeded" in the protocol's own shape, as the real APIs do.
 	ContextLimit int `json:"contextLimit,omitempty"`
-	// ForgetBodies keeps only each request's summary and prefix in the log, not its body:
-	// long benchmarks would otherwise hold every request they sent.
+	// ForgetBodies keeps only each request's summary and prefix in the log, and the body of
+	// the newest: long benchmarks would otherwise hold every request they sent.
 	ForgetBodies bool `json:"forgetBodies,omitempty"`
 }
 

@@ -155,6 +155,9 @@ func (s *Server) ChatRequests() []Request {
 func (s *Server) record(r Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n := len(s.requests); n > 0 && s.script.ForgetBodies {
+		s.requests[n-1].Body, s.requests[n-1].JSON = nil, nil
+	}
 	s.requests = append(s.requests, r)
 }
 
@@ -230,9 +233,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	rec.Prefix = segments(rec)
-	if s.script.ForgetBodies {
-		rec.Body, rec.JSON = nil, nil
-	}
 	if limit, tokens := s.script.ContextLimit, len(body)/charsPerToken; limit > 0 && tokens > limit {
 		rec.Answer = "context_length_exceeded"
 		s.record(rec)
