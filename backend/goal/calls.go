@@ -265,7 +265,7 @@ func (r *run) ReadStepOutput(step, offset, limit int) (string, error) {
 	}
 	steps, err := r.svc.repo.GoalSteps(context.WithoutCancel(r.ctx), r.g.ID, step-1, 1)
 	if err != nil || len(steps) == 0 || steps[0].Index != step {
-		return "", fmt.Errorf("step %d is not in the step log", step)
+		return "", fmt.Errorf("step %d's output is no longer kept: a long goal's step log keeps its first and its latest steps; run the step's tool again if you need it", step)
 	}
 	out := steps[0].Result
 	if offset < 0 || offset > len(out) {

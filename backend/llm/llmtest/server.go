@@ -48,6 +48,8 @@ type Request struct {
 	Prefix prefix `json:"prefix"`
 	// Usage is what the server reported for the request (nil when it failed).
 	Usage *Usage `json:"usage,omitempty"`
+	// At is when the request arrived.
+	At time.Time `json:"at"`
 }
 
 // Server is a running scripted model server.
@@ -203,7 +205,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body) // Best effort: a short body parses as whatever arrived.
-	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: "openai"}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: "openai", At: time.Now()}
 	if path == "/messages" || r.Header.Get("anthropic-version") != "" {
 		rec.Protocol = "anthropic"
 	}
