@@ -15,9 +15,9 @@ func TestWindowInRefusals(t *testing.T) {
 	t.Parallel()
 	for msg, want := range map[string]int{
 		"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.": 8192,
-		"prompt is too long: 210000 tokens > 200000 maximum":                                                 200000,
-		"the request exceeds the available context size (4096 tokens), try increasing it":                    4096,
-		"input is too long":                                                                                    0,
+		"prompt is too long: 210000 tokens > 200000 maximum":                                                  200000,
+		"the request exceeds the available context size (4096 tokens), try increasing it":                     4096,
+		"input is too long": 0,
 	} {
 		if got := windowIn(msg); got != want {
 			t.Errorf("windowIn(%q) = %d, want %d", msg, got, want)
