@@ -17,8 +17,9 @@ import (
 const (
 	compactAt = 0.85
 	keepTail  = 0.35
-	// keepUnits is how many of the newest turns always stay verbatim.
-	keepUnits = 4
+	// keepUnits is how many of the newest turns always stay verbatim (more when they fit in
+	// keepTail); older large outputs among the kept turns become stubs.
+	keepUnits = 2
 	// stubChars is the size past which an old tool output is replaced by a stub naming its
 	// step, when the owner keeps a step log (Hooks.StepOf).
 	stubChars = 1200
@@ -157,7 +158,12 @@ func (a *Agent) fit(ctx context.Context, t Turn) bool {
 	if float64(size) <= compactAt*float64(limit) {
 		return false
 	}
-	return a.compact(ctx, t, req, size, limit, false)
+	changed := a.compact(ctx, t, req, size, limit, false)
+	if req := a.Request(t); a.estimate(req) > limit {
+		// The newest turns alone overflow: fold all but the newest one.
+		changed = a.compact(ctx, t, req, a.estimate(req), limit, true) || changed
+	}
+	return changed
 }
 
 // recover learns from a "context length exceeded" answer to req and compacts the
@@ -174,7 +180,11 @@ func (a *Agent) recover(ctx context.Context, t Turn, req llm.Request, err error,
 		a.window.learned = learned
 	}
 	a.publish(Event{Kind: EventNotice, Text: fmt.Sprintf("the %s model refused a request of about %d tokens as too long for its context: compacting the conversation and sending the turn again", a.Model.Name, size)})
-	return a.compact(ctx, t, req, size, a.limit(req), attempt > 0)
+	changed := a.compact(ctx, t, req, size, a.limit(req), attempt > 0)
+	if req := a.Request(t); !changed || a.estimate(req) > a.limit(req) {
+		changed = a.compact(ctx, t, req, a.estimate(req), a.limit(req), true) || changed
+	}
+	return changed
 }
 
 // windowSizes find the window in the providers' refusals: OpenAI "maximum context length is
@@ -263,7 +273,6 @@ func (a *Agent) compact(ctx context.Context, t Turn, req llm.Request, size, limi
 	c.TokensBefore = size
 	a.Compaction = &c
 	c.TokensAfter = a.estimate(a.Request(t))
-	a.Compaction = &c
 	if a.Hooks.Compacted != nil {
 		a.Hooks.Compacted(c)
 	}

@@ -480,6 +480,8 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 		fmt.Fprintf(w, "approval  %s %s\n", str("status"), str("answerReason"))
 	case goal.EventEnded:
 		fmt.Fprintf(w, "ended     %s\n%s\n", str("status"), str("report"))
+	case goal.EventCompaction:
+		fmt.Fprintf(w, "compact   #%v: older steps summarised to fit the model's window (about %v → %v tokens)\n", d["count"], d["tokensBefore"], d["tokensAfter"])
 	default:
 		msg := str("message")
 		if msg == "" {
