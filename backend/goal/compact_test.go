@@ -64,3 +64,26 @@ func TestContextLimitMakesA500StepGoalCompactAndComplete(t *testing.T) {
 		})
 	}
 }
+
+// A long output is cut in the conversation with a note naming its step; read_step_output
+// reads the cut part back from the step log.
+func TestReadStepOutputReadsWhatWasCut(t *testing.T) {
+	t.Parallel()
+	r := newLongRig(t, "openai", llmtest.Script{Replies: []llmtest.Reply{
+		call("dump", map[string]any{}),
+		call("read_step_output", map[string]int{"step": 1, "offset": 2400, "limit": 200}),
+		claim("read it"),
+	}})
+	g, _ := r.run(nil)
+	if g.Status != goal.StatusCompleted {
+		t.Fatalf("status %s: %s", g.Status, g.Report)
+	}
+	main := r.mainRequests()
+	second, third := string(main[1].Body), string(main[2].Body)
+	if strings.Contains(second, "THE MIDDLE LINE") || !strings.Contains(second, `read_step_output {\"step\": 1, \"offset\": 2000}`) {
+		t.Fatalf("the cut output or its note is wrong in the conversation")
+	}
+	if !strings.Contains(third, "THE MIDDLE LINE SAYS 42") || !strings.Contains(third, "[step 1 (dump), characters 2400–2600 of 5024]") {
+		t.Fatalf("read_step_output did not bring the middle back")
+	}
+}

@@ -33,6 +33,10 @@ const (
 // longPrice is a price with Anthropic-like cache prices: reads a tenth, writes 1.25×.
 var longPrice = llm.Price{InputPerMTok: 3, OutputPerMTok: 15, CachedInputPerMTok: 0.3, CacheWritePerMTok: 3.75}
 
+// dumpOutput is a tool output too long for the conversation: its middle is cut there, and
+// only the step log has it.
+var dumpOutput = strings.Repeat("head line\n", 250) + "THE MIDDLE LINE SAYS 42\n" + strings.Repeat("tail line\n", 250)
+
 func probeOutput(i int) string {
 	var b strings.Builder
 	for l := range probeLines {
@@ -74,6 +78,9 @@ func newLongRig(tb testing.TB, kind string, script llmtest.Script, edit ...func(
 		I int `json:"i"`
 	}) (tools.Result, error) {
 		return tools.Result{Text: probeOutput(p.I)}, nil
+	}))
+	reg.Register(tools.New("dump", "Print a long log.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
+		return tools.Result{Text: dumpOutput}, nil
 	}))
 	price := longPrice
 	m := agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted-model", MaxTokens: 1024, Price: &price}

@@ -46,6 +46,13 @@
 // ("stop", "tool_calls", "length", "content_filter", or a protocol's own word), "chunks"
 // (pieces per text, default 3), "chunkDelayMs", "repeat", "fault" ("status", "retryAfter"
 // seconds, "message", "code", "stall", "stallAfter" events).
+//
+// Usage the script leaves out is estimated (~4 bytes of the request a token) and split the
+// way each API reports its prompt cache, from a simulated cache (see cache.go): OpenAI's
+// prompt_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens and
+// cache_creation_input_tokens. A scripted "usage" may give "cached" and "cacheWrite" itself.
+// "contextLimit" (tokens) answers longer requests with HTTP 400 "context length exceeded" in
+// each API's shape; "forgetBodies" keeps only the newest request's body in the log.
 package llmtest
 
 import (
