@@ -86,6 +86,7 @@ func TestGoalCLIRefusesBadUsageWith64(t *testing.T) {
 		"goal: must not be empty":    {"--check-manual"},
 		"--risk":                     {"--goal", "x", "--check-manual", "--risk", "yolo"},
 		"criterion.command":          {"--goal", "x", "--check-shell", "if then fi ("},
+		"--context-window 100":       {"--goal", "x", "--check-manual", "--context-window", "100"},
 	}
 	for want, args := range cases {
 		code, _, errs := runGoalCLI(t, llmtest.Script{}, args...)
@@ -97,6 +98,35 @@ func TestGoalCLIRefusesBadUsageWith64(t *testing.T) {
 	code, _, errs := runGoalCLI(t, llmtest.Script{}, "--goal", "x", "--check-manual", "--sandbox", filepath.Join(os.TempDir(), "no-such-sandbox-dir"))
 	if code != cli.ExitUsage || !strings.Contains(errs, "sandboxDir") {
 		t.Errorf("missing sandbox: exit %d %q", code, errs)
+	}
+}
+
+// A goal told its model's window with --context-window, on a server that refuses anything
+// longer (an endpoint whose window no table knows): it is never refused, the conversation is
+// compacted instead, and the goal completes.
+func TestGoalCLIContextWindowCompactsInsteadOfOverflowing(t *testing.T) {
+	const window = 16000
+	var replies []llmtest.Reply
+	for i := range 40 {
+		replies = append(replies, toolCall("write_to_terminal", map[string]string{"pane_id": "term-1",
+			"text": fmt.Sprintf("echo 'step %d: %s'\n", i, strings.Repeat("x", 300))}))
+	}
+	replies = append(replies, toolCall("claim_complete", map[string]string{"rationale": "done"}))
+	srv := llmtest.New(t, llmtest.Script{Replies: replies, ContextLimit: window, Roles: []llmtest.Role{{Name: "summary",
+		Match: llmtest.Match{System: "You compact the history"}, Reply: llmtest.Text("Summary: forty echoes were written.")}}})
+	code, out, errs := runGoalCLIOn(t, srv, "--goal", "Echo forty lines", "--check-shell", "true", "--context-window", fmt.Sprint(window))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	compacted := false
+	for _, q := range srv.ChatRequests() {
+		if q.Answer == "context_length_exceeded" {
+			t.Fatalf("a request was refused as too long: the window was not honoured")
+		}
+		compacted = compacted || strings.Contains(string(q.Body), "[Earlier in this session")
+	}
+	if !compacted || !strings.Contains(out, "compact   #1: older steps summarised") {
+		t.Fatalf("the conversation was never compacted, or the CLI did not say so:\n%s", out)
 	}
 }
 

@@ -67,7 +67,16 @@ type Agent struct {
 	// Tasks owns the goroutines of tools still winding down after a stop; the service that
 	// owns the agent waits for it at shutdown. nil: the agent waits for each tool itself.
 	Tasks *sync.WaitGroup
-	Hooks Hooks
+	// ConversationID names the conversation for the provider's prompt cache (the goal's or
+	// the chat's id); "" sends no cache key and no cache breakpoints.
+	ConversationID string
+	// Summarizer writes the summaries of compactions (the critic's or a cheaper model);
+	// nil: Model.
+	Summarizer *Model
+	// Compaction is how the conversation is sent since it outgrew the window (nil: whole).
+	// The owner restores a stored one, and keeps each new one Hooks.Compacted reports.
+	Compaction *Compaction
+	Hooks      Hooks
 
 	window Window
 }

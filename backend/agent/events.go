@@ -85,4 +85,11 @@ type Hooks struct {
 	// Abandon reports that the work is being put away for a later process (the app stops):
 	// the batch is left unfinished and a waiting approval stays pending, to be asked again.
 	Abandon func() bool
+	// Compacted reports a new compaction of the conversation, to be stored with it and shown.
+	Compacted func(c Compaction)
+	// Usage receives what the agent's own side calls (compaction summaries) cost, on model m.
+	Usage func(m Model, u llm.Usage)
+	// StepOf names the step a tool call's output was recorded as (0: none). With it, large
+	// old outputs are sent as stubs the model expands with read_step_output.
+	StepOf func(callID string) int
 }

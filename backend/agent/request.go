@@ -1,36 +1,8 @@
 package agent
 
 import (
-	"fmt"
-
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
-
-// Window fits one conversation's requests to its model's context window, starting from the
-// provider's own count for the request last sent.
-type Window struct {
-	last         *llm.Usage
-	lastMessages int
-	dropped      int
-}
-
-// Fit trims req (the whole history) to the window of m. news is true when the number of
-// messages left out changed since the last request, which is worth telling the person.
-func (w *Window) Fit(m Model, req llm.Request) (fitted llm.Request, dropped int, news bool) {
-	if m.Window <= 0 {
-		return req, 0, false
-	}
-	fitted, dropped = llm.Fit(req, llm.Budget{Window: m.Window, Last: w.last, LastMessages: w.lastMessages})
-	news = dropped > 0 && dropped != w.dropped
-	w.dropped = dropped
-	return fitted, dropped, news
-}
-
-// Observe records the usage of a reply to a request of messages messages (the whole
-// history as sent to Fit).
-func (w *Window) Observe(u llm.Usage, messages int) {
-	w.last, w.lastMessages = &u, messages+1
-}
 
 // Turn is what one model turn is built from.
 type Turn struct {
@@ -44,23 +16,23 @@ type Turn struct {
 	NoTools bool // a turn that must answer in words (the final report, a critic)
 }
 
-// Request builds the request of a turn: the conversation with the latest pictures only, the
-// offered tools, fitted to the model's window (the person is told when messages are left out).
+// Request builds the request of a turn: the conversation as compacted so far (see
+// Compaction), with the latest pictures only, the per-turn context last, the offered tools,
+// and the conversation's cache key. Everything before the context message is what the
+// previous request sent plus what was appended since, so the provider's prompt cache holds.
 func (a *Agent) Request(t Turn) llm.Request {
-	msgs := llm.KeepLastImages(t.Messages, KeptImages)
+	msgs := a.Compaction.View(t.Messages, a.stub)
+	msgs = llm.KeepLastImages(msgs, KeptImages)
+	volatile := 0
 	if t.Context != "" {
 		msgs = append(msgs, llm.UserText(t.Context))
+		volatile = 1
 	}
-	req := llm.Request{System: t.System, Messages: msgs, MaxTokens: a.Model.MaxTokens}
+	req := llm.Request{System: t.System, Messages: msgs, MaxTokens: a.Model.MaxTokens, CacheKey: a.ConversationID, Volatile: volatile}
 	if !t.NoTools {
 		req.Tools = a.ToolDefs()
 	}
-	fitted, dropped, news := a.window.Fit(a.Model, req)
-	if news {
-		a.publish(Event{Kind: EventNotice, Text: fmt.Sprintf(
-			"the conversation outgrew the %s model's window: %d older messages were left out of its request", a.Model.Name, dropped)})
-	}
-	return fitted
+	return req
 }
 
 // ToolDefs describes the tools this agent is offered, sorted by name.

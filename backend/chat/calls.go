@@ -42,7 +42,15 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 			Grant:   r.ss.grant,
 			Finish:  r.finishCall,
 			Publish: func(e agent.Event) { r.onAgentEvent(src, e) },
+			Compacted: func(c agent.Compaction) {
+				r.ss.setCompacted(src, c)
+				r.publish(Event{Type: EventNotice, Source: src, Text: fmt.Sprintf(
+					"the conversation outgrew the model's window: its older part was summarised (compaction %d, about %d → %d tokens)", c.Count, c.TokensBefore, c.TokensAfter)})
+			},
 		},
+		// One cache key per conversation: the actor's and the critic's differ in every message.
+		ConversationID: conversationID(r.ss.wsID, src),
+		Compaction:     r.ss.compaction(src),
 	}
 	if src == SourceActor {
 		a.Guard = agent.NewGuard() // begin gives the next chain a fresh one
@@ -140,6 +148,29 @@ func (ss *session) grant(tool string) {
 	if !slices.Contains(ss.granted, tool) {
 		ss.granted = append(ss.granted, tool)
 	}
+}
+
+// conversationID names a side of a workspace's chat for the provider's prompt cache.
+func conversationID(wsID string, src Source) string {
+	if src == SourceCritic {
+		return "chat:" + wsID + "/critic"
+	}
+	return "chat:" + wsID
+}
+
+func (ss *session) compaction(src Source) *agent.Compaction {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.compacted[src]
+}
+
+func (ss *session) setCompacted(src Source, c agent.Compaction) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.compacted == nil {
+		ss.compacted = map[Source]*agent.Compaction{}
+	}
+	ss.compacted[src] = &c
 }
 
 func (ss *session) grants() []string {

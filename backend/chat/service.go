@@ -120,6 +120,9 @@ type session struct {
 	editing bool
 	turn    Source
 	granted []string // tools the user allowed for the rest of this chat session
+	// compacted is how the actor's and the critic's conversations are sent since they
+	// outgrew their model's window; a new chain's agents start from it.
+	compacted map[Source]*agent.Compaction
 }
 
 func (s *Service) session(wsID string) *session {
@@ -406,7 +409,7 @@ func (s *Service) Clear(ctx context.Context, wsID string) error {
 		return err
 	}
 	ss.mu.Lock()
-	ss.granted = nil
+	ss.granted, ss.compacted = nil, nil
 	ss.mu.Unlock()
 	s.publish(Event{WorkspaceID: wsID, Type: EventCleared})
 	return nil

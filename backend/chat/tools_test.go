@@ -209,10 +209,12 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	}
 }
 
-// History is trimmed to the model's window, with a notice.
-func TestHistoryTrimmedToWindowWithNotice(t *testing.T) {
+// History that outgrows the model's window is compacted, with a notice: the first message
+// and the newest stay verbatim, the span between is one summary written by the model.
+func TestHistoryCompactedToWindowWithNotice(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, llmtest.Script{Roles: []llmtest.Role{actorRole(llmtest.Text("Noted."))}})
+	summary := llmtest.Role{Name: "summary", Match: llmtest.Match{System: "You compact the history"}, Reply: llmtest.Text("SUMMARY: the user sent SECOND, it was noted.")}
+	r := newRig(t, llmtest.Script{Roles: []llmtest.Role{summary, actorRole(llmtest.Text("Noted."))}})
 	small := r.model("small")
 	small.Window, small.MaxTokens = 2000, 100
 	r.mods.set("", small)
@@ -222,17 +224,21 @@ func TestHistoryTrimmedToWindowWithNotice(t *testing.T) {
 		r.stopped(i + 1)
 	}
 	notice := r.events.waitN(t, 1, isType(chat.EventNotice))
-	if !strings.Contains(notice.Text, "older messages were left out") {
+	if !strings.Contains(notice.Text, "summarised") {
 		t.Fatalf("notice: %q", notice.Text)
 	}
-	reqs := r.requests()
-	var texts []string
-	for _, m := range reqs[2].Msgs {
-		texts = append(texts, m.Text[:min(len(m.Text), 20)])
+	var last []string
+	for _, q := range r.requests() {
+		if strings.Contains(q.Msgs[len(q.Msgs)-1].Text, "THIRD") {
+			last = nil
+			for _, m := range q.Msgs {
+				last = append(last, m.Text[:min(len(m.Text), 20)])
+			}
+		}
 	}
-	joined := strings.Join(texts, "|")
-	if !strings.Contains(joined, "FIRST") || strings.Contains(joined, "SECOND") || !strings.Contains(joined, "THIRD") || !strings.Contains(joined, "[Note:") {
-		t.Fatalf("third request: %q", texts)
+	joined := strings.Join(last, "|")
+	if !strings.Contains(joined, "FIRST") || strings.Contains(joined, "SECOND lorem") || !strings.Contains(joined, "THIRD") || !strings.Contains(joined, "[Earlier in this") {
+		t.Fatalf("third request: %q", last)
 	}
 	if len(r.history()) != 6 {
 		t.Fatal("trimming changed the stored history")

@@ -54,6 +54,7 @@ const goalUsage = `Usage:
     --risk read_only|write_local|network_get|network_write|spends_money   (default write_local)
     --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
     --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
+    --context-window TOKENS   (the model's window when the provider's setting is empty and the model is not a known one)
     --data-dir DIR   --json
   clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
     (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
@@ -247,6 +248,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.spec.Settings.MaxSteps, "max-steps", 0, "")
 	fs.Float64Var(&f.spec.Settings.BudgetUSD, "budget-usd", 0, "")
 	fs.IntVar(&f.spec.Settings.BudgetTokens, "budget-tokens", 0, "")
+	fs.IntVar(&f.spec.Settings.ContextWindow, "context-window", 0, "")
 	fs.StringVar(&f.dataDir, "data-dir", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -276,6 +278,9 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 	}
 	if f.actor.vision != "" && !f.actor.given() {
 		return nil, "", usagef("--vision-model goes with --base-url and --model (a stored --provider has its own Vision model setting)")
+	}
+	if w := f.spec.Settings.ContextWindow; w != 0 && w < goal.MinContextWindow {
+		return nil, "", usagef("--context-window %d is too small to hold a goal: give the model's window in tokens, at least %d (or leave it out)", w, goal.MinContextWindow)
 	}
 	risk, err := tools.ParseRisk(f.risk)
 	if err != nil {
@@ -494,6 +499,8 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 		fmt.Fprintf(w, "approval  %s %s\n", str("status"), str("answerReason"))
 	case goal.EventEnded:
 		fmt.Fprintf(w, "ended     %s\n%s\n", str("status"), str("report"))
+	case goal.EventCompaction:
+		fmt.Fprintf(w, "compact   #%v: older steps summarised to fit the model's window (about %v → %v tokens)\n", d["count"], d["tokensBefore"], d["tokensAfter"])
 	default:
 		msg := str("message")
 		if msg == "" {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
@@ -93,10 +94,19 @@ type ProviderList struct {
 	SecretsBackend string `json:"secretsBackend"`
 }
 
-// Price is USD per million tokens.
+// Price is USD per million tokens. The cache prices are for input read from and written to
+// the provider's prompt cache; 0 leaves such input at the full input price.
 type Price struct {
-	InputPerMTok  float64 `json:"inputPerMTok"`
-	OutputPerMTok float64 `json:"outputPerMTok"`
+	InputPerMTok       float64 `json:"inputPerMTok"`
+	OutputPerMTok      float64 `json:"outputPerMTok"`
+	CachedInputPerMTok float64 `json:"cachedInputPerMTok"`
+	CacheWritePerMTok  float64 `json:"cacheWritePerMTok"`
+}
+
+// LLM is the price as the model layer reads it.
+func (p Price) LLM() llm.Price {
+	return llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
+		CachedInputPerMTok: p.CachedInputPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
 }
 
 // Resolved is a provider with its API key: what a runner needs to call it. It stays in the
@@ -364,13 +374,21 @@ func (s *Providers) Test(ctx context.Context, id string) (TestResult, error) {
 	return s.tester.Test(ctx, p), nil
 }
 
-// Prices returns the per-model price table.
+// Prices returns the per-model price table: the known models' list prices (with their cache
+// prices) until the user saves a table of their own, then that table.
 func (s *Providers) Prices(ctx context.Context) (map[string]Price, error) {
 	v, ok, err := s.repo.Setting(ctx, pricesKey)
-	if err != nil || !ok {
+	if err != nil {
 		return map[string]Price{}, err
 	}
 	prices := map[string]Price{}
+	if !ok {
+		for model, p := range llm.KnownPrices() {
+			prices[model] = Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
+				CachedInputPerMTok: p.CachedInputPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+		}
+		return prices, nil
+	}
 	if err := json.Unmarshal([]byte(v), &prices); err != nil {
 		return nil, fmt.Errorf("the stored price table is damaged (%v): set it again in Settings", err)
 	}
@@ -383,8 +401,10 @@ func (s *Providers) SetPrices(ctx context.Context, prices map[string]Price) erro
 		if strings.TrimSpace(model) == "" {
 			return &FieldError{"prices", "a model name is empty"}
 		}
-		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || math.IsNaN(p.InputPerMTok) || math.IsNaN(p.OutputPerMTok) {
-			return &FieldError{"prices", fmt.Sprintf("%s: prices must be zero or more USD per million tokens", model)}
+		for _, v := range []float64{p.InputPerMTok, p.OutputPerMTok, p.CachedInputPerMTok, p.CacheWritePerMTok} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				return &FieldError{"prices", fmt.Sprintf("%s: prices must be zero or more USD per million tokens", model)}
+			}
 		}
 	}
 	b, err := json.Marshal(prices)

@@ -146,6 +146,17 @@ func TestProviderValidationNamesTheField(t *testing.T) {
 func TestPrices(t *testing.T) {
 	svc, _ := newProviders(t)
 	ctx := context.Background()
+	// Until the user saves a table, the known models' prices stand, cache prices included.
+	known, err := svc.Prices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := known["claude-sonnet-4"]; s.InputPerMTok != 3 || s.CachedInputPerMTok != 0.3 || s.CacheWritePerMTok != 3.75 {
+		t.Fatalf("default price of claude-sonnet-4: %+v", s)
+	}
+	if err := svc.SetPrices(ctx, map[string]config.Price{"m": {InputPerMTok: 1, CachedInputPerMTok: -0.1}}); err == nil || !strings.Contains(err.Error(), "m: prices must be zero or more") {
+		t.Fatalf("a negative cached price: %v", err)
+	}
 	if err := svc.SetPrices(ctx, map[string]config.Price{"gpt-test": {InputPerMTok: 2.5, OutputPerMTok: 10}}); err != nil {
 		t.Fatal(err)
 	}

@@ -256,7 +256,7 @@ func (m storedModels) Model(ctx context.Context, ref string) (agent.Model, error
 	}
 	table := llm.Prices{}
 	for model, p := range prices {
-		table[model] = llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+		table[model] = p.LLM()
 	}
 	return ModelFor(r.LLMConfig(), table)
 }

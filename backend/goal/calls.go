@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -13,8 +14,13 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
-// maxStoredResult bounds what a step keeps of a tool's output for the step log.
-const maxStoredResult = 64 << 10
+// maxStoredResult bounds what a step keeps of a tool's output for the step log. The step log
+// holds outputs whole (read_step_output reads them back) while the conversation carries
+// only a cut, or a stub once they are old.
+const maxStoredResult = 1 << 20
+
+// readStepLimit is the most read_step_output returns at once.
+const readStepLimit = 8000
 
 // newAgent is the turn engine of this run, with the goal's hooks: its policy and step
 // protocol decide calls, every call becomes a step, and the agent's events become the goal's.
@@ -40,8 +46,20 @@ func (r *run) newAgent() *agent.Agent {
 			},
 			Abandon:   r.shuttingDown,
 			OpenTodos: r.openTodos,
+			Compacted: r.compacted,
+			Usage:     r.addUsage,
+			StepOf:    func(callID string) int { return r.stepOf[callID] },
 		},
+		ConversationID: r.g.ID, Summarizer: &r.critic, Compaction: r.g.State.Compaction,
 	}
+}
+
+// compacted keeps a new compaction with the goal and puts it on the rail.
+func (r *run) compacted(c agent.Compaction) {
+	r.g.State.Compaction = &c
+	r.event(EventCompaction, map[string]any{"count": c.Count, "summarisedThrough": c.Through, "stubbedThrough": c.StubThrough,
+		"tokensBefore": c.TokensBefore, "tokensAfter": c.TokensAfter})
+	r.commit()
 }
 
 // workDir is where the goal works: its sandbox, where the policy judges paths, else its work
@@ -166,12 +184,19 @@ func (r *run) record(rec agent.CallRecord) llm.ToolResult {
 		stored = stored[:maxStoredResult] + "\n[… cut for the step log …]"
 	}
 	st := Step{GoalID: r.g.ID, Index: r.g.State.Steps, CallID: rec.Call.ID, Tool: rec.Call.Name, Args: rec.Args, Result: stored,
-		IsError: res.IsError, StartedAt: rec.Start.UTC(), DurationMS: time.Since(rec.Start).Milliseconds(), Images: len(res.Images), Pictures: res.Images}
+		IsError: res.IsError, StartedAt: rec.Start.UTC(), DurationMS: time.Since(rec.Start).Milliseconds(), Images: len(res.Images), Pictures: res.Images,
+		Usage: r.turnUsage}
+	r.turnUsage = nil // the turn's tokens go with its first step only
+	r.stepOf[rec.Call.ID] = st.Index
 	r.pend.steps = append(r.pend.steps, st)
-	r.event(EventStep, map[string]any{"index": st.Index, "tool": st.Tool, "args": st.Args, "isError": st.IsError,
-		"preview": agent.Truncate(oneLine(st.Result), 200), "durationMs": st.DurationMS, "images": st.Images})
+	data := map[string]any{"index": st.Index, "tool": st.Tool, "args": st.Args, "isError": st.IsError,
+		"preview": agent.Truncate(oneLine(st.Result), 200), "durationMs": st.DurationMS, "images": st.Images}
+	if st.Usage != nil {
+		data["usage"] = st.Usage
+	}
+	r.event(EventStep, data)
 	r.commit()
-	res.Text = cutResult(res.Text)
+	res.Text = cutResult(res.Text, st.Index)
 	return res
 }
 
@@ -232,6 +257,35 @@ func (r *run) DeclareStep(number int, title, action, successCriteria string) (st
 	}
 	r.g.State.Declared = &DeclaredStep{Number: number, Title: title, Action: action, SuccessCriteria: successCriteria}
 	return fmt.Sprintf("Step %d declared. Act, then call verify_step.", number), nil
+}
+
+func (r *run) ReadStepOutput(step, offset, limit int) (string, error) {
+	if step < 1 || step > r.g.State.Steps {
+		return "", fmt.Errorf("there is no step %d: steps are numbered 1 to %d", step, r.g.State.Steps)
+	}
+	steps, err := r.svc.repo.GoalSteps(context.WithoutCancel(r.ctx), r.g.ID, step-1, 1)
+	if err != nil || len(steps) == 0 || steps[0].Index != step {
+		return "", fmt.Errorf("step %d's output is no longer kept: a long goal's step log keeps its first and its latest steps; run the step's tool again if you need it", step)
+	}
+	out := steps[0].Result
+	if offset < 0 || offset > len(out) {
+		return "", fmt.Errorf("offset %d is outside step %d's output of %d characters", offset, step, len(out))
+	}
+	if limit <= 0 || limit > readStepLimit {
+		limit = readStepLimit
+	}
+	end := min(len(out), offset+limit)
+	for end < len(out) && !utf8.RuneStart(out[end]) {
+		end--
+	}
+	for offset < end && !utf8.RuneStart(out[offset]) {
+		offset++
+	}
+	head := fmt.Sprintf("[step %d (%s), characters %d–%d of %d]\n", step, steps[0].Tool, offset, end, len(out))
+	if end < len(out) {
+		return head + out[offset:end] + fmt.Sprintf("\n[… more: read_step_output {\"step\": %d, \"offset\": %d}]", step, end), nil
+	}
+	return head + out[offset:end], nil
 }
 
 func (r *run) VerifyStep(number int, passed bool, observation, nextAction string) (string, error) {

@@ -40,6 +40,7 @@ func TestGoalEventsGolden(t *testing.T) {
 		events = append(events, map[string]any{"type": e.Type, "data": e.Data})
 	}
 	// Ids and clocks change from run to run, and the sandbox is a new temporary directory.
-	got := agenttest.Lines(t, events, "id", "goalId", "callId", "createdAt", "answeredAt", "durationMs")
+	// Token counts follow the prompts' wording; the cost tests check them.
+	got := agenttest.Lines(t, events, "id", "goalId", "callId", "createdAt", "answeredAt", "durationMs", "usage")
 	agenttest.Golden(t, filepath.Join("testdata", "goal-events.golden"), bytes.ReplaceAll(got, []byte(r.sandbox), []byte("<sandbox>")))
 }

@@ -16,7 +16,7 @@ const criticTimeout = 2 * time.Minute
 // evidence is what the criterion gets to judge a claim by.
 func (r *run) evidence(rationale string) criterion.Evidence {
 	return criterion.Evidence{Goal: r.g.Spec.Goal, Rationale: rationale, Steps: r.recentSummaries(evidenceSteps),
-		Screenshot: r.lastImage, WorkDir: r.workDir()}
+		Screenshot: r.lastImage, WorkDir: r.workDir(), CacheKey: r.g.ID}
 }
 
 // recentSummaries returns the last n steps as one-line summaries, from the store.
@@ -138,7 +138,7 @@ func (r *run) askCritic(ctx context.Context, system, prompt string, tokens []str
 	cctx, cancel := context.WithTimeout(ctx, criticTimeout)
 	defer cancel()
 	reply, err := r.critic.Provider.Complete(cctx, llm.Request{System: system, Messages: []llm.Message{llm.UserText(prompt)},
-		MaxTokens: r.critic.MaxTokens})
+		MaxTokens: r.critic.MaxTokens, CacheKey: r.g.ID})
 	if err != nil {
 		return "", "", err
 	}

@@ -87,6 +87,9 @@ type Settings struct {
 	WorkDir string `json:"workDir,omitempty"`
 	// Guard tunes the loop guard's thresholds (zero fields: the defaults).
 	Guard agent.GuardSettings `json:"guard,omitzero"`
+	// ContextWindow overrides the model's context window in tokens (0: the provider's
+	// setting, else the known model's; a "context length exceeded" answer teaches the rest).
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 // criticInterval is the effective interval (0 = off).
@@ -150,6 +153,8 @@ type State struct {
 	Granted          []string      `json:"granted,omitempty"` // tools the user allowed for this goal
 	GuardBlocks      int           `json:"guardBlocks"`
 	LastCritic       string        `json:"lastCritic,omitempty"`
+	// Compaction is how the conversation is sent since it outgrew the model's window.
+	Compaction *agent.Compaction `json:"compaction,omitempty"`
 }
 
 // Goal is a goal as stored and shown.
@@ -180,6 +185,9 @@ type Step struct {
 	Images int `json:"images"`
 	// Pictures are those pictures, on their way to the store (never sent with the step).
 	Pictures []llm.Image `json:"-"`
+	// Usage is the tokens of the model turn that asked for this step, cached and uncached
+	// input apart; only the first step of a turn's batch carries it.
+	Usage *llm.Usage `json:"usage,omitempty"`
 }
 
 // Summary is the one-line form the critic and judges read: "[i] tool(args…) → ok|err: preview".
@@ -207,9 +215,10 @@ const (
 	EventResumed            = "resumed"
 	EventSteered            = "steered"
 	EventEnded              = "ended"
-	EventStatus             = "status" // any other status change (queued, interrupted, budget)
-	EventNotice             = "notice" // something the user should know that is not an error (no OS confinement, …)
-	EventDelta              = "delta"  // streamed model text; live only, never stored
+	EventStatus             = "status"     // any other status change (queued, interrupted, budget)
+	EventNotice             = "notice"     // something the user should know that is not an error (no OS confinement, …)
+	EventCompaction         = "compaction" // the conversation was compacted to fit the model's window
+	EventDelta              = "delta"      // streamed model text; live only, never stored
 )
 
 // Event is one entry of a goal's story.

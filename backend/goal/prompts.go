@@ -86,8 +86,9 @@ func turnContext(todos []Todo, active int, declared *DeclaredStep) string {
 }
 
 // cutResult keeps the head and tail of a long tool result, with a note of what was cut, so
-// one huge output cannot crowd out the conversation.
-func cutResult(s string) string {
+// one huge output cannot crowd out the conversation. step (if not 0) is the step the whole
+// output is kept as, which read_step_output reads back.
+func cutResult(s string, step int) string {
 	if len(s) <= toolResultHead+toolResultTail+200 {
 		return s
 	}
@@ -100,5 +101,8 @@ func cutResult(s string) string {
 		t++
 	}
 	head, tail := s[:h], s[t:]
+	if step > 0 {
+		return fmt.Sprintf("%s\n[… %d characters cut; the whole output is in the step log: read_step_output {\"step\": %d, \"offset\": %d} …]\n%s", head, t-h, step, h, tail)
+	}
 	return fmt.Sprintf("%s\n[… %d characters cut; read the output again with a narrower query if you need them …]\n%s", head, t-h, tail)
 }

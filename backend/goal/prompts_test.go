@@ -8,11 +8,11 @@ import (
 
 func TestCutResultKeepsHeadAndTail(t *testing.T) {
 	short := strings.Repeat("a", 100)
-	if cutResult(short) != short {
+	if cutResult(short, 0) != short {
 		t.Fatal("a short result was cut")
 	}
 	long := "HEAD" + strings.Repeat("é", 5000) + "TAIL"
-	got := cutResult(long)
+	got := cutResult(long, 0)
 	if !strings.HasPrefix(got, "HEAD") || !strings.HasSuffix(got, "TAIL") || !strings.Contains(got, "characters cut") {
 		t.Fatalf("cut: %q…", got[:80])
 	}

@@ -61,6 +61,11 @@ type run struct {
 	// redo finishes the batch a restart interrupted while it waited for approval.
 	redo []resumeCall
 
+	// stepOf maps tool call ids to their step numbers, for stubs and cuts.
+	stepOf map[string]int
+	// turnUsage is the usage of the model turn whose calls are running, for its first step.
+	turnUsage *llm.Usage
+
 	// Set by the goal tools during a batch, read after it.
 	claim *string
 	abort *string
@@ -322,6 +327,8 @@ func (r *run) modelTurn() (llm.Reply, error) {
 	}
 	r.g.State.ModelTurns++
 	r.addUsage(r.model, reply.Usage)
+	u := reply.Usage
+	r.turnUsage = &u
 	r.append(reply.Message)
 	r.commit()
 	return reply, nil

@@ -26,6 +26,10 @@ const (
 	DefaultMaxGoals      = 50
 )
 
+// MinContextWindow is the smallest window a goal accepts: the tools, the goal prompt, a
+// summary and a few turns must fit.
+const MinContextWindow = 4096
+
 // endedPublishTimeout bounds how long the "ended" event waits for slow subscribers.
 const endedPublishTimeout = 2 * time.Second
 
@@ -216,6 +220,8 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 		return spec, &FieldError{"settings.budgetUsd", "must be 0 (no cap) or more"}
 	case st.BudgetTokens < 0:
 		return spec, &FieldError{"settings.budgetTokens", "must be 0 (no cap) or more"}
+	case st.ContextWindow < 0 || (st.ContextWindow > 0 && st.ContextWindow < MinContextWindow):
+		return spec, &FieldError{"settings.contextWindow", fmt.Sprintf("%d tokens cannot hold a goal: use 0 (the model's own) or at least %d", st.ContextWindow, MinContextWindow)}
 	}
 	if err := spec.Settings.Guard.Validate(); err != nil {
 		return spec, &FieldError{"settings.guard", err.Error()}
@@ -323,13 +329,24 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 	if err != nil {
 		return err
 	}
+	if w := g.Spec.Settings.ContextWindow; w > 0 {
+		model.Window = w
+	}
 	crit, err := s.parseCriterion(ctx, g.Spec)
 	if err != nil {
 		return err
 	}
 	rctx, cancel := context.WithCancelCause(s.ctx)
 	r := &run{svc: s, g: g, paneID: g.Spec.PaneID, model: model, critic: critic, crit: crit, policy: g.Spec.Policy,
-		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo}
+		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo, stepOf: map[string]int{}}
+	if conv != nil && g.State.Steps > 0 {
+		// A resumed goal names its steps in stubs and cuts as before.
+		if steps, err := s.repo.GoalSteps(ctx, g.ID, 0, g.State.Steps); err == nil {
+			for _, st := range steps {
+				r.stepOf[st.CallID] = st.Index
+			}
+		}
+	}
 	r.ag = r.newAgent()
 	var events []Event
 	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
@@ -468,7 +485,7 @@ func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.
 		a, asked := waiting[c.ID]
 		switch {
 		case done && c.ID != "":
-			r := llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result), IsError: st.IsError}
+			r := llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result, st.Index), IsError: st.IsError}
 			results = append(results, r)
 			redo = append(redo, resumeCall{call: c, result: &r})
 		case asked:

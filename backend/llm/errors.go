@@ -88,7 +88,7 @@ func HTTPError(o Origin, status int, code, message string, retryAfter time.Durat
 		e.Message = fmt.Sprintf("%s is rate-limiting requests (HTTP 429)%s: %s and try again, or raise the account's limits", who, said, wait)
 	case contextTooLong.MatchString(message+" "+code) && (status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity || status >= 500):
 		e.Kind = ContextTooLong
-		e.Message = fmt.Sprintf("context too long for %s%s: start a fresh conversation, or set a smaller context window in Settings → Providers so older messages are dropped sooner", o.model(), said)
+		e.Message = fmt.Sprintf("context too long for %s%s: start a fresh conversation, or set a smaller context window in Settings → Providers so the conversation is compacted sooner", o.model(), said)
 	case status == http.StatusNotFound:
 		e.Kind = ModelNotFound
 		e.Message = fmt.Sprintf("%s was not found on %s (HTTP 404)%s: pick a model from the list in Settings → Providers (for Ollama, pull it first) and check the base URL", o.model(), who, said)

@@ -18,21 +18,12 @@ func ExampleToolDef() {
 	// Output: read_file {"type":"object"}
 }
 
-// A whole budget round: the provider reported 9,000 tokens for the last call, the
-// window is 8,192, so the oldest turns go.
-func ExampleFit() {
-	req := llm.Request{System: "You are the agent.", Messages: []llm.Message{llm.UserText("Goal: fix the build.")}}
-	for range 6 {
-		req.Messages = append(req.Messages, llm.AssistantText("Working on it."), llm.UserText("Continue."))
-	}
-	last := llm.Usage{InputTokens: 9000, OutputTokens: 200}
-	sent, dropped := llm.Fit(req, llm.Budget{Window: 8192, Reserve: 1024, Last: &last, LastMessages: len(req.Messages)})
-	fmt.Println(dropped, sent.Messages[0].Text())
-	// Output: 4 Goal: fix the build.
-}
-
+// A turn that read most of its input from the provider's prompt cache costs a fraction of
+// the same turn uncached.
 func ExampleCost() {
-	u := llm.Usage{InputTokens: 12_000, OutputTokens: 800}
-	fmt.Printf("$%.4f\n", llm.Cost(u, llm.Price{InputPerMTok: 3, OutputPerMTok: 15}))
-	// Output: $0.0480
+	price := llm.Price{InputPerMTok: 3, OutputPerMTok: 15, CachedInputPerMTok: 0.3, CacheWritePerMTok: 3.75}
+	uncached := llm.Usage{InputTokens: 12_000, OutputTokens: 800}
+	cached := llm.Usage{InputTokens: 12_000, OutputTokens: 800, CachedInputTokens: 11_000, CacheWriteTokens: 500}
+	fmt.Printf("$%.4f $%.5f\n", llm.Cost(uncached, price), llm.Cost(cached, price))
+	// Output: $0.0480 $0.01868
 }

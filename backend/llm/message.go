@@ -220,6 +220,15 @@ type Request struct {
 	Thinking bool
 	// Model overrides the provider's configured model (and its vision model).
 	Model string
+	// CacheKey names the conversation for the provider's prompt cache (a goal's or chat's
+	// id). With one, OpenAI-compatible requests carry it as prompt_cache_key, and Anthropic
+	// requests carry cache_control breakpoints on the tools, the system prompt and the newest
+	// stable message. "" sends neither.
+	CacheKey string
+	// Volatile is how many of the last messages are rebuilt for every request (the per-turn
+	// context message): the moving cache breakpoint goes on the message before them, whose
+	// prefix the next request repeats.
+	Volatile int
 }
 
 // HasImages reports whether any message holds an image.

@@ -20,7 +20,7 @@ func TestCollect(t *testing.T) {
 		{Kind: EventToolCallStart, Index: 0, ToolCall: ToolCall{ID: "c1", Name: "read"}},
 		{Kind: EventToolCallDelta, Index: 0, Text: `{"p":1}`},
 		{Kind: EventToolCallEnd, Index: 0, ToolCall: ToolCall{ID: "c1", Name: "read", Args: json.RawMessage(`{"p":1}`)}},
-		{Kind: EventUsage, Usage: Usage{10, 5}},
+		{Kind: EventUsage, Usage: Usage{InputTokens: 10, OutputTokens: 5}},
 		{Kind: EventFinish, Finish: FinishToolCalls},
 	}
 	var seen int
@@ -41,7 +41,7 @@ func TestCollect(t *testing.T) {
 	if calls := m.ToolCalls(); len(calls) != 1 || string(calls[0].Args) != `{"p":1}` {
 		t.Fatalf("calls: %+v", calls)
 	}
-	if r.Usage != (Usage{10, 5}) || r.Finish != FinishToolCalls || r.Model != "m" || r.Stall() != "" {
+	if r.Usage != (Usage{InputTokens: 10, OutputTokens: 5}) || r.Finish != FinishToolCalls || r.Model != "m" || r.Stall() != "" {
 		t.Fatalf("reply: %+v", r)
 	}
 }

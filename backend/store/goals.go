@@ -64,9 +64,17 @@ func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
 			}
 		}
 		for _, st := range c.Steps {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms, images)
-				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
-				ms(st.StartedAt), st.DurationMS, st.Images); err != nil {
+			usage := ""
+			if st.Usage != nil {
+				b, err := json.Marshal(st.Usage)
+				if err != nil {
+					return err
+				}
+				usage = string(b)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
+				ms(st.StartedAt), st.DurationMS, st.Images, usage); err != nil {
 				return fmt.Errorf("save step %d of goal %s: %w", st.Index, goalID, err)
 			}
 			for n, img := range st.Pictures {
@@ -214,7 +222,7 @@ func (s *Store) GoalMessages(ctx context.Context, id string) ([]llm.Message, err
 
 // GoalSteps returns up to limit steps with index > after, in order.
 func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]goal.Step, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms, images FROM goal_steps
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage FROM goal_steps
 		WHERE goal_id = ? AND idx > ? ORDER BY idx LIMIT ?`, id, after, limit)
 	if err != nil {
 		return nil, err
@@ -223,10 +231,16 @@ func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]g
 	var out []goal.Step
 	for rows.Next() {
 		st := goal.Step{GoalID: id}
-		var args string
+		var args, usage string
 		var started int64
-		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS, &st.Images); err != nil {
+		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS, &st.Images, &usage); err != nil {
 			return nil, err
+		}
+		if usage != "" {
+			var u llm.Usage
+			if json.Unmarshal([]byte(usage), &u) == nil {
+				st.Usage = &u
+			}
 		}
 		st.Args, st.StartedAt = json.RawMessage(args), time.UnixMilli(started).UTC()
 		out = append(out, st)

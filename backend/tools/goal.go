@@ -14,12 +14,13 @@ const (
 	ToolCompleteTodo    = "complete_todo"
 	ToolDeclareStep     = "declare_step"
 	ToolVerifyStep      = "verify_step"
+	ToolReadStepOutput  = "read_step_output"
 )
 
 // IsGoalTool reports whether name is one of the goal tools.
 func IsGoalTool(name string) bool {
 	switch name {
-	case ToolClaimComplete, ToolAbortWithReport, ToolWriteTodos, ToolCompleteTodo, ToolDeclareStep, ToolVerifyStep:
+	case ToolClaimComplete, ToolAbortWithReport, ToolWriteTodos, ToolCompleteTodo, ToolDeclareStep, ToolVerifyStep, ToolReadStepOutput:
 		return true
 	}
 	return false
@@ -34,6 +35,9 @@ type GoalControl interface {
 	CompleteTodo(index int, note string) (string, error)
 	DeclareStep(number int, title, action, successCriteria string) (string, error)
 	VerifyStep(number int, passed bool, observation, nextAction string) (string, error)
+	// ReadStepOutput returns up to limit characters of a step's full output from offset: the
+	// step log keeps what the conversation shows only as a stub or a cut.
+	ReadStepOutput(step, offset, limit int) (string, error)
 }
 
 type goalKey struct{}
@@ -83,6 +87,12 @@ type verifyStepParams struct {
 	Passed      bool   `json:"passed" desc:"Whether the success criteria of the step held."`
 	Observation string `json:"observation" desc:"What you actually saw."`
 	NextAction  string `json:"next_action" desc:"What you will do next."`
+}
+
+type readStepParams struct {
+	Step   int `json:"step" desc:"The step number, as the stub or the cut note names it."`
+	Offset int `json:"offset,omitempty" desc:"Character offset to start reading at (0: the start)." default:"0"`
+	Limit  int `json:"limit,omitempty" desc:"Most characters to return (default and most 8000)." default:"8000"`
 }
 
 // GoalTools returns the goal tools. All are read_only: they change only the goal's own
@@ -146,6 +156,15 @@ func GoalTools() []Tool {
 					return outsideGoal(ToolVerifyStep), nil
 				}
 				return textOrError(g.VerifyStep(p.StepNumber, p.Passed, p.Observation, p.NextAction))
+			}),
+		New(ToolReadStepOutput,
+			"Read the full output of an earlier step from the step log: long outputs are cut, and old ones are replaced by a stub naming their step, to keep your context small.",
+			ReadOnly, func(ctx context.Context, c Call, p readStepParams) (Result, error) {
+				g, ok := goalFrom(ctx)
+				if !ok {
+					return outsideGoal(ToolReadStepOutput), nil
+				}
+				return textOrError(g.ReadStepOutput(p.Step, p.Offset, p.Limit))
 			}),
 	}
 }

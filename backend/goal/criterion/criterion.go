@@ -56,6 +56,7 @@ type Evidence struct {
 	Steps      []string   // recent step summaries, "[i] tool(args…) → ok|err: preview"
 	Screenshot *llm.Image // latest screenshot, nil if none
 	WorkDir    string     // the sandbox dir if set, else the goal's working dir (absolute)
+	CacheKey   string     // the goal's id, naming its conversation for the prompt cache
 }
 
 // Verdict is the outcome of a verification.

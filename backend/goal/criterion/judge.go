@@ -85,6 +85,7 @@ func (m modelQuestion) ask(ctx context.Context, ev Evidence, skeptic bool) (Verd
 	req := llm.Request{
 		System:   JudgeSystemPrompt,
 		Messages: []llm.Message{llm.UserText(judgePrompt(ev, m.question, len(images) > 0, skeptic), images...)},
+		CacheKey: ev.CacheKey,
 	}
 	reply, err := m.judge.Complete(ctx, req)
 	if err != nil {

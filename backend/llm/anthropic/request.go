@@ -39,6 +39,9 @@ func (p *Provider) params(req llm.Request) (anthropic.MessageNewParams, llm.Stre
 	if err != nil {
 		return anthropic.MessageNewParams{}, info, &llm.Error{Kind: llm.BadRequest, Message: err.Error()}
 	}
+	if req.CacheKey != "" {
+		markCache(msgs, req)
+	}
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(info.Model),
 		MaxTokens: int64(info.MaxTokens),
@@ -68,7 +71,49 @@ func (p *Provider) params(req llm.Request) (anthropic.MessageNewParams, llm.Stre
 		}
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tool})
 	}
+	if req.CacheKey != "" {
+		// The stable head: tools come first in the cached prefix, then the system prompt.
+		if n := len(params.Tools); n > 0 {
+			params.Tools[n-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
+		if len(params.System) > 0 {
+			params.System[len(params.System)-1].CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
+	}
 	return params, info, nil
+}
+
+// markCache puts the moving cache breakpoint on the last block of the newest stable message
+// (the one before req.Volatile per-turn messages): this request writes the cache there and
+// the next one, which repeats everything up to it, reads it. With the two head breakpoints
+// that makes three of the four the API allows.
+func markCache(msgs []anthropic.MessageParam, req llm.Request) {
+	stable := len(req.Messages) - req.Volatile
+	if stable <= 0 {
+		return
+	}
+	// Count the blocks the stable messages produced: merging of same-role messages means a
+	// stable message's blocks may share a MessageParam with volatile ones.
+	blocks := 0
+	for _, m := range req.Messages[:stable] {
+		one, err := messages(llm.Request{Messages: []llm.Message{m}})
+		if err == nil && len(one) > 0 {
+			blocks += len(one[0].Content)
+		}
+	}
+	for i := range msgs {
+		if blocks <= len(msgs[i].Content) {
+			// The breakpoint goes on the last stable block that can carry one (thinking cannot).
+			for j := blocks - 1; j >= 0; j-- {
+				if cc := msgs[i].Content[j].GetCacheControl(); cc != nil {
+					*cc = anthropic.NewCacheControlEphemeralParam()
+					return
+				}
+			}
+			return
+		}
+		blocks -= len(msgs[i].Content)
+	}
 }
 
 // inputSchema splits a JSON Schema object into the SDK's fields; the rest rides along.

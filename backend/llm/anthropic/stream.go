@@ -22,10 +22,7 @@ func (r *eventReader) event(ev anthropic.MessageStreamEventUnion) {
 	switch ev.Type {
 	case "message_start":
 		u := ev.Message.Usage
-		r.usage = llm.Usage{
-			InputTokens:  int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens),
-			OutputTokens: int(u.OutputTokens),
-		}
+		r.usage = usage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens)
 		r.turn.Usage(r.usage)
 	case "content_block_start":
 		cb := ev.ContentBlock
@@ -72,7 +69,8 @@ func (r *eventReader) event(ev anthropic.MessageStreamEventUnion) {
 		// message_delta's counts are cumulative; input appears here only on some servers.
 		if u := ev.Usage; u.OutputTokens > 0 || u.InputTokens > 0 {
 			if u.InputTokens > 0 {
-				r.usage.InputTokens = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
+				in := usage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, 0)
+				r.usage.InputTokens, r.usage.CachedInputTokens, r.usage.CacheWriteTokens = in.InputTokens, in.CachedInputTokens, in.CacheWriteTokens
 			}
 			r.usage.OutputTokens = int(u.OutputTokens)
 			r.turn.Usage(r.usage)
@@ -97,10 +95,17 @@ func message(m *anthropic.Message) []llm.Event {
 		}
 	}
 	u := m.Usage
-	t.Usage(llm.Usage{InputTokens: int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens), OutputTokens: int(u.OutputTokens)})
+	t.Usage(usage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens))
 	t.Finish(stopReason(string(m.StopReason)))
 	t.Close()
 	return t.Events()
+}
+
+// usage reads Anthropic's counts: input_tokens are only the tokens after the last cache
+// breakpoint, so the whole input is their sum with the cache reads and writes.
+func usage(input, read, write, output int64) llm.Usage {
+	return llm.Usage{InputTokens: int(input + read + write), OutputTokens: int(output),
+		CachedInputTokens: int(read), CacheWriteTokens: int(write)}
 }
 
 func stopReason(s string) llm.FinishReason {

@@ -53,7 +53,7 @@ func TestEventReader(t *testing.T) {
 	if len(calls) != 3 || string(calls[0].Args) != `{"path":"."}` || string(calls[1].Args) != `{}` || string(calls[2].Args) != `{"file":"a"}` {
 		t.Fatalf("calls %+v", calls)
 	}
-	if r.Usage != (llm.Usage{InputTokens: 15, OutputTokens: 42}) || r.Finish != llm.FinishToolCalls {
+	if r.Usage != (llm.Usage{InputTokens: 15, OutputTokens: 42, CachedInputTokens: 5}) || r.Finish != llm.FinishToolCalls {
 		t.Fatalf("usage %+v finish %s", r.Usage, r.Finish)
 	}
 }

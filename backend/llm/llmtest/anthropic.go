@@ -78,6 +78,13 @@ func anthropicCallID(c ToolCall, i int) string {
 	return fmt.Sprintf("toolu_scripted_%d", i)
 }
 
+// anthropicUsage reports input as the API does: input_tokens only after the last cache
+// breakpoint, the cache reads and writes apart.
+func anthropicUsage(u *Usage, output int) obj {
+	return obj{"input_tokens": max(0, u.Input-u.Cached-u.CacheWrite), "output_tokens": output,
+		"cache_read_input_tokens": u.Cached, "cache_creation_input_tokens": u.CacheWrite}
+}
+
 func signature(seq int) string { return fmt.Sprintf("scripted-signature-%d", seq) }
 
 // stream sends the reply as Anthropic does: message_start (with input usage), a ping, then
@@ -88,7 +95,7 @@ func (anthropicProtocol) stream(o *output, rec Request, r Reply, seq int) {
 	start := obj{"type": "message_start", "message": obj{
 		"id": fmt.Sprintf("msg_scripted_%d", seq), "type": "message", "role": "assistant", "model": rec.Model,
 		"content": []obj{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": obj{"input_tokens": r.Usage.Input, "output_tokens": 1},
+		"usage": anthropicUsage(r.Usage, 1),
 	}}
 	if !o.event("message_start", start) || !o.event("ping", obj{"type": "ping"}) {
 		return
@@ -163,6 +170,6 @@ func (anthropicProtocol) whole(o *output, rec Request, r Reply, seq int) {
 	o.json(obj{
 		"id": fmt.Sprintf("msg_scripted_%d", seq), "type": "message", "role": "assistant", "model": rec.Model,
 		"content": content, "stop_reason": anthropicStop(r), "stop_sequence": nil,
-		"usage": obj{"input_tokens": r.Usage.Input, "output_tokens": r.Usage.Output},
+		"usage": anthropicUsage(r.Usage, r.Usage.Output),
 	})
 }

@@ -67,7 +67,8 @@ func openaiCallID(c ToolCall, i int) string {
 }
 
 func openaiUsage(u *Usage) obj {
-	return obj{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output}
+	return obj{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,
+		"prompt_tokens_details": obj{"cached_tokens": u.Cached}}
 }
 
 // stream sends the reply as OpenAI does: a role chunk, reasoning_content and content

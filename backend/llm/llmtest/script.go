@@ -46,6 +46,13 @@
 // ("stop", "tool_calls", "length", "content_filter", or a protocol's own word), "chunks"
 // (pieces per text, default 3), "chunkDelayMs", "repeat", "fault" ("status", "retryAfter"
 // seconds, "message", "code", "stall", "stallAfter" events).
+//
+// Usage the script leaves out is estimated (~4 bytes of the request a token) and split the
+// way each API reports its prompt cache, from a simulated cache (see cache.go): OpenAI's
+// prompt_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens and
+// cache_creation_input_tokens. A scripted "usage" may give "cached" and "cacheWrite" itself.
+// "contextLimit" (tokens) answers longer requests with HTTP 400 "context length exceeded" in
+// each API's shape; "forgetBodies" keeps only the newest request's body in the log.
 package llmtest
 
 import (
@@ -65,6 +72,12 @@ type Script struct {
 	APIKey string `json:"apiKey,omitempty"`
 	// NoModels answers GET /v1/models with 404, as servers without a model list do.
 	NoModels bool `json:"noModels,omitempty"`
+	// ContextLimit, if set, answers a request of more tokens (~4 bytes of its JSON each) with
+	// HTTP 400 "context length exceeded" in the protocol's own shape, as the real APIs do.
+	ContextLimit int `json:"contextLimit,omitempty"`
+	// ForgetBodies keeps only each request's summary and prefix in the log, and the body of
+	// the newest: long benchmarks would otherwise hold every request they sent.
+	ForgetBodies bool `json:"forgetBodies,omitempty"`
 }
 
 // Role is a reply chosen by matching the request; it may answer any number of times.
@@ -117,10 +130,14 @@ type ToolCall struct {
 	Fragments int `json:"fragments,omitempty"`
 }
 
-// Usage is scripted token counts.
+// Usage is scripted token counts. Input counts every input token; Cached and CacheWrite say
+// how many of them were read from and written to the prompt cache. Estimated usage (no
+// Usage in the reply) fills them in from the simulated cache (see cache.go).
 type Usage struct {
-	Input  int `json:"input"`
-	Output int `json:"output"`
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	Cached     int `json:"cached,omitempty"`
+	CacheWrite int `json:"cacheWrite,omitempty"`
 }
 
 // Fault makes a reply fail.

@@ -39,8 +39,17 @@ type Request struct {
 	Stream   bool   `json:"stream,omitempty"`
 	System   string `json:"system,omitempty"`
 	LastUser string `json:"lastUser,omitempty"`
-	// Answer says what answered: "replies[2]", "roles[critic]", "models", "auth", "exhausted".
+	// Answer says what answered: "replies[2]", "roles[critic]", "models", "auth", "exhausted",
+	// "context_length_exceeded".
 	Answer string `json:"answer"`
+	// CacheKey is the OpenAI-style prompt_cache_key the request carried.
+	CacheKey string `json:"cacheKey,omitempty"`
+	// Prefix is the request cut into cacheable segments (see CommonPrefix).
+	Prefix prefix `json:"prefix"`
+	// Usage is what the server reported for the request (nil when it failed).
+	Usage *Usage `json:"usage,omitempty"`
+	// At is when the request arrived.
+	At time.Time `json:"at"`
 }
 
 // Server is a running scripted model server.
@@ -55,6 +64,7 @@ type Server struct {
 	once sync.Once
 
 	mu       sync.Mutex
+	cache    cache
 	script   Script
 	next     int // the next ordered reply
 	served   int // how often it has been served
@@ -147,6 +157,9 @@ func (s *Server) ChatRequests() []Request {
 func (s *Server) record(r Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n := len(s.requests); n > 0 && s.script.ForgetBodies {
+		s.requests[n-1].Body, s.requests[n-1].JSON = nil, nil
+	}
 	s.requests = append(s.requests, r)
 }
 
@@ -195,7 +208,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body) // Best effort: a short body parses as whatever arrived.
-	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: "openai"}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: "openai", At: time.Now()}
 	if path == "/messages" || r.Header.Get("anthropic-version") != "" {
 		rec.Protocol = "anthropic"
 	}
@@ -224,8 +237,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	rec.Prefix = segments(rec)
+	if limit, tokens := s.script.ContextLimit, len(body)/charsPerToken; limit > 0 && tokens > limit {
+		rec.Answer = "context_length_exceeded"
+		s.record(rec)
+		tooLong(w, p, rec, tokens, limit)
+		return
+	}
 	reply, label, ok := s.pick(rec)
 	rec.Answer = label
+	if ok && (reply.Fault == nil || reply.Fault.Status == 0) {
+		if reply.Usage == nil {
+			reply.Usage = estimate(len(body), reply)
+			s.mu.Lock()
+			s.cache.account(rec, reply.Usage)
+			s.mu.Unlock()
+		}
+		u := *reply.Usage
+		rec.Usage = &u
+	}
 	s.mu.Lock()
 	s.seq++
 	seq := s.seq
@@ -249,9 +279,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := &output{w: w, req: r, done: s.done, delay: time.Duration(reply.ChunkDelayMs) * time.Millisecond, stallAt: -1}
 	if f := reply.Fault; f != nil && f.Stall {
 		out.stallAt = f.StallAfter
-	}
-	if reply.Usage == nil {
-		reply.Usage = estimate(rec, reply)
 	}
 	if rec.Stream {
 		p.stream(out, rec, reply, seq)
@@ -443,12 +470,12 @@ func (c ToolCall) fragments() int {
 	return defaultFragments
 }
 
-func estimate(rec Request, r Reply) *Usage {
+func estimate(bodyLen int, r Reply) *Usage {
 	out := len(r.content()) + len(r.Reasoning)
 	for _, c := range r.ToolCalls {
 		out += len(c.Name) + len(c.argsText())
 	}
-	return &Usage{Input: max(1, len(rec.Body)/charsPerToken), Output: max(1, out/charsPerToken)}
+	return &Usage{Input: max(1, bodyLen/charsPerToken), Output: max(1, out/charsPerToken)}
 }
 
 // parseChat fills in the request's model, stream flag, system prompt and last user text.
@@ -456,6 +483,7 @@ func parseChat(rec *Request) {
 	j := rec.JSON
 	rec.Model, _ = j["model"].(string)
 	rec.Stream, _ = j["stream"].(bool)
+	rec.CacheKey, _ = j["prompt_cache_key"].(string)
 	var system []string
 	if rec.Protocol == "anthropic" {
 		system = append(system, textOf(j["system"]))

@@ -155,7 +155,7 @@ func TestAnthropicStreamWireFormat(t *testing.T) {
 		`"delta":{"partial_json":"{\"x","type":"input_json_delta"}`,
 		`"delta":{"stop_reason":"tool_use","stop_sequence":null}`,
 		`"usage":{"output_tokens":3}`,
-		`"usage":{"input_tokens":7,"output_tokens":1}`,
+		`"usage":{"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"input_tokens":7,"output_tokens":1}`,
 	} {
 		found := false
 		for _, ev := range events {

@@ -25,6 +25,11 @@ func (p *Provider) params(req llm.Request) (openai.ChatCompletionNewParams, llm.
 		return openai.ChatCompletionNewParams{}, info, &llm.Error{Kind: llm.BadRequest, Message: err.Error()}
 	}
 	params := openai.ChatCompletionNewParams{Model: info.Model, Messages: msgs}
+	if req.CacheKey != "" {
+		// One key per conversation routes its requests to the same cache; the prefix itself
+		// is kept stable by the caller (nothing volatile before the newest message).
+		params.PromptCacheKey = openai.String(req.CacheKey)
+	}
 	if info.MaxTokens > 0 {
 		// OpenAI's reasoning models refuse max_tokens and want max_completion_tokens; many
 		// compatible servers know only max_tokens. So the official service gets the new

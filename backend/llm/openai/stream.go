@@ -97,7 +97,10 @@ func reasoning(extra map[string]respjson.Field) string {
 }
 
 func usage(u openai.CompletionUsage) llm.Usage {
-	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+	// prompt_tokens counts every input token; cached_tokens says how many came from the
+	// prompt cache (OpenAI reports it; vLLM and others may, or leave it 0).
+	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
+		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens)}
 }
 
 func finishReason(s string) llm.FinishReason {

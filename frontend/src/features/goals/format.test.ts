@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Goal, GoalEvent, Workspace } from '../../lib/api';
 import { normalizeGoal } from '../../lib/api';
 import {
+  inputSplit,
   currentActivity,
   describeCriterion,
   filterGoals,
@@ -137,5 +138,24 @@ describe('rail entries', () => {
     expect(rail[5]).toMatchObject({ title: 'verification failed (1/5)', detail: 'Shell exited 1, wanted 0' });
     expect(rail[6]).toMatchObject({ title: 'denied: browser_navigate', detail: 'no web' });
     expect(rail[7].detail).toBe('use make');
+  });
+});
+
+describe('inputSplit', () => {
+  it('splits a turn’s input into what the prompt cache served and what it did not', () => {
+    expect(inputSplit({ inputTokens: 12_000, outputTokens: 40, cachedInputTokens: 11_000 })).toBe('in 1.0k uncached + 11k cached · out 40');
+    expect(inputSplit({ inputTokens: 5_000, outputTokens: 10, cachedInputTokens: 3_000, cacheWriteTokens: 1_500 })).toBe(
+      'in 500 uncached + 3.0k cached + 1.5k written to cache · out 10',
+    );
+    expect(inputSplit({ inputTokens: 800, outputTokens: 5 })).toBe('in 800 uncached · out 5');
+  });
+});
+
+describe('compaction on the rail', () => {
+  it('shows a compaction with its count and sizes', () => {
+    const e = { goalId: 'g', seq: 9, type: 'compaction', at: '2026-01-01T00:00:00Z', data: { count: 2, tokensBefore: 5100, tokensAfter: 2300 } } as GoalEvent;
+    expect(railEntries([e])).toMatchObject([
+      { type: 'compaction', tone: 'info', title: 'context compacted (2)', detail: "older steps summarised to fit the model's window: about 5.1k → 2.3k tokens" },
+    ]);
   });
 });

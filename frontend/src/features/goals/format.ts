@@ -145,6 +145,17 @@ export function tokenCount(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/** A turn's input split into what the prompt cache served and what it did not: "in 2.2k (1.9k cached) · out 11". */
+export function inputSplit(u: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number }): string {
+  const cached = u.cachedInputTokens ?? 0;
+  const written = u.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, u.inputTokens - cached - written);
+  const parts = [`${tokenCount(uncached)} uncached`];
+  if (cached) parts.push(`${tokenCount(cached)} cached`);
+  if (written) parts.push(`${tokenCount(written)} written to cache`);
+  return `in ${parts.join(' + ')} · out ${tokenCount(u.outputTokens)}`;
+}
+
 // ---- steps -----------------------------------------------------------------------------------
 
 export type ToolFamily = 'terminal' | 'browser' | 'goal' | 'other';
@@ -262,6 +273,13 @@ export function railEntry(e: GoalEvent): RailEntry | null {
       return { ...base, tone: d.status === 'completed' ? 'ok' : 'fail', title: `ended: ${str(d.status)}`, detail: '' };
     case 'status':
       return { ...base, tone: d.status === 'interrupted' || d.status === 'budget_exceeded' ? 'warn' : 'info', title: `status: ${str(d.status)}`, detail: str(d.message) };
+    case 'compaction':
+      return {
+        ...base,
+        tone: 'info',
+        title: `context compacted (${str(d.count)})`,
+        detail: `older steps summarised to fit the model's window: about ${tokenCount(Number(d.tokensBefore) || 0)} → ${tokenCount(Number(d.tokensAfter) || 0)} tokens`,
+      };
     case 'notice':
       if (Array.isArray(d.todos)) return { ...base, tone: 'info', title: 'checklist updated', detail: `${d.todos.length} items` };
       return { ...base, tone: 'info', title: 'notice', detail: str(d.message) };

@@ -3,11 +3,14 @@ import { newRow, rowsFromTable, tableFromRows } from './prices';
 
 describe('price rows', () => {
   it('lists the table sorted by model, and saves it back unchanged', () => {
-    const table = { 'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 }, 'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15 } };
+    const table = {
+      'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10, cachedInputPerMTok: 1.25, cacheWritePerMTok: 0 },
+      'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+    };
     const rows = rowsFromTable(table);
-    expect(rows.map((r) => [r.model, r.input, r.output])).toEqual([
-      ['claude-sonnet-4-5', '3', '15'],
-      ['gpt-4o', '2.5', '10'],
+    expect(rows.map((r) => [r.model, r.input, r.output, r.cached, r.write])).toEqual([
+      ['claude-sonnet-4-5', '3', '15', '0.3', '3.75'],
+      ['gpt-4o', '2.5', '10', '1.25', ''],
     ]);
     expect(new Set(rows.map((r) => r.key)).size).toBe(2);
     expect(tableFromRows(rows)).toEqual({ ok: true, table });
@@ -17,7 +20,10 @@ describe('price rows', () => {
     const rows = [newRow(' llama3 ', '', ''), newRow(), newRow('gpt-4o-mini', '$0,15', '0.6')];
     expect(tableFromRows(rows)).toEqual({
       ok: true,
-      table: { llama3: { inputPerMTok: 0, outputPerMTok: 0 }, 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 } },
+      table: {
+        llama3: { inputPerMTok: 0, outputPerMTok: 0, cachedInputPerMTok: 0, cacheWritePerMTok: 0 },
+        'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0, cacheWritePerMTok: 0 },
+      },
     });
   });
 
@@ -32,5 +38,7 @@ describe('price rows', () => {
     });
     expect(tableFromRows([newRow('m', 'cheap', '1')])).toMatchObject({ ok: false, message: expect.stringMatching(/^prices: m: input price "cheap"/) });
     expect(tableFromRows([newRow('m', '1', '1e')])).toMatchObject({ ok: false, message: expect.stringMatching(/output price/) });
+    expect(tableFromRows([newRow('m', '1', '1', 'tenth')])).toMatchObject({ ok: false, message: expect.stringMatching(/^prices: m: cached input price "tenth"/) });
+    expect(tableFromRows([newRow('m', '1', '1', '', 'x')])).toMatchObject({ ok: false, message: expect.stringMatching(/cache write price "x"/) });
   });
 });

@@ -9,31 +9,44 @@ export interface PriceRow {
   model: string;
   input: string;
   output: string;
+  /** Input read from the prompt cache; blank: the input price. */
+  cached: string;
+  /** Input written to the prompt cache; blank: the input price. */
+  write: string;
 }
 
 let nextKey = 1;
 
-export function newRow(model = '', input = '', output = ''): PriceRow {
-  return { key: nextKey++, model, input, output };
+export function newRow(model = '', input = '', output = '', cached = '', write = ''): PriceRow {
+  return { key: nextKey++, model, input, output, cached, write };
+}
+
+/** An optional price as typed: 0 or absent shows blank. */
+function optional(n: number | undefined): string {
+  return n ? String(n) : '';
 }
 
 /** The table as rows, sorted by model so the order does not depend on the JSON. */
 export function rowsFromTable(table: PriceTable): PriceRow[] {
   return Object.keys(table)
     .sort((a, b) => a.localeCompare(b))
-    .map((model) => newRow(model, String(table[model].inputPerMTok), String(table[model].outputPerMTok)));
+    .map((model) => {
+      const p = table[model];
+      return newRow(model, String(p.inputPerMTok), String(p.outputPerMTok), optional(p.cachedInputPerMTok), optional(p.cacheWritePerMTok));
+    });
 }
 
 /** A row left as "Add row" made it: it saves nothing. */
 export function isBlankRow(row: PriceRow): boolean {
-  return !row.model.trim() && !row.input.trim() && !row.output.trim();
+  return !row.model.trim() && !row.input.trim() && !row.output.trim() && !row.cached.trim() && !row.write.trim();
 }
 
 export type TableResult = { ok: true; table: PriceTable } | { ok: false; message: string };
 
 /**
  * The table to save. Entirely blank rows are skipped (an "Add row" left unused); a blank price
- * is 0 (free, as local models are). Negative prices are the backend's to refuse.
+ * is 0 (free, as local models are; a blank cache price means the input price). Negative prices
+ * are the backend's to refuse.
  */
 export function tableFromRows(rows: readonly PriceRow[]): TableResult {
   const table: PriceTable = {};
@@ -46,7 +59,11 @@ export function tableFromRows(rows: readonly PriceRow[]): TableResult {
     const output = parsePrice(row.output);
     if (Number.isNaN(input)) return fail(`${model}: input price "${row.input.trim()}" is not a number such as 2.50`);
     if (Number.isNaN(output)) return fail(`${model}: output price "${row.output.trim()}" is not a number such as 10`);
-    table[model] = { inputPerMTok: input, outputPerMTok: output };
+    const cached = parsePrice(row.cached);
+    const write = parsePrice(row.write);
+    if (Number.isNaN(cached)) return fail(`${model}: cached input price "${row.cached.trim()}" is not a number such as 0.30`);
+    if (Number.isNaN(write)) return fail(`${model}: cache write price "${row.write.trim()}" is not a number such as 3.75`);
+    table[model] = { inputPerMTok: input, outputPerMTok: output, cachedInputPerMTok: cached, cacheWritePerMTok: write };
   }
   return { ok: true, table };
 }

@@ -90,11 +90,31 @@ export interface Todo {
   note?: string;
 }
 
+/** Tokens used; input counts cached input too, which cachedInputTokens and cacheWriteTokens break out. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** The usage as stored, with its optional counts read as numbers. */
+export function normalizeUsage(raw: unknown): TokenUsage {
+  const u = (raw ?? {}) as Partial<TokenUsage>;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    inputTokens: n(u.inputTokens),
+    outputTokens: n(u.outputTokens),
+    cachedInputTokens: n(u.cachedInputTokens),
+    cacheWriteTokens: n(u.cacheWriteTokens),
+  };
+}
+
 export interface GoalState {
   steps: number;
   bounces: number;
   modelTurns: number;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: TokenUsage;
   costUsd: number;
   elapsedMs: number;
   todos: Todo[];
@@ -132,6 +152,8 @@ export interface GoalStep {
   durationMs: number;
   /** Pictures kept with the step (screenshots); fetch each with goalStepImage. */
   images: number;
+  /** The tokens of the model turn that asked for this step (its batch's first step only). */
+  usage?: TokenUsage;
 }
 
 /**
@@ -275,7 +297,7 @@ export function normalizeGoal(raw: unknown): Goal {
       steps: st.steps ?? 0,
       bounces: st.bounces ?? 0,
       modelTurns: st.modelTurns ?? 0,
-      usage: { inputTokens: st.usage?.inputTokens ?? 0, outputTokens: st.usage?.outputTokens ?? 0 },
+      usage: normalizeUsage(st.usage),
       costUsd: st.costUsd ?? 0,
       elapsedMs: st.elapsedMs ?? 0,
       todos: arr<Todo>(st.todos),
@@ -306,6 +328,7 @@ export function normalizeStep(raw: unknown): GoalStep {
     startedAt: String(s.startedAt ?? ''),
     durationMs: s.durationMs ?? 0,
     images: s.images ?? 0,
+    ...(s.usage ? { usage: normalizeUsage(s.usage) } : {}),
   };
 }
 

@@ -230,10 +230,12 @@ export interface Discovered {
   models: string[];
 }
 
-/** USD per million tokens. */
+/** USD per million tokens. The cache prices are for input read from / written to the provider's prompt cache; 0 or absent: the input price. */
 export interface Price {
   inputPerMTok: number;
   outputPerMTok: number;
+  cachedInputPerMTok?: number;
+  cacheWritePerMTok?: number;
 }
 
 /** Model name → price. */

@@ -1,6 +1,7 @@
 // How one goal event changes what the UI holds: the goal's row, a step of its log, an approval.
 // Pure functions, so the store's folding can be tested event by event.
 import type { Goal, GoalApproval, GoalEvent, GoalStatus, GoalStep, Risk, Todo } from '../api';
+import { normalizeUsage } from '../api';
 
 /** A step as the log holds it; `partial` until the stored step (with the whole result) is read. */
 export type TimelineStep = GoalStep & { partial?: boolean };
@@ -138,6 +139,7 @@ export function stepFromEvent(e: GoalEvent): TimelineStep | null {
     startedAt: Number.isNaN(at) ? e.at : new Date(at - durationMs).toISOString(),
     durationMs,
     images: num(d.images) ?? 0,
+    ...(d.usage ? { usage: normalizeUsage(d.usage) } : {}),
     partial: true,
   };
 }
