@@ -78,15 +78,19 @@ func (a *App) RenameWorkspace(id, name string) (workspace.Workspace, error) {
 	return a.eng.Workspaces.Rename(a.ctx, id, name)
 }
 
-// DeleteWorkspace deletes a workspace (never the last one).
-func (a *App) DeleteWorkspace(id string) error { return a.eng.Workspaces.Delete(a.ctx, id) }
+// DeleteWorkspace deletes a workspace (never the last one) and ends what its panes hold;
+// with busy panes it refuses unless force (the person confirmed).
+func (a *App) DeleteWorkspace(id string, force bool) error {
+	return a.eng.Workspaces.Delete(a.ctx, id, force)
+}
 
 // ActivateWorkspace switches to a workspace.
 func (a *App) ActivateWorkspace(id string) error { return a.eng.Workspaces.Activate(a.ctx, id) }
 
-// SetGrid resizes a workspace's grid.
-func (a *App) SetGrid(id string, rows, cols int) (workspace.Workspace, error) {
-	return a.eng.Workspaces.SetGrid(a.ctx, id, rows, cols)
+// SetGrid resizes a workspace's grid, ending what removed panes hold; with busy panes it
+// refuses unless force (the person confirmed).
+func (a *App) SetGrid(id string, rows, cols int, force bool) (workspace.Workspace, error) {
+	return a.eng.Workspaces.SetGrid(a.ctx, id, rows, cols, force)
 }
 
 // SetWeights sets a workspace's row and column sizes.

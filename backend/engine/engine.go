@@ -186,6 +186,8 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals})
+	// Removing a pane ends what it holds (see ClosePane).
+	e.Workspaces.SetPaneHolder(e)
 	return nil
 }
 

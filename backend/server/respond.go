@@ -21,6 +21,8 @@ type errorBody struct {
 	Error      string `json:"error"`
 	Field      string `json:"field,omitempty"`
 	RetryAfter int    `json:"retryAfter,omitempty"`
+	// Busy lists the panes a refused removal would interrupt, for the UI's confirm dialog.
+	Busy []workspace.BusyPane `json:"busy,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -41,7 +43,10 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	var ce *config.FieldError
 	var ge *goal.FieldError
 	var ae *agent.AnswerError
+	var be *workspace.BusyError
 	switch {
+	case errors.As(err, &be):
+		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Busy: be.Panes})
 	case errors.As(err, &ge):
 		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
 	case errors.As(err, &ae):
