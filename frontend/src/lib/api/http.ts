@@ -38,7 +38,7 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
 import { HttpGoals } from './goals';
-import { BackendError, errorMessage } from './errors';
+import { BackendError, errorMessage, type BusyPane } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
 export const WS_RETRY_MIN_MS = 500;
@@ -184,14 +184,14 @@ export class HttpBackend implements Backend {
   renameWorkspace(id: string, name: string): Promise<Workspace> {
     return this.json('PATCH', `/api/workspaces/${enc(id)}`, { name });
   }
-  async deleteWorkspace(id: string): Promise<void> {
-    await this.json('DELETE', `/api/workspaces/${enc(id)}`);
+  async deleteWorkspace(id: string, force = false): Promise<void> {
+    await this.json('DELETE', `/api/workspaces/${enc(id)}${force ? '?force=true' : ''}`);
   }
   async activateWorkspace(id: string): Promise<void> {
     await this.json('POST', `/api/workspaces/${enc(id)}/activate`);
   }
-  setGrid(id: string, rows: number, cols: number): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/grid`, { rows, cols });
+  setGrid(id: string, rows: number, cols: number, force = false): Promise<Workspace> {
+    return this.json('PUT', `/api/workspaces/${enc(id)}/grid`, { rows, cols, force });
   }
   setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace> {
     return this.json('PUT', `/api/workspaces/${enc(id)}/weights`, { rowWeights, colWeights });
@@ -820,7 +820,7 @@ export async function errorFromResponse(res: Response, authRequired = false): Pr
   } catch {
     // Best effort: the status alone still explains something.
   }
-  let body: { error?: unknown; field?: unknown; retryAfter?: unknown } = {};
+  let body: { error?: unknown; field?: unknown; retryAfter?: unknown; busy?: unknown } = {};
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
@@ -835,6 +835,7 @@ export async function errorFromResponse(res: Response, authRequired = false): Pr
     status: res.status,
     field: typeof body.field === 'string' ? body.field : undefined,
     retryAfter: typeof body.retryAfter === 'number' ? body.retryAfter : undefined,
+    busy: Array.isArray(body.busy) ? (body.busy as BusyPane[]) : undefined,
     authRequired,
   });
 }

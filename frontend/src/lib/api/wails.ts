@@ -47,9 +47,9 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
   RenameWorkspace(id: string, name: string): Promise<Workspace>;
-  DeleteWorkspace(id: string): Promise<void>;
+  DeleteWorkspace(id: string, force: boolean): Promise<void>;
   ActivateWorkspace(id: string): Promise<void>;
-  SetGrid(id: string, rows: number, cols: number): Promise<Workspace>;
+  SetGrid(id: string, rows: number, cols: number, force: boolean): Promise<Workspace>;
   SetWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace>;
   SwapPanes(id: string, paneA: string, paneB: string): Promise<Workspace>;
   /** Empty kind or label means "unchanged". */
@@ -174,14 +174,14 @@ export class WailsBackend implements Backend {
   renameWorkspace(id: string, name: string) {
     return call(() => this.app.RenameWorkspace(id, name));
   }
-  deleteWorkspace(id: string) {
-    return call(() => this.app.DeleteWorkspace(id));
+  deleteWorkspace(id: string, force = false) {
+    return call(() => this.app.DeleteWorkspace(id, force));
   }
   activateWorkspace(id: string) {
     return call(() => this.app.ActivateWorkspace(id));
   }
-  setGrid(id: string, rows: number, cols: number) {
-    return call(() => this.app.SetGrid(id, rows, cols));
+  setGrid(id: string, rows: number, cols: number, force = false) {
+    return call(() => this.app.SetGrid(id, rows, cols, force));
   }
   setWeights(id: string, rowWeights: number[], colWeights: number[]) {
     return call(() => this.app.SetWeights(id, rowWeights, colWeights));

@@ -34,9 +34,17 @@ const KEY = Symbol('clusterspace.app');
 
 export function createAppContext(backend: Backend): AppContext {
   const notices = new Notices();
+  const dialogs = new Dialogs();
   return {
     session: new Session(backend),
-    workspaces: new WorkspaceStore(backend, notices.report),
+    workspaces: new WorkspaceStore(backend, notices.report, (title, busy) =>
+      dialogs.confirm({
+        title,
+        message: 'Still at work in the panes this removes (their shells and pages end with them):',
+        items: busy.map((p) => `${p.label}: ${p.busy.join(', ')}`),
+        confirmLabel: 'End it and remove',
+      }),
+    ),
     providers: new ProviderStore(backend),
     terminals: new TerminalStore(backend, notices.report),
     browsers: new BrowserStore(backend),
@@ -45,7 +53,7 @@ export function createAppContext(backend: Backend): AppContext {
     chat: new ChatStore(backend, notices.report),
     terminalPrefs: new TerminalPrefs(),
     notices,
-    dialogs: new Dialogs(),
+    dialogs,
     ui: new UiState(),
   };
 }
