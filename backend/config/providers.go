@@ -114,6 +114,10 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // ErrNotFound means no provider has that id.
 var ErrNotFound = errors.New("not found")
 
+// ErrNoProvider means no model provider is set up yet: nothing can ask a model until the
+// person adds one. A door answers it as the person's to fix (HTTP 409), not as a failure.
+var ErrNoProvider = errors.New("no model provider is set up: add one in Settings → Providers")
+
 // ProviderRepo is the persistence the service needs; the store implements it.
 type ProviderRepo interface {
 	ListProviders(ctx context.Context) ([]Provider, error)
@@ -339,7 +343,10 @@ func (s *Providers) Resolve(ctx context.Context, ref string) (Resolved, error) {
 		ref = list.DefaultID
 	}
 	if ref == "" {
-		return Resolved{}, errors.New("no default provider is set: add one in Settings → Providers")
+		if len(list.Providers) == 0 {
+			return Resolved{}, ErrNoProvider
+		}
+		return Resolved{}, fmt.Errorf("%w (none is the default: pick one in Settings → Providers)", ErrNoProvider)
 	}
 	i := slices.IndexFunc(list.Providers, func(p Provider) bool { return p.ID == ref || strings.EqualFold(p.Name, ref) })
 	if i < 0 {
