@@ -529,6 +529,14 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 	if spec.Sandbox != nil {
 		sb := *spec.Sandbox
 		sb.HiddenDirs = append(slices.Clip(sb.HiddenDirs), userSecretDirs()...)
+		if sb.Scratch != "" {
+			if err := makeScratch(sb.Scratch); err != nil {
+				return spec, nil, err
+			}
+			sb.WritableDirs = append(slices.Clip(sb.WritableDirs), sb.Scratch)
+			// Before the caller's own Env, which still wins.
+			spec.Env = append(ScratchEnv(sb.Scratch), spec.Env...)
+		}
 		sb, err := sb.check()
 		if err != nil {
 			return spec, nil, err
