@@ -157,6 +157,12 @@ func (a *App) SetDefaultProviders(defaultID, criticID string) (config.ProviderLi
 	return a.eng.Providers.SetDefaults(a.ctx, defaultID, criticID)
 }
 
+// TestUnsavedProvider checks the add or edit form's values before they are saved (id: the
+// provider being edited, "" when adding).
+func (a *App) TestUnsavedProvider(id string, in config.ProviderInput) (config.TestResult, error) {
+	return a.eng.Providers.TestUnsaved(a.ctx, id, in)
+}
+
 // TestProvider checks that a saved provider answers.
 func (a *App) TestProvider(id string) (config.TestResult, error) {
 	return a.eng.Providers.Test(a.ctx, id)

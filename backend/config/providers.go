@@ -371,6 +371,39 @@ func (s *Providers) Test(ctx context.Context, id string) (TestResult, error) {
 	return s.tester.Test(ctx, p), nil
 }
 
+// TestUnsaved checks a provider as the add or edit form holds it, before anything is saved,
+// so the form's "Test connection" can list the models to pick from. The model and name may
+// still be empty. id names the provider being edited (empty when adding): its stored key is
+// used when the form leaves the key unchanged.
+func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput) (TestResult, error) {
+	model := strings.TrimSpace(in.Model)
+	if strings.TrimSpace(in.Name) == "" {
+		in.Name = "unsaved"
+	}
+	if model == "" {
+		in.Model = "unset" // validate wants one; the test then only lists models
+	}
+	// No other providers: a name another one uses is for Save to refuse, not the test.
+	in, err := validate(in, nil, id)
+	if err != nil {
+		return TestResult{}, err
+	}
+	r := Resolved{Provider: Provider{Name: in.Name, Kind: in.Kind, BaseURL: in.BaseURL, Model: model, VisionModel: in.VisionModel,
+		Temperature: in.Temperature, MaxTokens: in.MaxTokens, Thinking: in.Thinking, ContextWindow: in.ContextWindow}}
+	switch {
+	case in.APIKey != nil:
+		r.APIKey = strings.TrimSpace(*in.APIKey)
+	case id != "":
+		if r.APIKey, _, err = s.vault.Get(ctx, secretName(id)); err != nil {
+			return TestResult{}, err
+		}
+	}
+	if s.tester == nil {
+		return TestResult{Message: "this build has no model layer to test with"}, nil
+	}
+	return s.tester.Test(ctx, r), nil
+}
+
 // Prices returns the per-model price table.
 func (s *Providers) Prices(ctx context.Context) (map[string]Price, error) {
 	v, ok, err := s.repo.Setting(ctx, pricesKey)

@@ -50,6 +50,7 @@ func (s *Server) coreRoutes() []route {
 		{"POST", "/api/providers", false, s.createProvider},
 		{"PUT", "/api/providers/defaults", false, s.setProviderDefaults},
 		{"POST", "/api/providers/discover", false, s.discoverProviders},
+		{"POST", "/api/providers/test", false, s.testUnsavedProvider},
 		{"PUT", "/api/providers/{id}", false, s.updateProvider},
 		{"DELETE", "/api/providers/{id}", false, s.deleteProvider},
 		{"POST", "/api/providers/{id}/test", false, s.testProvider},

@@ -86,6 +86,12 @@ export function isFormField(field: string | undefined): field is FormField {
   return (FORM_FIELDS as readonly string[]).includes(field ?? '');
 }
 
+/** True when the draft holds something the person wrote or chose (the pane aside). */
+export function draftHasContent(d: GoalDraft): boolean {
+  const blank = emptyDraft(d.paneId);
+  return (Object.keys(blank) as Array<keyof GoalDraft>).some((k) => JSON.stringify(d[k]) !== JSON.stringify(blank[k]));
+}
+
 export function emptyDraft(paneId = ''): GoalDraft {
   return {
     paneId,

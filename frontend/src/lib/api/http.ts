@@ -235,6 +235,9 @@ export class HttpBackend implements Backend {
   testProvider(id: string): Promise<TestResult> {
     return this.json('POST', `/api/providers/${enc(id)}/test`);
   }
+  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult> {
+    return this.json('POST', `/api/providers/test${id ? `?id=${enc(id)}` : ''}`, wireProviderInput(input));
+  }
   async discoverProviders(host: string): Promise<Discovered[]> {
     const body = await this.json<{ servers: Discovered[] | null }>('POST', '/api/providers/discover', { host });
     return body.servers ?? [];

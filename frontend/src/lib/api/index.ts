@@ -82,6 +82,11 @@ export interface Backend {
   setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList>;
   /** May take several seconds: it calls the model server. */
   testProvider(id: string): Promise<TestResult>;
+  /**
+   * Tests the add or edit form's values before they are saved (id: the provider being edited,
+   * '' when adding; its stored key is used when the input leaves the key unchanged).
+   */
+  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult>;
   /** host '' = this machine. */
   discoverProviders(host: string): Promise<Discovered[]>;
   prices(): Promise<PriceTable>;

@@ -63,6 +63,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   DeleteProvider(id: string): Promise<void>;
   SetDefaultProviders(defaultId: string, criticId: string): Promise<ProviderList>;
   TestProvider(id: string): Promise<TestResult>;
+  TestUnsavedProvider(id: string, input: ReturnType<typeof wireProviderInput>): Promise<TestResult>;
   /** Go's nil slice arrives as null. */
   DiscoverProviders(host: string): Promise<Discovered[] | null>;
   Prices(): Promise<PriceTable | null>;
@@ -214,6 +215,9 @@ export class WailsBackend implements Backend {
   }
   testProvider(id: string) {
     return call(() => this.app.TestProvider(id));
+  }
+  testUnsavedProvider(id: string, input: ProviderInput) {
+    return call(() => this.app.TestUnsavedProvider(id, wireProviderInput(input)), PROVIDER_ERROR_FIELDS);
   }
   async discoverProviders(host: string) {
     return (await call(() => this.app.DiscoverProviders(host), PROVIDER_ERROR_FIELDS)) ?? [];

@@ -1,3 +1,5 @@
+import type { GoalDraft } from '../../features/goals/newGoalForm';
+
 /** The sections of the Settings panel. */
 export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh';
 
@@ -5,6 +7,8 @@ export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh';
 export class UiState {
   paletteOpen = $state(false);
   settingsOpen = $state(false);
+  /** Set by an "Add provider" button: Settings → Providers opens its add form. */
+  addProviderRequested = $state(false);
   /** The section Settings shows. */
   settingsTab = $state<SettingsTab>('providers');
   /** The terminal pane whose "New SSH tab" menu should open (the palette asks for it). */
@@ -18,6 +22,8 @@ export class UiState {
   /** The New Goal dialog, and the pane it starts with ('' = let the user pick). */
   newGoalOpen = $state(false);
   newGoalPaneId = $state('');
+  /** What the New Goal dialog held when it went away unfinished (the dashboard closed over it). */
+  newGoalDraft: GoalDraft | null = null;
   /** The chat panel (Ctrl+Shift+A) beside the panes. */
   chatOpen = $state(false);
   /** Opens the import file picker; set by the component that owns the file input. */

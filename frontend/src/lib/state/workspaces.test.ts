@@ -45,6 +45,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     deleteProvider: vi.fn(),
     setDefaultProviders: vi.fn(),
     testProvider: vi.fn(),
+    testUnsavedProvider: vi.fn(),
     discoverProviders: vi.fn(),
     prices: vi.fn(),
     setPrices: vi.fn(),
