@@ -87,3 +87,14 @@ func TestFirstMinutesProviderNoticeTestBeforeSaveAndDraftKept(t *testing.T) {
 		chromedp.KeyEvent(kb.Escape),
 		waitJS(`!document.querySelector('[data-testid=new-goal-dialog]') && !document.querySelector('[data-testid=confirm-dialog]')`))
 }
+
+// A new browser pane opens on a blank page with the cursor in its URL bar: the address can be
+// typed at once.
+func TestNewBrowserPaneFocusesItsURLBar(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	_, pane := makeBrowserPane(t, srv)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	step(t, ctx, "the URL bar of the new browser pane has the focus",
+		waitJS(fmt.Sprintf(`document.activeElement?.dataset.testid === 'browser-url' && !!document.activeElement.closest('[data-pane-id=%q]')`, pane)))
+}
