@@ -15,8 +15,10 @@ export class UiState {
   sshMenuPaneId = $state<string | null>(null);
   /** The workspace whose tab shows the inline rename input, if any. */
   renamingId = $state<string | null>(null);
-  /** The Goal Dashboard (Ctrl+Shift+G) covers the workspace while open. */
+  /** The Goal Dashboard (Ctrl+Shift+G) covers the workspace while open… */
   goalsOpen = $state(false);
+  /** …or sits beside the panes, so the terminal a goal types in stays in view (remembered). */
+  goalsDocked = $state(readDocked());
   /** The goal the dashboard shows in detail; a pane's goal badge sets it. */
   selectedGoalId = $state<string | null>(null);
   /** The New Goal dialog, and the pane it starts with ('' = let the user pick). */
@@ -28,4 +30,23 @@ export class UiState {
   chatOpen = $state(false);
   /** Opens the import file picker; set by the component that owns the file input. */
   openImportPicker: () => void = () => {};
+}
+
+const DOCKED_KEY = 'clusterspace.goalsDocked';
+
+function readDocked(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(DOCKED_KEY) === 'true';
+  } catch {
+    return false; // Storage may be off (private mode): the dashboard opens full size.
+  }
+}
+
+/** Remembers where the Goal Dashboard sits. */
+export function saveDocked(docked: boolean): void {
+  try {
+    globalThis.localStorage?.setItem(DOCKED_KEY, String(docked));
+  } catch {
+    // Best effort: it only decides where the dashboard opens next time.
+  }
 }
