@@ -14,6 +14,9 @@ func TestGoalCLIConfinedShellHasScratchDirs(t *testing.T) {
 	cmd := `t=$(mktemp) && echo tmp-ok > "$t" && c=$(go env GOCACHE) && mkdir -p "$c" && touch "$c/probe" && cat "$t" > done.txt`
 	code, out, errs := runGoalCLI(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("write_to_terminal", map[string]any{"pane_id": "term-1", "text": cmd, "wait_timeout_ms": 20000}),
+		// `go env` may be quiet for longer than write_to_terminal's "output stable" wait: wait
+		// for the prompt before claiming, as a careful agent would.
+		toolCall("wait_for_output", map[string]any{"pane_id": "term-1", "timeout_ms": 20000}),
 		toolCall("claim_complete", map[string]string{"rationale": "done.txt written"}),
 	}}, "--goal", "Write done.txt through a temp file", "--check-shell", "grep -q tmp-ok done.txt")
 	if code != 0 {
