@@ -113,15 +113,19 @@ func (a *App) RenameWorkspace(id, name string) (workspace.Workspace, error) {
 	return a.eng.Workspaces.Rename(a.ctx, id, name)
 }
 
-// DeleteWorkspace deletes a workspace (never the last one).
-func (a *App) DeleteWorkspace(id string) error { return a.eng.Workspaces.Delete(a.ctx, id) }
+// DeleteWorkspace deletes a workspace (never the last one) and ends what its panes hold;
+// with busy panes it refuses unless force (the person confirmed).
+func (a *App) DeleteWorkspace(id string, force bool) error {
+	return a.eng.Workspaces.Delete(a.ctx, id, force)
+}
 
 // ActivateWorkspace switches to a workspace.
 func (a *App) ActivateWorkspace(id string) error { return a.eng.Workspaces.Activate(a.ctx, id) }
 
-// SetGrid resizes a workspace's grid.
-func (a *App) SetGrid(id string, rows, cols int) (workspace.Workspace, error) {
-	return a.eng.Workspaces.SetGrid(a.ctx, id, rows, cols)
+// SetGrid resizes a workspace's grid, ending what removed panes hold; with busy panes it
+// refuses unless force (the person confirmed).
+func (a *App) SetGrid(id string, rows, cols int, force bool) (workspace.Workspace, error) {
+	return a.eng.Workspaces.SetGrid(a.ctx, id, rows, cols, force)
 }
 
 // SetWeights sets a workspace's row and column sizes.
@@ -186,6 +190,12 @@ func (a *App) DeleteProvider(id string) error { return a.eng.Providers.Delete(a.
 // SetDefaultProviders picks the default provider for agents and for critics.
 func (a *App) SetDefaultProviders(defaultID, criticID string) (config.ProviderList, error) {
 	return a.eng.Providers.SetDefaults(a.ctx, defaultID, criticID)
+}
+
+// TestUnsavedProvider checks the add or edit form's values before they are saved (id: the
+// provider being edited, "" when adding).
+func (a *App) TestUnsavedProvider(id string, in config.ProviderInput) (config.TestResult, error) {
+	return a.eng.Providers.TestUnsaved(a.ctx, id, in)
 }
 
 // TestProvider checks that a saved provider answers.

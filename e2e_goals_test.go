@@ -209,6 +209,13 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 		waitJS(stepCount()+` >= 1`),
 		waitJS(`(document.querySelector('[data-testid=goal-todos]')?.textContent ?? '').includes('0 of 2 done')`),
 		waitJS(railHas("verification_failed", "Shell exited 1")))
+	// The log names the pane by its title, not its id; docked, the dashboard leaves the pane
+	// the goal types in on screen, and the rail reads oldest first like the log.
+	label := readState(t, ctx).Panes[0].Label
+	step(t, ctx, "the step log names the pane by its title",
+		waitJS(fmt.Sprintf(`[...document.querySelectorAll('[data-testid=step][data-tool=write_to_terminal] [data-testid=step-pane]')].some(e => e.textContent === %q)`, label)),
+		waitJS(fmt.Sprintf(`![...document.querySelectorAll('[data-testid=step-preview]')].some(e => e.textContent.includes(%q))`, pane)),
+		waitJS(`(() => { const seqs = [...document.querySelectorAll('[data-testid=rail-entry]')].map(e => Number(e.dataset.seq)); return seqs.length > 0 && seqs.every((s, i) => i === 0 || seqs[i-1] < s); })()`))
 
 	// The navigation is above the ceiling: the modal asks, the goal waits, its pane says so.
 	step(t, ctx, "the approval modal asks about browser_navigate",
@@ -238,6 +245,13 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 	if body := actorRequest(t, model, 3); !strings.Contains(body, "The user denied this call. Their reason: "+denyReason) {
 		t.Fatalf("the model's next request does not carry the denial:\n%s", body)
 	}
+	step(t, ctx, "dock the dashboard beside the panes: the goal's terminal stays visible",
+		chromedp.Click(`[data-testid=goal-dashboard-dock]`),
+		waitJS(`document.querySelector('[data-testid=goal-dashboard]').dataset.docked === 'true'`),
+		waitJS(fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); const hit = document.elementFromPoint(r.x + r.width/2, r.y + r.height/2); return r.width > 100 && !!hit && !!hit.closest(%q); })()`, paneSel(pane), paneSel(pane))))
+	shot(t, ctx, "goal-dashboard-docked")
+	step(t, ctx, "back to full size", chromedp.Click(`[data-testid=goal-dashboard-dock]`),
+		waitJS(`document.querySelector('[data-testid=goal-dashboard]').dataset.docked === 'false'`))
 
 	// The goal goes on: the critic reports after the second work step, then the turn stalls.
 	step(t, ctx, "the goal continues; the critic's verdict and the denial are in the rail",

@@ -135,7 +135,7 @@ func desktopCommand(args []string, stderr io.Writer) int {
 	eng, err := engine.Open(context.Background(), *dataDir, engine.WithCommand("desktop"))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
-		return cli.ExitError
+		return cli.ExitFor(err)
 	}
 	defer eng.Close()
 	front, err := frontendFS()
@@ -174,7 +174,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	if err := serve(serveOptions{addr: *addr, dataDir: *dataDir, passwordFile: *passwordFile,
 		allowRemote: *allowRemote, remote: remote, origins: origins}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
-		return cli.ExitError
+		return cli.ExitFor(err)
 	}
 	return cli.ExitOK
 }

@@ -304,6 +304,30 @@ func (m *Manager) ClosePane(paneID string) {
 	}
 }
 
+// CloseWorkspace closes every pane of the workspace and stops its Chromium (gracefully, so
+// its cookies reach the profile on disk), for a workspace that is deleted.
+func (m *Manager) CloseWorkspace(workspaceID string) {
+	// Held throughout, so no launch for the workspace can start while its browser stops.
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
+	m.mu.Lock()
+	var panes []string
+	for id, p := range m.panes {
+		if p.workspace == workspaceID {
+			panes = append(panes, id)
+		}
+	}
+	prof := m.profiles[workspaceID]
+	delete(m.profiles, workspaceID)
+	m.mu.Unlock()
+	for _, id := range panes {
+		m.ClosePane(id)
+	}
+	if prof != nil {
+		prof.close()
+	}
+}
+
 // Activate shows a tab in its pane; a discarded tab is reloaded.
 func (m *Manager) Activate(ctx context.Context, paneID, tabID string) (TabInfo, error) {
 	if !m.enter() {

@@ -48,6 +48,10 @@ func (m *Manager) launchFlags(execPath, profileDir string) []chromedp.ExecAlloca
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("mute-audio", true),
+		// Every pane's page is on screen: none may be throttled as a background tab.
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("hide-scrollbars", false),
 		chromedp.UserDataDir(profileDir),
 		chromedp.WindowSize(DefaultWidth, DefaultHeight),

@@ -102,7 +102,11 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	// The first Run binds the target to cctx, so it gets no deadline of its own; the wait
 	// below bounds it instead.
 	go func() {
+		// Focus emulation makes the page behave as the focused, visible one whatever else is
+		// open: headless Chromium paints only its foreground page, so without it every browser
+		// pane of a workspace but the last opened showed a frozen picture.
 		errc <- chromedp.Run(cctx, emulation.SetDeviceMetricsOverride(int64(w), int64(h), 1, false),
+			emulation.SetFocusEmulationEnabled(true), page.SetWebLifecycleState(page.SetWebLifecycleStateStateActive),
 			page.SetLifecycleEventsEnabled(false), chromedp.ActionFunc(preparePage))
 	}()
 	var err error

@@ -218,7 +218,7 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 			return fail(err)
 		}
 		if !startsFromPrompt(history, cfg) {
-			return fail(errors.New("the message is empty: type something or attach a picture"))
+			return fail(&FieldError{Field: "text", Msg: "the message is empty: type something or attach a picture"})
 		}
 		body = cfg.CriticPrompt // an empty conversation starts from the critic prompt
 	}

@@ -282,6 +282,12 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 	if w := f.spec.Settings.ContextWindow; w != 0 && w < goal.MinContextWindow {
 		return nil, "", usagef("--context-window %d is too small to hold a goal: give the model's window in tokens, at least %d (or leave it out)", w, goal.MinContextWindow)
 	}
+	if f.wallClock <= 0 {
+		return nil, "", usagef("--wall-clock %v: give a time above 0, such as 30m or 2h", f.wallClock)
+	}
+	if f.spec.Settings.MaxSteps < 0 {
+		return nil, "", usagef("--max-steps %d: give a number of steps above 0, or leave it out for %d", f.spec.Settings.MaxSteps, goal.DefaultMaxSteps)
+	}
 	risk, err := tools.ParseRisk(f.risk)
 	if err != nil {
 		return nil, "", usagef("--risk: %v", err)
@@ -388,14 +394,8 @@ func approver(mode string, out io.Writer) (agent.AutoAnswer, error) {
 }
 
 func reportStartError(err error, stderr io.Writer) int {
-	var ue usageErr
-	var fe *goal.FieldError
-	if errors.As(err, &ue) || errors.As(err, &fe) {
-		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return ExitUsage
-	}
 	fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-	return ExitError
+	return ExitFor(err)
 }
 
 // followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
@@ -566,7 +566,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		engine.WithVision(models.vision()))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
-		return ExitError
+		return ExitFor(err)
 	}
 	defer eng.Close()
 	ctx := context.Background()
@@ -574,6 +574,9 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	case "abort":
 		if err := eng.Goals.Abort(ctx, id); err != nil {
 			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
+			if errors.Is(err, goal.ErrNotFound) {
+				return ExitUsage // like show and resume: the id names no goal
+			}
 			return ExitError
 		}
 		return ExitOK
@@ -618,7 +621,7 @@ func goalRead(cmd, id, dataDir string, asJSON bool, logger *slog.Logger, stdout,
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n", cmd, err)
-		return ExitError
+		return ExitFor(err)
 	}
 	defer r.Close()
 	// With no owner nothing runs: a goal stored as running outlived a process that stopped.

@@ -25,7 +25,13 @@ func (t LLMTester) Test(ctx context.Context, p Resolved) TestResult {
 	if t.Logger != nil {
 		opts = append(opts, llm.WithLogger(t.Logger))
 	}
-	prov, err := providers.New(p.LLMConfig(), opts...)
+	cfg := p.LLMConfig()
+	if cfg.Model == "" {
+		// An unsaved form tested before a model is chosen: the test lists the models to pick
+		// from, and the model layer only wants some name to start.
+		cfg.Model = "unset"
+	}
+	prov, err := providers.New(cfg, opts...)
 	if err != nil {
 		return TestResult{Message: err.Error()}
 	}

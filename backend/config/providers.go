@@ -124,6 +124,10 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // ErrNotFound means no provider has that id.
 var ErrNotFound = errors.New("not found")
 
+// ErrNoProvider means no model provider is set up yet: nothing can ask a model until the
+// person adds one. A door answers it as the person's to fix (HTTP 409), not as a failure.
+var ErrNoProvider = errors.New("no model provider is set up: add one in Settings → Providers")
+
 // ProviderRepo is the persistence the service needs; the store implements it.
 type ProviderRepo interface {
 	ListProviders(ctx context.Context) ([]Provider, error)
@@ -349,7 +353,10 @@ func (s *Providers) Resolve(ctx context.Context, ref string) (Resolved, error) {
 		ref = list.DefaultID
 	}
 	if ref == "" {
-		return Resolved{}, errors.New("no default provider is set: add one in Settings → Providers")
+		if len(list.Providers) == 0 {
+			return Resolved{}, ErrNoProvider
+		}
+		return Resolved{}, fmt.Errorf("%w (none is the default: pick one in Settings → Providers)", ErrNoProvider)
 	}
 	i := slices.IndexFunc(list.Providers, func(p Provider) bool { return p.ID == ref || strings.EqualFold(p.Name, ref) })
 	if i < 0 {
@@ -372,6 +379,39 @@ func (s *Providers) Test(ctx context.Context, id string) (TestResult, error) {
 		return TestResult{Message: "this build has no model layer to test with"}, nil
 	}
 	return s.tester.Test(ctx, p), nil
+}
+
+// TestUnsaved checks a provider as the add or edit form holds it, before anything is saved,
+// so the form's "Test connection" can list the models to pick from. The model and name may
+// still be empty. id names the provider being edited (empty when adding): its stored key is
+// used when the form leaves the key unchanged.
+func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput) (TestResult, error) {
+	model := strings.TrimSpace(in.Model)
+	if strings.TrimSpace(in.Name) == "" {
+		in.Name = "unsaved"
+	}
+	if model == "" {
+		in.Model = "unset" // validate wants one; the test then only lists models
+	}
+	// No other providers: a name another one uses is for Save to refuse, not the test.
+	in, err := validate(in, nil, id)
+	if err != nil {
+		return TestResult{}, err
+	}
+	r := Resolved{Provider: Provider{Name: in.Name, Kind: in.Kind, BaseURL: in.BaseURL, Model: model, VisionModel: in.VisionModel,
+		Temperature: in.Temperature, MaxTokens: in.MaxTokens, Thinking: in.Thinking, ContextWindow: in.ContextWindow}}
+	switch {
+	case in.APIKey != nil:
+		r.APIKey = strings.TrimSpace(*in.APIKey)
+	case id != "":
+		if r.APIKey, _, err = s.vault.Get(ctx, secretName(id)); err != nil {
+			return TestResult{}, err
+		}
+	}
+	if s.tester == nil {
+		return TestResult{Message: "this build has no model layer to test with"}, nil
+	}
+	return s.tester.Test(ctx, r), nil
 }
 
 // Prices returns the per-model price table: the known models' list prices (with their cache

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
@@ -196,6 +198,8 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
 		}})
+	// Removing a pane ends what it holds (see ClosePane).
+	e.Workspaces.SetPaneHolder(e)
 	return nil
 }
 
@@ -210,8 +214,9 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 		return nil, err
 	}
 	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
+	scratch := e.goalScratch(g.ID)
 	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
-		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, HiddenDirs: []string{e.DataDir}, NoNetwork: noNet}})
+		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, HiddenDirs: []string{e.DataDir}, NoNetwork: noNet, Scratch: scratch}})
 	if err != nil {
 		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
 	}
@@ -223,7 +228,23 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 		net = "no network (TCP connect and bind, UDP, raw and Unix sockets refused)"
 	}
 	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s (writes only there; the app's data dir unreadable), %s",
-		tab.TabID, dir, net)}, nil
+		tab.TabID, dir, net),
+		fmt.Sprintf("its temporary files and caches go to a private scratch dir, %s (TMPDIR, XDG_CACHE_HOME, GOCACHE and npm's cache point there), since HOME and /tmp are not writable", scratch)}, nil
+}
+
+// goalScratch is the goal's private dir for the temporary files and caches of its confined
+// shell: under the user's cache dir (kept across a resume, so caches stay warm), never inside
+// the data dir the shell may not read.
+func (e *Engine) goalScratch(goalID string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	scratch := filepath.Join(base, "clusterspace", "goal-scratch", goalID)
+	if strings.HasPrefix(scratch+"/", e.DataDir+"/") {
+		scratch = filepath.Join(os.TempDir(), "clusterspace", "goal-scratch", goalID)
+	}
+	return scratch
 }
 
 // vision is the vision model of the default provider (its "Vision model" setting), for

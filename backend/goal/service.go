@@ -199,6 +199,13 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 		return spec, err
 	}
 	spec.Policy = p
+	// Checked before the defaults fill in: a negative limit is a mistake, not "the default".
+	if spec.Settings.WallClock < 0 {
+		return spec, &FieldError{"settings.wallClock", fmt.Sprintf("is %v; give a time above 0, or leave it out for %v", time.Duration(spec.Settings.WallClock), DefaultWallClock)}
+	}
+	if spec.Settings.MaxSteps < 0 {
+		return spec, &FieldError{"settings.maxSteps", fmt.Sprintf("is %d; give a number of steps above 0, or leave it out for %d", spec.Settings.MaxSteps, DefaultMaxSteps)}
+	}
 	spec.Settings = spec.Settings.withDefaults()
 	if spec.Settings.BudgetUSD == 0 {
 		spec.Settings.BudgetUSD = s.opts.DefaultBudgetUSD

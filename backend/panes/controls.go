@@ -160,15 +160,7 @@ func (e *GoalInPaneError) Error() string {
 }
 
 // Busy lists what runs in a pane's terminal tabs (their foreground programs).
-func (s *Service) Busy(paneID string) []string {
-	var what []string
-	for _, t := range s.terms.Tabs(paneID) {
-		if st, err := s.terms.Status(paneID, t.TabID); err == nil && st.Foreground != "" {
-			what = append(what, fmt.Sprintf("%s (tab %s)", st.Foreground, t.TabID))
-		}
-	}
-	return what
-}
+func (s *Service) Busy(paneID string) []string { return s.terms.Busy(paneID) }
 
 // Convert turns a pane into a browser (at url) or a terminal (from a launch template). The
 // caller's own pane and a pane a goal works in are refused; a pane whose terminal runs a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
+	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
@@ -16,7 +17,18 @@ func writeChatError(w http.ResponseWriter, err error) {
 	var se *chat.StartError
 	switch {
 	case errors.As(err, &se):
-		writeJSON(w, http.StatusBadGateway, map[string]string{"error": err.Error(), "text": se.Text})
+		// The person's mistakes (an empty message, no provider yet) are 4xx; only a model or
+		// store that failed is a bad gateway.
+		status, field := http.StatusBadGateway, ""
+		switch {
+		case errors.As(se.Err, &fe):
+			status, field = http.StatusBadRequest, fe.Field
+		case errors.Is(err, config.ErrNoProvider):
+			status, field = http.StatusConflict, "provider"
+		case errors.Is(err, config.ErrNotFound):
+			status, field = http.StatusNotFound, "provider"
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error(), "field": field, "text": se.Text})
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
 	case errors.Is(err, chat.ErrNotFound):

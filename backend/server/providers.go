@@ -54,6 +54,17 @@ func (s *Server) testProvider(w http.ResponseWriter, r *http.Request) {
 	respond(w, http.StatusOK, res, err)
 }
 
+// testUnsavedProvider tests the add or edit form's values before they are saved; ?id= names
+// the provider being edited, whose stored key is used unless the body gives one.
+func (s *Server) testUnsavedProvider(w http.ResponseWriter, r *http.Request) {
+	var in config.ProviderInput
+	if !decodeBody(w, r, &in) {
+		return
+	}
+	res, err := s.deps.Providers.TestUnsaved(r.Context(), r.URL.Query().Get("id"), in)
+	respond(w, http.StatusOK, res, err)
+}
+
 func (s *Server) discoverProviders(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Host string `json:"host"`

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ type errorBody struct {
 	Error      string `json:"error"`
 	Field      string `json:"field,omitempty"`
 	RetryAfter int    `json:"retryAfter,omitempty"`
+	// Busy lists the panes a refused removal would interrupt, for the UI's confirm dialog.
+	Busy []workspace.BusyPane `json:"busy,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -44,11 +47,16 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	var ae *agent.AnswerError
 	var busy *panes.BusyError
 	var inUse *panes.GoalInPaneError
+	var be *workspace.BusyError
 	switch {
 	case errors.As(err, &inUse):
 		writeError(w, http.StatusConflict, err.Error(), "paneId")
 	case errors.As(err, &busy):
-		writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "field": "force", "busy": busy.What})
+		// One shape for every "this would end work in progress": the panes and what is busy.
+		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Field: "force",
+			Busy: []workspace.BusyPane{{PaneID: busy.PaneID, Busy: busy.What}}})
+	case errors.As(err, &be):
+		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Busy: be.Panes})
 	case errors.As(err, &ge):
 		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
 	case errors.As(err, &ae):
@@ -62,6 +70,8 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound),
 		errors.Is(err, agent.ErrNotWaiting):
 		writeError(w, http.StatusNotFound, err.Error(), "")
+	case errors.Is(err, config.ErrNoProvider):
+		writeError(w, http.StatusConflict, err.Error(), "provider")
 	case errors.Is(err, workspace.ErrLastWorkspace):
 		writeError(w, http.StatusConflict, err.Error(), "")
 	default:
@@ -69,12 +79,34 @@ func writeServiceError(w http.ResponseWriter, err error) {
 	}
 }
 
-// decodeBody reads a JSON body into v, refusing unknown fields and oversized bodies with a
-// message that names the problem.
+// decodeBody reads a JSON body into v, refusing unknown fields, oversized bodies, a bare
+// `null` (which would leave v as it is and pass for an empty request) and anything after the
+// value, with a message that names the problem.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	var raw json.RawMessage
+	err := dec.Decode(&raw)
+	if err == nil {
+		var extra json.RawMessage
+		switch more := dec.Decode(&extra); {
+		case more == nil:
+			writeError(w, http.StatusBadRequest, "request body: there is more after the JSON value; send exactly one JSON object", "")
+			return false
+		case !errors.Is(more, io.EOF):
+			err = more
+		}
+	}
+	if err == nil && string(bytes.TrimSpace(raw)) == "null" {
+		writeError(w, http.StatusBadRequest, "request body: null is not a request; send a JSON object", "")
+		return false
+	}
+	if err == nil {
+		strict := json.NewDecoder(bytes.NewReader(raw))
+		strict.DisallowUnknownFields()
+		err = strict.Decode(v)
+	}
+	if err != nil {
 		msg := err.Error()
 		var typ *json.UnmarshalTypeError
 		var tooBig *http.MaxBytesError

@@ -50,6 +50,7 @@ func (s *Server) coreRoutes() []route {
 		{"POST", "/api/providers", false, s.createProvider},
 		{"PUT", "/api/providers/defaults", false, s.setProviderDefaults},
 		{"POST", "/api/providers/discover", false, s.discoverProviders},
+		{"POST", "/api/providers/test", false, s.testUnsavedProvider},
 		{"PUT", "/api/providers/{id}", false, s.updateProvider},
 		{"DELETE", "/api/providers/{id}", false, s.deleteProvider},
 		{"POST", "/api/providers/{id}/test", false, s.testProvider},
@@ -273,11 +274,29 @@ func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
-	if err := s.deps.Workspaces.Delete(r.Context(), r.PathValue("id")); err != nil {
+	force, ok := forceParam(w, r)
+	if !ok {
+		return
+	}
+	if err := s.deps.Workspaces.Delete(r.Context(), r.PathValue("id"), force); err != nil {
 		writeServiceError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// forceParam reads ?force=true|false (absent is false) from a request without a body.
+func forceParam(w http.ResponseWriter, r *http.Request) (bool, bool) {
+	v := r.URL.Query().Get("force")
+	if v == "" {
+		return false, true
+	}
+	force, err := strconv.ParseBool(v)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("force: is %q; use true or false", v), "force")
+		return false, false
+	}
+	return force, true
 }
 
 func (s *Server) activateWorkspace(w http.ResponseWriter, r *http.Request) {
@@ -292,11 +311,13 @@ func (s *Server) setGrid(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Rows int `json:"rows"`
 		Cols int `json:"cols"`
+		// Force ends what busy removed panes hold; without it they are refused with 409.
+		Force bool `json:"force"`
 	}
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	ws, err := s.deps.Workspaces.SetGrid(r.Context(), r.PathValue("id"), body.Rows, body.Cols)
+	ws, err := s.deps.Workspaces.SetGrid(r.Context(), r.PathValue("id"), body.Rows, body.Cols, body.Force)
 	respond(w, http.StatusOK, ws, err)
 }
 

@@ -25,7 +25,13 @@ func (s *Server) static() http.Handler {
 		if name == "" {
 			name = "index.html"
 		}
-		if _, err := fs.Stat(s.cfg.Frontend, name); err != nil {
+		st, err := fs.Stat(s.cfg.Frontend, name)
+		if err == nil && st.IsDir() && name != "index.html" {
+			// No directory listings: they show what the build holds and serve no one.
+			http.NotFound(w, r)
+			return
+		}
+		if err != nil {
 			if path.Ext(name) != "" {
 				http.NotFound(w, r)
 				return

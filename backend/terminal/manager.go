@@ -404,6 +404,24 @@ func (m *Manager) ClosePane(paneID string) error {
 	return nil
 }
 
+// Busy says which tabs of the pane run a program in the foreground of their shell
+// ("sleep running in tab 2 (bash)"): closing the pane would end it. An idle shell is not busy,
+// nor is an SSH tab, whose remote tmux session survives its closing.
+func (m *Manager) Busy(paneID string) []string {
+	var busy []string
+	for i, info := range m.Tabs(paneID) {
+		if !info.Running || info.Remote != "" {
+			continue
+		}
+		st, err := m.Status(paneID, info.TabID)
+		if err != nil || st.Foreground == "" {
+			continue
+		}
+		busy = append(busy, fmt.Sprintf("%s running in tab %d (%s)", st.Foreground, i+1, info.Title))
+	}
+	return busy
+}
+
 // closeAll closes tabs in parallel, since each may wait for its process to end.
 func closeAll(tabs []*tab) {
 	var wg sync.WaitGroup
@@ -522,6 +540,14 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 	if spec.Sandbox != nil {
 		sb := *spec.Sandbox
 		sb.HiddenDirs = append(slices.Clip(sb.HiddenDirs), userSecretDirs()...)
+		if sb.Scratch != "" {
+			if err := makeScratch(sb.Scratch); err != nil {
+				return spec, nil, err
+			}
+			sb.WritableDirs = append(slices.Clip(sb.WritableDirs), sb.Scratch)
+			// Before the caller's own Env, which still wins.
+			spec.Env = append(ScratchEnv(sb.Scratch), spec.Env...)
+		}
 		sb, err := sb.check()
 		if err != nil {
 			return spec, nil, err

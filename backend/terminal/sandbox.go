@@ -32,6 +32,29 @@ type Sandbox struct {
 	// directories on the way to them cannot be listed either (see readableRules).
 	HiddenDirs []string
 	NoNetwork  bool
+	// Scratch, if set, is a private writable dir (created 0700) where the shell's temporary
+	// files and caches go (ScratchEnv): everyday tools write those under /tmp or HOME, which a
+	// confined shell cannot, and fail on every command without them.
+	Scratch string
+}
+
+// ScratchEnv is the environment that sends a confined shell's temporary files and caches to
+// the scratch dir: TMPDIR (and TMP, TEMP), XDG_CACHE_HOME (pip, pyenv and most tools), Go's
+// build cache and npm's cache.
+func ScratchEnv(scratch string) []string {
+	tmp, cache := filepath.Join(scratch, "tmp"), filepath.Join(scratch, "cache")
+	return []string{"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp, "XDG_CACHE_HOME=" + cache,
+		"GOCACHE=" + filepath.Join(cache, "go-build"), "npm_config_cache=" + filepath.Join(cache, "npm")}
+}
+
+// makeScratch creates the scratch dir and the dirs ScratchEnv names in it, private to the user.
+func makeScratch(scratch string) error {
+	for _, d := range []string{"tmp", filepath.Join("cache", "go-build"), filepath.Join("cache", "npm")} {
+		if err := os.MkdirAll(filepath.Join(scratch, d), 0o700); err != nil {
+			return fmt.Errorf("cannot create the confined shell's scratch dir %q (%v): free some space or fix its permissions", scratch, err)
+		}
+	}
+	return os.Chmod(scratch, 0o700)
 }
 
 // userSecretDirs are directories of the person running the app that a confined shell never
@@ -111,7 +134,7 @@ func (s Sandbox) check() (Sandbox, error) {
 			hidden = append(hidden, real)
 		}
 	}
-	return Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: s.NoNetwork}, nil
+	return Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: s.NoNetwork, Scratch: s.Scratch}, nil
 }
 
 // helperArgs is the command line that confines the command that follows it.

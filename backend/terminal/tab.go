@@ -27,6 +27,9 @@ const inputQueue = 256
 // killGrace is how long a process gets to exit after SIGHUP before SIGKILL.
 const killGrace = time.Second
 
+// sessionPoll is how often kill looks for processes of the session still running.
+const sessionPoll = 20 * time.Millisecond
+
 // drainTimeout is how long the waiter lets the reader finish the output after the process
 // exits; longer only when a background job keeps the terminal open, which we then close.
 const drainTimeout = 250 * time.Millisecond
@@ -400,23 +403,43 @@ func exitCode(cmd *exec.Cmd, err error) int {
 	return cmd.ProcessState.ExitCode()
 }
 
-// kill ends the process: SIGHUP to its process group (what closing a terminal window does),
-// then SIGKILL after killGrace. It returns once the process and its goroutines are done.
+// kill ends the process and everything it started in its terminal: SIGHUP to its process
+// group and to every other process of its session (background jobs have groups of their
+// own; what closing a terminal window does), then SIGKILL to whatever is left after
+// killGrace. It returns once the process and its goroutines are done. A process that left
+// the session on purpose (setsid, a daemon) is not ours to end.
 func (p *process) kill() {
 	select {
 	case <-p.done:
-		return
+		if len(sessionMembers(p.pid)) == 0 {
+			return
+		}
 	default:
 	}
 	_ = syscall.Kill(-p.pid, syscall.SIGHUP) // Best effort: it may have exited already.
 	_ = syscall.Kill(p.pid, syscall.SIGHUP)  // the session leader, should it have left its group
-	select {
-	case <-p.done:
-		return
-	case <-time.After(killGrace):
+	signalSession(p.pid, syscall.SIGHUP)
+	grace := time.NewTimer(killGrace)
+	defer grace.Stop()
+	poll := time.NewTicker(sessionPoll)
+	defer poll.Stop()
+	done := p.done
+wait:
+	for {
+		select {
+		case <-done:
+			done = nil // a nil channel blocks: from now on only the rest of the session is awaited
+		case <-poll.C:
+		case <-grace.C:
+			break wait
+		}
+		if done == nil && len(sessionMembers(p.pid)) == 0 {
+			return
+		}
 	}
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL) // Best effort, as above.
 	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	signalSession(p.pid, syscall.SIGKILL)
 	<-p.done
 }
 

@@ -110,7 +110,7 @@ func (s *Service) CreateGrid(ctx context.Context, name string, rows, cols int) (
 	if err != nil || (rows == ws.Rows && cols == ws.Cols) {
 		return ws, err
 	}
-	return s.SetGrid(ctx, ws.ID, rows, cols)
+	return s.SetGrid(ctx, ws.ID, rows, cols, false) // a new workspace has nothing busy to remove
 }
 
 // Find returns the workspace holding the pane.

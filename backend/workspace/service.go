@@ -50,6 +50,8 @@ type Service struct {
 	// mu serialises read-modify-write changes so two clients editing at once cannot lose
 	// each other's updates.
 	mu sync.Mutex
+	// holder ends what removed panes held (see SetPaneHolder); nil ends nothing.
+	holder PaneHolder
 }
 
 // NewService returns the service, creating "Workspace 1" on first run.
@@ -203,26 +205,36 @@ func (s *Service) Rename(ctx context.Context, id, name string) (Workspace, error
 }
 
 // Delete removes a workspace; the last one cannot be deleted. If it was active, its left
-// neighbour (else its right one) becomes active.
-func (s *Service) Delete(ctx context.Context, id string) error {
+// neighbour (else its right one) becomes active. What its panes hold ends with it (shells,
+// browser pages, its browser); when something in them is busy, Delete refuses with a
+// *BusyError unless force is set.
+func (s *Service) Delete(ctx context.Context, id string, force bool) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	all, err := s.repo.ListWorkspaces(ctx)
 	if err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	i := slices.IndexFunc(all, func(w Workspace) bool { return w.ID == id })
 	if i < 0 {
+		s.mu.Unlock()
 		return fmt.Errorf("workspace %q: %w", id, ErrNotFound)
 	}
 	if len(all) == 1 {
+		s.mu.Unlock()
 		return ErrLastWorkspace
+	}
+	if busy := s.busyPanes(ctx, all[i].Panes); len(busy) > 0 && !force {
+		s.mu.Unlock()
+		return &BusyError{Action: fmt.Sprintf("deleting workspace %q", all[i].Name), Panes: busy}
 	}
 	active, err := s.repo.ActiveWorkspace(ctx)
 	if err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if err := s.repo.DeleteWorkspace(ctx, id); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if active == id {
@@ -231,11 +243,16 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 			next = all[1]
 		}
 		if err := s.repo.SetActiveWorkspace(ctx, next.ID); err != nil {
+			s.mu.Unlock()
 			return err
 		}
 	}
 	s.publish(ctx, EventDeleted)
-	return nil
+	h := s.holder
+	s.mu.Unlock()
+	// Outside the lock: ending a shell may take its grace period, and the panes are gone
+	// from the store already, so nothing can start in them again.
+	return s.release(ctx, h, id, all[i].Panes, true)
 }
 
 // Activate makes a workspace the one the user has open.
@@ -256,12 +273,29 @@ func (s *Service) Activate(ctx context.Context, id string) error {
 	return nil
 }
 
-// SetGrid changes the grid to rows x cols, keeping the panes whose cells still exist.
-func (s *Service) SetGrid(ctx context.Context, id string, rows, cols int) (Workspace, error) {
-	return s.update(ctx, id, func(ws Workspace) (Workspace, error) {
-		ws, _, err := Resize(ws, rows, cols)
-		return ws, err
+// SetGrid changes the grid to rows x cols, keeping the panes whose cells still exist. What
+// the removed panes hold ends with them; when something in them is busy, SetGrid refuses
+// with a *BusyError unless force is set.
+func (s *Service) SetGrid(ctx context.Context, id string, rows, cols int, force bool) (Workspace, error) {
+	var removed []Pane
+	ws, err := s.update(ctx, id, func(ws Workspace) (Workspace, error) {
+		ws, gone, err := Resize(ws, rows, cols)
+		if err != nil {
+			return ws, err
+		}
+		if busy := s.busyPanes(ctx, gone); len(busy) > 0 && !force {
+			return ws, &BusyError{Action: fmt.Sprintf("shrinking the grid to %d × %d", rows, cols), Panes: busy}
+		}
+		removed = gone
+		return ws, nil
 	})
+	if err != nil {
+		return ws, err
+	}
+	s.mu.Lock()
+	h := s.holder
+	s.mu.Unlock()
+	return ws, s.release(ctx, h, id, removed, false)
 }
 
 // SetWeights sets the relative sizes of the rows and the columns.

@@ -105,14 +105,14 @@ func TestCreateRenameDeleteSwitch(t *testing.T) {
 	}
 	nextEvent(t, events)
 	// Deleting the active workspace activates its neighbour.
-	if err := svc.Delete(ctx, first.ActiveID); err != nil {
+	if err := svc.Delete(ctx, first.ActiveID, false); err != nil {
 		t.Fatal(err)
 	}
 	list, _ := svc.List(ctx)
 	if len(list.Workspaces) != 1 || list.ActiveID != b.ID {
 		t.Fatalf("after delete: %+v", list)
 	}
-	if err := svc.Delete(ctx, b.ID); !errors.Is(err, workspace.ErrLastWorkspace) {
+	if err := svc.Delete(ctx, b.ID, false); !errors.Is(err, workspace.ErrLastWorkspace) {
 		t.Fatalf("deleting the last workspace: %v", err)
 	}
 	if err := svc.Activate(ctx, "ws-nope"); !errors.Is(err, workspace.ErrNotFound) {
@@ -126,7 +126,7 @@ func TestGridSwapWeightsPersist(t *testing.T) {
 	ctx := context.Background()
 	list, _ := svc.List(ctx)
 	id := list.ActiveID
-	ws, err := svc.SetGrid(ctx, id, 3, 2)
+	ws, err := svc.SetGrid(ctx, id, 3, 2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()
 	list, _ := svc.List(ctx)
-	src, _ := svc.SetGrid(ctx, list.ActiveID, 1, 3)
+	src, _ := svc.SetGrid(ctx, list.ActiveID, 1, 3, false)
 	src, _ = svc.Rename(ctx, src.ID, "Deploy / prod")
 
 	data, name, err := svc.Export(ctx, src.ID)
@@ -255,7 +255,7 @@ func TestConcurrentEditsAreSerialised(t *testing.T) {
 	ctx := context.Background()
 	list, _ := svc.List(ctx)
 	id := list.ActiveID
-	ws, _ := svc.SetGrid(ctx, id, 1, 6)
+	ws, _ := svc.SetGrid(ctx, id, 1, 6, false)
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Add(1)

@@ -30,9 +30,9 @@ func Test(ctx context.Context, p llm.Provider, model string) Check {
 		}
 		switch {
 		case model != "" && !slices.Contains(c.Models, model):
-			c.Message = fmt.Sprintf("connected; the server lists %d models but not %q: pick one from the list", len(c.Models), model)
+			c.Message = fmt.Sprintf("connected; the server lists %s but not %q: pick one from the list", modelCount(len(c.Models)), model)
 		default:
-			c.Message = fmt.Sprintf("connected; the server lists %d models", len(c.Models))
+			c.Message = fmt.Sprintf("connected; the server lists %s", modelCount(len(c.Models)))
 		}
 		return c
 	}
@@ -46,4 +46,12 @@ func Test(ctx context.Context, p llm.Provider, model string) Check {
 		return Check{Message: chatErr.Error(), Latency: time.Since(start)}
 	}
 	return Check{OK: true, Latency: time.Since(start), Message: fmt.Sprintf("connected; %q answered (the server lists no models)", model)}
+}
+
+// modelCount is "1 model", "3 models".
+func modelCount(n int) string {
+	if n == 1 {
+		return "1 model"
+	}
+	return fmt.Sprintf("%d models", n)
 }

@@ -19,6 +19,10 @@ func TestTestConnection(t *testing.T) {
 		if c := providers.Test(ctx(t), r.p, "missing"); !c.OK || !strings.Contains(c.Message, `not "missing"`) {
 			t.Fatalf("check %+v", c)
 		}
+		one := newRig(t, kind, llmtest.Script{Models: []string{"only"}})
+		if c := providers.Test(ctx(t), one.p, ""); !c.OK || !strings.HasSuffix(c.Message, "lists 1 model") {
+			t.Fatalf("one model: %+v", c)
+		}
 
 		noList := newRig(t, kind, llmtest.Script{NoModels: true, Replies: []llmtest.Reply{llmtest.Text("p")}})
 		c = providers.Test(ctx(t), noList.p, "scripted-model")

@@ -159,3 +159,15 @@ describe('compaction on the rail', () => {
     ]);
   });
 });
+
+describe('namePanes and stepPane', () => {
+  it('names panes by their titles, leaving unknown ids and other text alone', async () => {
+    const { namePanes, stepPane } = await import('./format');
+    const names = new Map([['pane-0123456789ab', 'Terminal 2.1']]);
+    expect(namePanes('Sent 5 characters + Enter to pane-0123456789ab.', names)).toBe('Sent 5 characters + Enter to Terminal 2.1.');
+    expect(namePanes('pane-ffffffffffff and pane-0123456789abc', names)).toBe('pane-ffffffffffff and pane-0123456789abc');
+    expect(stepPane('{"pane_id":"pane-0123456789ab","text":"ls"}')).toBe('pane-0123456789ab');
+    expect(stepPane({ url: 'x' })).toBe('');
+    expect(stepPane('not json')).toBe('');
+  });
+});

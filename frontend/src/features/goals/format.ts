@@ -295,3 +295,21 @@ export function railEntries(events: readonly GoalEvent[]): RailEntry[] {
   }
   return out;
 }
+
+/** Pane ids as the backend makes them (workspace.NewPaneID). */
+const PANE_ID = /\bpane-[0-9a-f]{12}\b/g;
+
+/** Names the panes a text mentions by their titles ("Terminal 2.1") instead of raw ids. */
+export function namePanes(text: string, names: ReadonlyMap<string, string>): string {
+  return text.replace(PANE_ID, (id) => names.get(id) ?? id);
+}
+
+/** The pane a tool call works in (its pane_id argument), if any. */
+export function stepPane(args: unknown): string {
+  try {
+    const a = typeof args === 'string' ? JSON.parse(args) : args;
+    return a && typeof a === 'object' && typeof (a as { pane_id?: unknown }).pane_id === 'string' ? (a as { pane_id: string }).pane_id : '';
+  } catch {
+    return '';
+  }
+}

@@ -49,6 +49,11 @@ describe('buildSpec: required fields', () => {
     ]);
     expect(errors['settings.wallClock']).toContain('"ten" is not a number of minutes');
   });
+
+  it('refuses a wall clock of 0 like the other limits, and takes an empty one as the default', () => {
+    expect(errorsOf(draft({ wallClockMinutes: '0' }))['settings.wallClock']).toContain('"0" is not a number of minutes above 0');
+    expect(specOf(draft({ wallClockMinutes: '' })).settings.wallClock).toBeUndefined();
+  });
 });
 
 describe('buildSpec: the spec sent', () => {

@@ -86,6 +86,12 @@ export function isFormField(field: string | undefined): field is FormField {
   return (FORM_FIELDS as readonly string[]).includes(field ?? '');
 }
 
+/** True when the draft holds something the person wrote or chose (the pane aside). */
+export function draftHasContent(d: GoalDraft): boolean {
+  const blank = emptyDraft(d.paneId);
+  return (Object.keys(blank) as Array<keyof GoalDraft>).some((k) => JSON.stringify(d[k]) !== JSON.stringify(blank[k]));
+}
+
 export function emptyDraft(paneId = ''): GoalDraft {
   return {
     paneId,
@@ -188,7 +194,9 @@ export function buildSpec(d: GoalDraft): BuildResult {
   if (d.criticProvider) settings.criticProvider = d.criticProvider;
   if (d.finalizeCritic) settings.finalizeCritic = true;
   const minutes = parseNumber(d.wallClockMinutes);
-  if (Number.isNaN(minutes) || minutes < 0) errors['settings.wallClock'] = `"${d.wallClockMinutes.trim()}" is not a number of minutes: enter one such as 30, or leave it empty for ${DEFAULTS.wallClockMinutes}.`;
+  // 0 is refused like the other limits: a goal with no time at all could not take one step.
+  if (Number.isNaN(minutes) || minutes < 0 || (minutes === 0 && d.wallClockMinutes.trim() !== ''))
+    errors['settings.wallClock'] = `"${d.wallClockMinutes.trim()}" is not a number of minutes above 0: enter one such as 30, or leave it empty for ${DEFAULTS.wallClockMinutes}.`;
   else if (minutes > 0) settings.wallClock = `${minutes}m`;
   const count = (field: FormField, raw: string, zeroOk: boolean, what: string): number | undefined => {
     const n = parseWhole(raw, zeroOk);

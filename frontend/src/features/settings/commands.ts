@@ -13,6 +13,12 @@ export function openSettings(ctx: AppContext, tab: SettingsTab = 'providers'): v
   ctx.ui.settingsOpen = true;
 }
 
+/** Opens Settings → Providers on the add form (or just the list, to pick a default). */
+export function openAddProvider(ctx: AppContext, addForm = true): void {
+  openSettings(ctx, 'providers');
+  ctx.ui.addProviderRequested = addForm;
+}
+
 export function settingsCommands(ctx: AppContext): Command[] {
   return [{ id: COMMAND.openSettings, title: 'Open Settings', run: () => openSettings(ctx) }];
 }

@@ -87,6 +87,6 @@ describe('workspaceCommands', () => {
     const confirmed = close.run();
     ctx.dialogs.current!.answer(true);
     await confirmed;
-    expect(backend.deleteWorkspace).toHaveBeenCalledWith('w0');
+    expect(backend.deleteWorkspace).toHaveBeenCalledWith('w0', false);
   });
 });

@@ -184,7 +184,7 @@ describe('pane menu', () => {
 
   it('asks before converting a pane something runs in, naming it, and re-sends with force on yes', async () => {
     const convertPane = vi.fn(async (_w: string, _p: string, req: { force?: boolean }) => {
-      if (!req.force) throw new BackendError('vim is running in pane pane-a', { status: 409, field: 'force', busy: ['vim'] });
+      if (!req.force) throw new BackendError('vim is running in pane pane-a', { status: 409, field: 'force', busy: [{ paneId: 'pane-a', label: '', busy: ['vim'] }] });
       return terminalWs();
     });
     await openMenu(terminalWs(), 'pane-a', { convertPane });
@@ -206,7 +206,7 @@ describe('pane menu', () => {
     expect(screen.getByTestId('launch-template-install-claude').textContent).toContain('npm install -g @anthropic-ai/claude-code');
     expect(screen.getByTestId('launch-template-shell').dataset.current).toBe('true');
     await fireEvent.click(screen.getByTestId('launch-template-python'));
-    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'pane-a', { template: 'python' });
+    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'pane-a', { template: 'python' }, false);
   });
 
   it('starts a custom command typed in the menu, split into its words', async () => {
@@ -215,7 +215,7 @@ describe('pane menu', () => {
     const input = await screen.findByTestId('launch-custom-input');
     await fireEvent.input(input, { target: { value: `npm run "dev server"` } });
     await fireEvent.click(screen.getByTestId('launch-custom-start'));
-    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'pane-a', { template: 'custom', command: 'npm', args: ['run', 'dev server'] });
+    expect(backend.setPaneLaunch).toHaveBeenCalledWith('w1', 'pane-a', { template: 'custom', command: 'npm', args: ['run', 'dev server'] }, false);
   });
 
   it('in a browser pane, converts to a terminal, or to one started from a template', async () => {

@@ -11,15 +11,12 @@ export class BackendError extends Error {
   readonly authRequired: boolean;
   /** Seconds until a locked-out login may be tried again. */
   readonly retryAfter?: number;
-  /**
-   * What runs in a pane the backend would not convert without `force` (field "force"): the
-   * person is asked about these before the call is sent again.
-   */
-  readonly busy?: string[];
+  /** Set when a change was refused because it would end work in progress in these panes. */
+  readonly busy?: BusyPane[];
 
   constructor(
     message: string,
-    opts: { status?: number; field?: string; authRequired?: boolean; retryAfter?: number; busy?: string[] } = {},
+    opts: { status?: number; field?: string; authRequired?: boolean; retryAfter?: number; busy?: BusyPane[] } = {},
   ) {
     super(message);
     this.name = 'BackendError';
@@ -29,6 +26,35 @@ export class BackendError extends Error {
     this.retryAfter = opts.retryAfter;
     this.busy = opts.busy;
   }
+}
+
+/** A pane that removing would interrupt, and what in it is busy, in words. */
+export interface BusyPane {
+  paneId: string;
+  label: string;
+  busy: string[];
+}
+
+/** The marker of the backend's refusal to remove busy panes (workspace.BusyError). */
+const BUSY_MARK = ' would end work in progress (';
+
+/**
+ * The busy panes of a refused removal: from the HTTP body, or parsed from the desktop's error
+ * text ("… would end work in progress (Terminal 3: sleep running in tab 1 (bash); …): confirm …").
+ */
+export function busyPanes(err: unknown): BusyPane[] | undefined {
+  if (err instanceof BackendError && err.busy?.length) return err.busy;
+  const msg = errorMessage(err);
+  const i = msg.indexOf(BUSY_MARK);
+  const j = msg.lastIndexOf('): confirm');
+  if (i < 0 || j < i) return undefined;
+  return msg
+    .slice(i + BUSY_MARK.length, j)
+    .split('; ')
+    .map((part) => {
+      const k = part.indexOf(': ');
+      return { paneId: '', label: k < 0 ? part : part.slice(0, k), busy: k < 0 ? [] : [part.slice(k + 2)] };
+    });
 }
 
 /** Turns anything thrown (Error, Wails' plain string rejection, …) into a readable message. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BackendError } from './errors';
+import { BackendError, busyPanes } from './errors';
 import {
   fallbackExportName,
   filenameFromDisposition,
@@ -210,8 +210,23 @@ describe('HttpBackend requests', () => {
       method: 'PUT',
       url: '/api/workspaces/w1/grid',
       contentType: 'application/json',
-      body: '{"rows":9,"cols":2}',
+      body: '{"rows":9,"cols":2,"force":false}',
     });
+  });
+
+  it('carries the busy panes of a refused removal, and forces it when asked', async () => {
+    const busy = [{ paneId: 'p3', label: 'Terminal 2.1', busy: ['sleep running in tab 1 (bash)'] }];
+    const f = fakeFetch((call) =>
+      call.method === 'DELETE' && !call.url.includes('force=true')
+        ? json(409, { error: 'deleting workspace "W" would end work in progress (…): confirm to end it', busy })
+        : new Response(null, { status: 204 }),
+    );
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.deleteWorkspace('w1').catch((e) => e);
+    expect(err.status).toBe(409);
+    expect(busyPanes(err)).toEqual(busy);
+    await api.deleteWorkspace('w1', true);
+    expect(f.calls[1].url).toBe('/api/workspaces/w1?force=true');
   });
 
   it('explains a failure that carries no JSON error', async () => {

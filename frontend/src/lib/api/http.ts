@@ -43,7 +43,7 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
 import { HttpGoals } from './goals';
-import { BackendError, errorMessage } from './errors';
+import { BackendError, errorMessage, type BusyPane } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
 export const WS_RETRY_MIN_MS = 500;
@@ -189,14 +189,14 @@ export class HttpBackend implements Backend {
   renameWorkspace(id: string, name: string): Promise<Workspace> {
     return this.json('PATCH', `/api/workspaces/${enc(id)}`, { name });
   }
-  async deleteWorkspace(id: string): Promise<void> {
-    await this.json('DELETE', `/api/workspaces/${enc(id)}`);
+  async deleteWorkspace(id: string, force = false): Promise<void> {
+    await this.json('DELETE', `/api/workspaces/${enc(id)}${force ? '?force=true' : ''}`);
   }
   async activateWorkspace(id: string): Promise<void> {
     await this.json('POST', `/api/workspaces/${enc(id)}/activate`);
   }
-  setGrid(id: string, rows: number, cols: number): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/grid`, { rows, cols });
+  setGrid(id: string, rows: number, cols: number, force = false): Promise<Workspace> {
+    return this.json('PUT', `/api/workspaces/${enc(id)}/grid`, { rows, cols, force });
   }
   setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace> {
     return this.json('PUT', `/api/workspaces/${enc(id)}/weights`, { rowWeights, colWeights });
@@ -258,6 +258,9 @@ export class HttpBackend implements Backend {
   }
   testProvider(id: string): Promise<TestResult> {
     return this.json('POST', `/api/providers/${enc(id)}/test`);
+  }
+  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult> {
+    return this.json('POST', `/api/providers/test${id ? `?id=${enc(id)}` : ''}`, wireProviderInput(input));
   }
   async discoverProviders(host: string): Promise<Discovered[]> {
     const body = await this.json<{ servers: Discovered[] | null }>('POST', '/api/providers/discover', { host });
@@ -859,7 +862,7 @@ export async function errorFromResponse(res: Response, authRequired = false): Pr
     status: res.status,
     field: typeof body.field === 'string' ? body.field : undefined,
     retryAfter: typeof body.retryAfter === 'number' ? body.retryAfter : undefined,
-    busy: Array.isArray(body.busy) ? body.busy.map(String) : undefined,
+    busy: Array.isArray(body.busy) ? (body.busy as BusyPane[]) : undefined,
     authRequired,
   });
 }

@@ -31,7 +31,8 @@ import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
 export * from './types';
-export { BackendError, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
+export { BackendError, busyPanes, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
+export type { BusyPane } from './errors';
 export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type TerminalEvent } from './terminal';
 export { parseBrowserEvent, type BrowserEvent } from './browser';
 export * from './goals';
@@ -64,9 +65,11 @@ export interface Backend {
   createWorkspace(name: string): Promise<Workspace>;
   renameWorkspace(id: string, name: string): Promise<Workspace>;
   /** The backend refuses deleting the last workspace. */
-  deleteWorkspace(id: string): Promise<void>;
+  /** Ends what the workspace's panes hold; busy ones reject (BackendError.busy) unless force. */
+  deleteWorkspace(id: string, force?: boolean): Promise<void>;
   activateWorkspace(id: string): Promise<void>;
-  setGrid(id: string, rows: number, cols: number): Promise<Workspace>;
+  /** Ends what removed panes hold; busy ones reject (BackendError.busy) unless force. */
+  setGrid(id: string, rows: number, cols: number, force?: boolean): Promise<Workspace>;
   setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace>;
   swapPanes(id: string, paneA: string, paneB: string): Promise<Workspace>;
   updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace>;
@@ -107,6 +110,11 @@ export interface Backend {
   setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList>;
   /** May take several seconds: it calls the model server. */
   testProvider(id: string): Promise<TestResult>;
+  /**
+   * Tests the add or edit form's values before they are saved (id: the provider being edited,
+   * '' when adding; its stored key is used when the input leaves the key unchanged).
+   */
+  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult>;
   /** host '' = this machine. */
   discoverProviders(host: string): Promise<Discovered[]>;
   prices(): Promise<PriceTable>;

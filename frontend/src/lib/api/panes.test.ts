@@ -91,13 +91,13 @@ describe('HttpBackend pane routes', () => {
 
   it('hands a 409 "force" refusal over with what runs, so the UI can ask', async () => {
     const { api } = http(() =>
-      json(409, { error: 'vim is running in pane pane-a; convert with force to end it', field: 'force', busy: ['vim', 'npm test'] }),
+      json(409, { error: 'vim is running in pane pane-a; convert with force to end it', field: 'force', busy: [{ paneId: 'pane-a', busy: ['vim', 'npm test'] }] }),
     );
     const err = await api.convertPane('ws 1', 'pane-a', { kind: 'browser' }).catch((e) => e);
     expect(err).toBeInstanceOf(BackendError);
     expect(err.status).toBe(409);
     expect(err.field).toBe('force');
-    expect(err.busy).toEqual(['vim', 'npm test']);
+    expect(err.busy).toEqual([{ paneId: 'pane-a', busy: ['vim', 'npm test'] }]);
     expect(err.message).toBe('vim is running in pane pane-a; convert with force to end it');
   });
 
@@ -181,7 +181,7 @@ describe('WailsBackend pane methods', () => {
     })
       .convertPane('w1', 'pane-a', { kind: 'browser' })
       .catch((e) => e);
-    expect([busy.field, busy.busy]).toEqual(['force', ['vim', 'npm']]);
+    expect([busy.field, busy.busy]).toEqual(['force', [{ paneId: '', label: '', busy: ['vim', 'npm'] }]]);
     const goal = await wails({
       ConvertPane: () =>
         Promise.reject('goal g-1 works in pane pane-a: it cannot be converted or relaunched until the goal ends (abort or pause it first)'),
@@ -197,7 +197,7 @@ describe('WailsBackend pane methods', () => {
       const err = await wails({ ConvertPane: () => Promise.reject(rejection) })
         .convertPane('w1', 'pane-a', { kind: 'browser' })
         .catch((e) => e);
-      expect([err.message, err.field, err.busy]).toEqual(['vim is running', 'force', ['vim']]);
+      expect([err.message, err.field, err.busy]).toEqual(['vim is running', 'force', [{ paneId: '', label: '', busy: ['vim'] }]]);
     }
   });
 

@@ -23,6 +23,7 @@ function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
     DeleteProvider: unused,
     SetDefaultProviders: unused,
     TestProvider: unused,
+    TestUnsavedProvider: unused,
     DiscoverProviders: unused,
     Prices: unused,
     SetPrices: unused,

@@ -45,7 +45,7 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
 import { WailsGoals, type WailsGoalMethods } from './goals';
-import { BackendError, callWails as call, errorMessage, fieldFromMessage } from './errors';
+import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
@@ -53,9 +53,9 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
   RenameWorkspace(id: string, name: string): Promise<Workspace>;
-  DeleteWorkspace(id: string): Promise<void>;
+  DeleteWorkspace(id: string, force: boolean): Promise<void>;
   ActivateWorkspace(id: string): Promise<void>;
-  SetGrid(id: string, rows: number, cols: number): Promise<Workspace>;
+  SetGrid(id: string, rows: number, cols: number, force: boolean): Promise<Workspace>;
   SetWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace>;
   SwapPanes(id: string, paneA: string, paneB: string): Promise<Workspace>;
   /** Empty kind or label means "unchanged". */
@@ -77,6 +77,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
   DeleteProvider(id: string): Promise<void>;
   SetDefaultProviders(defaultId: string, criticId: string): Promise<ProviderList>;
   TestProvider(id: string): Promise<TestResult>;
+  TestUnsavedProvider(id: string, input: ReturnType<typeof wireProviderInput>): Promise<TestResult>;
   /** Go's nil slice arrives as null. */
   DiscoverProviders(host: string): Promise<Discovered[] | null>;
   Prices(): Promise<PriceTable | null>;
@@ -188,14 +189,14 @@ export class WailsBackend implements Backend {
   renameWorkspace(id: string, name: string) {
     return call(() => this.app.RenameWorkspace(id, name));
   }
-  deleteWorkspace(id: string) {
-    return call(() => this.app.DeleteWorkspace(id));
+  deleteWorkspace(id: string, force = false) {
+    return call(() => this.app.DeleteWorkspace(id, force));
   }
   activateWorkspace(id: string) {
     return call(() => this.app.ActivateWorkspace(id));
   }
-  setGrid(id: string, rows: number, cols: number) {
-    return call(() => this.app.SetGrid(id, rows, cols));
+  setGrid(id: string, rows: number, cols: number, force = false) {
+    return call(() => this.app.SetGrid(id, rows, cols, force));
   }
   setWeights(id: string, rowWeights: number[], colWeights: number[]) {
     return call(() => this.app.SetWeights(id, rowWeights, colWeights));
@@ -246,6 +247,9 @@ export class WailsBackend implements Backend {
   }
   testProvider(id: string) {
     return call(() => this.app.TestProvider(id));
+  }
+  testUnsavedProvider(id: string, input: ProviderInput) {
+    return call(() => this.app.TestUnsavedProvider(id, wireProviderInput(input)), PROVIDER_ERROR_FIELDS);
   }
   async discoverProviders(host: string) {
     return (await call(() => this.app.DiscoverProviders(host), PROVIDER_ERROR_FIELDS)) ?? [];
@@ -499,14 +503,14 @@ export function paneError(err: unknown): BackendError {
     if (text) {
       return new BackendError(text, {
         field: typeof b.field === 'string' ? b.field : fieldFromMessage(text, PANE_ERROR_FIELDS),
-        busy: Array.isArray(b.busy) ? b.busy.map(String) : undefined,
+        busy: Array.isArray(b.busy) ? busyList(b.busy) : undefined,
       });
     }
   }
   const message = errorMessage(err);
   // The engine's BusyError and GoalInPaneError (backend/panes), as their text reads.
   const busy = BUSY_TEXT.exec(message);
-  if (busy) return new BackendError(message, { field: 'force', busy: busy[1].split(', ').filter(Boolean) });
+  if (busy) return new BackendError(message, { field: 'force', busy: [{ paneId: '', label: '', busy: busy[1].split(', ').filter(Boolean) }] });
   if (GOAL_IN_PANE_TEXT.test(message)) return new BackendError(message, { field: 'paneId' });
   return new BackendError(message, { field: fieldFromMessage(message, PANE_ERROR_FIELDS) });
 }
@@ -515,3 +519,9 @@ export function paneError(err: unknown): BackendError {
 const BUSY_TEXT = /^pane \S+ is running (.+); converting it ends that/;
 /** "goal G works in pane P: it cannot be converted or relaunched until the goal ends (…)" */
 const GOAL_IN_PANE_TEXT = /^goal \S+ works in pane \S+: it cannot be converted/;
+
+/** The busy list of an error body: panes with what is busy in each (older bodies: just the words). */
+function busyList(list: unknown[]): BusyPane[] {
+  if (list.every((x) => typeof x === 'string')) return [{ paneId: '', label: '', busy: list as string[] }];
+  return list as BusyPane[];
+}

@@ -37,8 +37,15 @@ const KEY = Symbol('clusterspace.app');
 
 export function createAppContext(backend: Backend): AppContext {
   const notices = new Notices();
-  const workspaces = new WorkspaceStore(backend, notices.report);
   const dialogs = new Dialogs();
+  const workspaces = new WorkspaceStore(backend, notices.report, (title, busy) =>
+    dialogs.confirm({
+      title,
+      message: 'Still at work in the panes this removes (their shells and pages end with them):',
+      items: busy.map((p) => `${p.label}: ${p.busy.join(', ')}`),
+      confirmLabel: 'End it and remove',
+    }),
+  );
   return {
     session: new Session(backend),
     workspaces,

@@ -1,6 +1,8 @@
 export interface ConfirmOptions {
   title: string;
   message: string;
+  /** Shown as a list under the message (what is busy, say). */
+  items?: string[];
   confirmLabel?: string;
   cancelLabel?: string;
 }
@@ -20,6 +22,7 @@ export class Dialogs {
       const request: ConfirmRequest = {
         confirmLabel: 'OK',
         cancelLabel: 'Cancel',
+        items: [],
         ...opts,
         answer: (ok) => {
           if (this.current === request) this.current = null;

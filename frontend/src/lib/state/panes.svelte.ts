@@ -166,7 +166,7 @@ export class PaneStore {
       }
       const ok = await this.dialogs.confirm({
         title: req.kind === 'browser' ? 'Convert to a browser pane' : 'Convert to a terminal pane',
-        message: convertQuestion(req.kind, err.busy, err.message),
+        message: convertQuestion(req.kind, err.busy?.flatMap((p) => p.busy), err.message),
         confirmLabel: 'Convert anyway',
       });
       return ok ? this.convert(wsId, paneId, { ...req, force: true }) : undefined;
@@ -189,7 +189,7 @@ export class PaneStore {
       }
       const ok = await this.dialogs.confirm({
         title: 'Restart the pane',
-        message: convertQuestion('terminal', err.busy, err.message),
+        message: convertQuestion('terminal', err.busy?.flatMap((p) => p.busy), err.message),
         confirmLabel: 'Restart anyway',
       });
       return ok ? this.setLaunch(wsId, paneId, launch, true) : undefined;

@@ -149,7 +149,7 @@ describe('PaneStore focus', () => {
 
 describe('PaneStore convert', () => {
   const busy = () =>
-    new BackendError('vim is running in pane a', { status: 409, field: 'force', busy: ['vim', 'make test'] });
+    new BackendError('vim is running in pane a', { status: 409, field: 'force', busy: [{ paneId: 'a', label: 'a', busy: ['vim', 'make test'] }] });
 
   it('asks first when something runs in the pane, and converts only after a yes, with force', async () => {
     const convertPane = vi.fn(async (_w: string, _p: string, req: { force?: boolean }) => {
@@ -215,7 +215,7 @@ describe('PaneStore start as', () => {
 
   it('asks before restarting a pane whose terminal runs a command, then restarts with force', async () => {
     const setPaneLaunch = vi.fn(async (_w: string, _p: string, _l: unknown, force?: boolean) => {
-      if (!force) throw new BackendError('pane a is running vim', { status: 409, field: 'force', busy: ['vim'] });
+      if (!force) throw new BackendError('pane a is running vim', { status: 409, field: 'force', busy: [{ paneId: 'a', label: 'a', busy: ['vim'] }] });
       return ws({ updatedAt: at(30) });
     });
     const { ctx } = setup({ setPaneLaunch });

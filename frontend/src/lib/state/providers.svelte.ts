@@ -155,6 +155,11 @@ export class ProviderStore {
     else this.forgetTest(id);
   }
 
+  /** Tests the form's values before saving; rejects with a BackendError naming a bad field. */
+  testUnsaved(id: string, input: ProviderInput): Promise<TestResult> {
+    return this.backend.testUnsavedProvider(id, input);
+  }
+
   discover(host: string): Promise<Discovered[]> {
     return this.backend.discoverProviders(host);
   }

@@ -1,10 +1,12 @@
 import type {
   Backend,
   BackendEvent,
+  BusyPane,
   PanePatch,
   Workspace,
   WorkspaceList,
 } from '../api';
+import { busyPanes } from '../api';
 import { followBackend } from './follow';
 
 /** The event topic whose data is a full WorkspaceList snapshot. */
@@ -32,6 +34,11 @@ export class WorkspaceStore {
   constructor(
     private readonly backend: Backend,
     private readonly report: (err: unknown) => void,
+    /**
+     * Asks the person whether to end the work in progress a removal would interrupt; without
+     * it such removals are refused (the backend's message is reported).
+     */
+    private readonly confirmBusy: (title: string, busy: BusyPane[]) => Promise<boolean> = async () => false,
   ) {}
 
   /**
@@ -113,8 +120,9 @@ export class WorkspaceStore {
   }
 
   async remove(id: string): Promise<boolean> {
-    const ok = await this.attempt(async () => {
-      await this.backend.deleteWorkspace(id);
+    const name = this.byId(id)?.name ?? 'workspace';
+    const ok = await this.confirmingBusy(`Close "${name}" and end its work?`, async (force) => {
+      await this.backend.deleteWorkspace(id, force);
       return true;
     });
     if (!ok) return false;
@@ -146,8 +154,13 @@ export class WorkspaceStore {
     if (ws) await this.activate(ws.id);
   }
 
-  setGrid(id: string, rows: number, cols: number): Promise<Workspace | undefined> {
-    return this.applied(() => this.backend.setGrid(id, rows, cols));
+  /** Removed panes end what they hold; when something in them is busy the person is asked first. */
+  async setGrid(id: string, rows: number, cols: number): Promise<Workspace | undefined> {
+    const ws = await this.confirmingBusy(`Shrink the grid to ${rows} × ${cols} and end this work?`, (force) =>
+      this.backend.setGrid(id, rows, cols, force),
+    );
+    if (ws) this.applyWorkspace(ws);
+    return ws;
   }
 
   setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace | undefined> {
@@ -181,6 +194,21 @@ export class WorkspaceStore {
     const ws = await this.attempt(call);
     if (ws) this.applyWorkspace(ws);
     return ws;
+  }
+
+  /** Runs a removal; if the backend refuses it over busy panes, asks, then forces it. */
+  private async confirmingBusy<T>(title: string, call: (force: boolean) => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call(false);
+    } catch (err) {
+      const busy = busyPanes(err);
+      if (!busy) {
+        this.report(err);
+        return undefined;
+      }
+      if (!(await this.confirmBusy(title, busy))) return undefined;
+      return this.attempt(() => call(true));
+    }
   }
 
   private async attempt<T>(call: () => Promise<T>): Promise<T | undefined> {

@@ -51,6 +51,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     deleteProvider: vi.fn(),
     setDefaultProviders: vi.fn(),
     testProvider: vi.fn(),
+    testUnsavedProvider: vi.fn(),
     discoverProviders: vi.fn(),
     prices: vi.fn(),
     setPrices: vi.fn(),
@@ -217,9 +218,34 @@ describe('WorkspaceStore actions', () => {
     });
     s.applySnapshot({ workspaces: [ws('w1'), ws('w2')], activeId: 'w2' });
     expect(await s.remove('w2')).toBe(true);
-    expect(backend.deleteWorkspace).toHaveBeenCalledWith('w2');
+    expect(backend.deleteWorkspace).toHaveBeenCalledWith('w2', false);
     expect(s.workspaces.map((w) => w.id)).toEqual(['w1']);
     expect(s.active?.id).toBe('w1');
+  });
+
+  it('asks before a shrink that would end busy work, and forces it only when confirmed', async () => {
+    const refusal = new BackendError(
+      'shrinking the grid to 1 × 1 would end work in progress (Terminal 2.1: sleep running in tab 1 (bash)): confirm to end it, or let it finish first',
+    );
+    const setGrid = vi.fn(async (_id: string, _r: number, _c: number, force?: boolean) => {
+      if (!force) throw refusal;
+      return ws('w1', { rows: 1, updatedAt: at(5) });
+    });
+    const asked: string[][] = [];
+    let answer = false;
+    const fake = fakeBackend({ setGrid });
+    const s = new WorkspaceStore(fake.backend, () => {}, async (_title, busy) => {
+      asked.push(busy.map((p) => `${p.label}: ${p.busy.join(', ')}`));
+      return answer;
+    });
+    s.applySnapshot({ workspaces: [ws('w1', { rows: 2 })], activeId: 'w1' });
+    expect(await s.setGrid('w1', 1, 1)).toBeUndefined();
+    expect(asked).toEqual([['Terminal 2.1: sleep running in tab 1 (bash)']]);
+    expect(setGrid).toHaveBeenCalledTimes(1);
+    expect(s.workspaces[0].rows).toBe(2);
+    answer = true;
+    expect((await s.setGrid('w1', 1, 1))?.rows).toBe(1);
+    expect(setGrid).toHaveBeenLastCalledWith('w1', 1, 1, true);
   });
 
   it('cycles through workspaces in order, wrapping at both ends', async () => {

@@ -1,0 +1,60 @@
+package browser_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
+)
+
+// Four browser panes of one workspace cast an animated page at once, as a 2×2 grid of
+// browsers does: every one of them must get frames, not only the last opened (a background
+// page of a headless Chromium is not painted unless it is made to behave as focused).
+func TestEveryBrowserPaneOfAWorkspaceStaysLive(t *testing.T) {
+	m, _ := browsertest.NewManager(t)
+	site := browsertest.NewSite(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	panes := []string{"p1", "p2", "p3", "p4"}
+	for _, p := range panes {
+		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := make([]atomic.Int64, len(panes))
+	for i, p := range panes {
+		frames, err := m.StartScreencast(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range frames {
+				counts[i].Add(1)
+			}
+		}()
+	}
+	time.Sleep(time.Second) // the first pictures and the casts' warm-up
+	before := make([]int64, len(panes))
+	for i := range counts {
+		before[i] = counts[i].Load()
+	}
+	const window = 3 * time.Second
+	time.Sleep(window)
+	rates := make([]float64, len(panes))
+	hi := 0.0
+	for i, p := range panes {
+		rates[i] = float64(counts[i].Load()-before[i]) / window.Seconds()
+		hi = max(hi, rates[i])
+		t.Logf("pane %s: %.1f fps", p, rates[i])
+	}
+	// A frozen page sends no frames at all; a painted one as many as the machine allows (25+
+	// fps on an idle 2-core machine, see BenchmarkScreencast). On a loaded machine the rates
+	// drop together, so the test asks for frames in every pane and no pane far behind.
+	for i, p := range panes {
+		if rates[i]*window.Seconds() < 2 || rates[i] < hi/4 {
+			t.Errorf("pane %s got %.1f frames per second (the best pane %.1f): its page is not painted", p, rates[i], hi)
+		}
+	}
+}
