@@ -362,3 +362,42 @@ func TestPaneLaunchSettingsSurviveARestart(t *testing.T) {
 		t.Errorf("list_panes launch: %q", it.Launch)
 	}
 }
+
+// A pane a goal works in cannot be converted or relaunched under it, by the agent of another
+// caller or by the person; once the goal ends, it can.
+func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script{})
+	srv.Push(llmtest.Stalled("thinking", 1)) // the goal's model hangs mid-answer: the goal runs on
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)),
+		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	list, _ := eng.Workspaces.List(context.Background())
+	r := &toolRig{t: t, eng: eng, ws: list.Workspaces[0]}
+	pane := r.ws.Panes[1].ID
+	zero := 0
+	g, err := eng.Goals.Start(context.Background(), goal.Spec{PaneID: pane, Goal: "work", Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the goal to run", func() bool { _, ok := eng.Goals.WorkingIn(pane); return ok && len(srv.ChatRequests()) > 0 })
+	r.mustRefuse("", "convert_pane_to_browser", map[string]any{"pane_id": pane, "force": true}, "goal "+g.ID+" works in pane")
+	if _, err := eng.Panes.ConvertPane(context.Background(), r.ws.ID, pane, panes.ConvertRequest{Kind: workspace.KindBrowser, Force: true}); err == nil {
+		t.Fatal("the person's conversion of a goal's pane went through")
+	}
+	if _, err := eng.Panes.SetLaunch(context.Background(), r.ws.ID, pane, &workspace.Launch{Template: "python"}, false); err == nil {
+		t.Fatal("relaunching a goal's pane went through")
+	}
+	if ws := r.current(); ws.Panes[1].Kind != workspace.KindTerminal || ws.Panes[1].Launch != nil {
+		t.Fatalf("a refused call changed the goal's pane: %+v", ws.Panes[1])
+	}
+	if err := eng.Goals.Abort(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the goal to end", func() bool { _, ok := eng.Goals.WorkingIn(pane); return !ok })
+	r.mustOK("", "convert_pane_to_browser", map[string]any{"pane_id": pane, "force": true})
+}
