@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -286,5 +287,59 @@ func TestAssignTaskCannotRaiseTheCeiling(t *testing.T) {
 	wsteps, _ := r.eng.Goals.Steps(context.Background(), worker.ID, 0, 10)
 	if len(wsteps) == 0 || wsteps[0].Tool != "browser_navigate" || !wsteps[0].IsError || !strings.Contains(wsteps[0].Result, "denied") {
 		t.Fatalf("the worker's network call above write_local was not refused: %+v", wsteps)
+	}
+}
+
+// With a cap of one, tasks run one at a time, the highest priority first, then the oldest;
+// get_fleet_status shows the cap and the queue while they wait.
+func TestConcurrencyCapAndPriorityQueue(t *testing.T) {
+	var mu sync.Mutex
+	running, maxRunning := 0, 0
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		if turn == 0 {
+			mu.Lock()
+			running++
+			maxRunning = max(maxRunning, running)
+			mu.Unlock()
+			return call("wait", map[string]int{"ms": 200})
+		}
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return claim(pane + " done")
+	})
+	file, err := fleet.Parse([]byte(`
+name: queue
+concurrency: 1
+tasks:
+  - {id: x, goal: X, pane: x-term, check_shell: "true"}
+  - {id: y, goal: Y, pane: y-term, priority: 5, check_shell: "true"}
+  - {id: z, goal: Z, pane: z-term, check_shell: "true"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := r.call(context.Background(), tools.Call{WorkspaceID: "ws-x"}, "get_fleet_status", map[string]any{"fleet_id": f.ID}).Text
+	f = r.wait(f.ID)
+	if f.Status != fleet.StatusCompleted {
+		t.Fatalf("fleet %s", f.Status)
+	}
+	var firsts []string
+	for _, o := range r.order() {
+		if strings.HasSuffix(o, ":0") {
+			firsts = append(firsts, strings.TrimSuffix(o, "-term:0"))
+		}
+	}
+	if strings.Join(firsts, ",") != "y,x,z" || maxRunning != 1 {
+		t.Fatalf("start order %v (want y,x,z), at most %d at once (want 1)", firsts, maxRunning)
+	}
+	for _, want := range []string{`"concurrency": 1`, `"running": 1`, `"queue": [` + "\n" + `      "x",` + "\n" + `      "z"`} {
+		if !strings.Contains(status, want) {
+			t.Errorf("get_fleet_status lacks %q:\n%s", want, status)
+		}
 	}
 }
