@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -341,5 +342,32 @@ tasks:
 		if !strings.Contains(status, want) {
 			t.Errorf("get_fleet_status lacks %q:\n%s", want, status)
 		}
+	}
+}
+
+// Retry runs a failed task again and unblocks what waited behind it: the fleet completes.
+func TestRetryUnblocksDependants(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		if pane == "a-term" && fail.Load() {
+			return call("abort_with_report", map[string]string{"reason": "flaky network", "what_was_learned": "-"})
+		}
+		return claim(pane + " done")
+	})
+	f := r.run("name: retry\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n")
+	if f.Status != fleet.StatusFailed || taskOf(t, f, "b").Status != fleet.TaskBlocked {
+		t.Fatalf("before retry: %s %+v", f.Status, f.Tasks)
+	}
+	fail.Store(false)
+	if _, err := r.eng.Fleets.Retry(context.Background(), f.ID, "b"); err == nil {
+		t.Fatal("retrying b alone should say a must be retried (b is blocked by it)")
+	}
+	if _, err := r.eng.Fleets.Retry(context.Background(), f.ID, "a"); err != nil {
+		t.Fatal(err)
+	}
+	f = r.wait(f.ID)
+	if f.Status != fleet.StatusCompleted || taskOf(t, f, "b").Status != fleet.TaskCompleted {
+		t.Fatalf("after retry: %s %+v", f.Status, f.Tasks)
 	}
 }

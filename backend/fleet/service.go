@@ -616,3 +616,59 @@ func (s *Service) Shutdown() {
 		close(l.done)
 	}
 }
+
+// Retry runs a failed, aborted or blocked task again: it and the tasks blocked behind it
+// wait again (their reasons cleared), and a fleet that had ended runs again.
+func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.active[fleetID]
+	if !ok {
+		f, err := s.repo.Fleet(ctx, fleetID)
+		if err != nil {
+			return Fleet{}, err
+		}
+		if f.Status == StatusInterrupted {
+			return Fleet{}, fmt.Errorf("fleet %s is interrupted: resume it first", fleetID)
+		}
+		l = &live{f: f, done: make(chan struct{})}
+	}
+	t, ok := l.f.Task(taskID)
+	if !ok {
+		return Fleet{}, fmt.Errorf("fleet %s has no task %q", fleetID, taskID)
+	}
+	if t.Status != TaskFailed && t.Status != TaskAborted && t.Status != TaskBlocked {
+		return Fleet{}, fmt.Errorf("task %s is %s; only a failed, aborted or blocked task is retried", taskID, t.Status)
+	}
+	reset := map[string]bool{taskID: true}
+	for changed := true; changed; { // and what is blocked behind it
+		changed = false
+		for _, d := range l.f.Tasks {
+			if d.Status == TaskBlocked && !reset[d.ID] && slices.ContainsFunc(d.DependsOn, func(id string) bool { return reset[id] }) {
+				reset[d.ID], changed = true, true
+			}
+		}
+	}
+	for _, rt := range l.f.Tasks {
+		for _, d := range rt.DependsOn {
+			if dt, _ := l.f.Task(d); reset[rt.ID] && !reset[d] && dt.Status != TaskCompleted && dt.Status.Ended() {
+				return Fleet{}, fmt.Errorf("task %s depends on task %s, which %s: retry %s", rt.ID, d, dt.Status, d)
+			}
+		}
+	}
+	for i := range l.f.Tasks {
+		t := &l.f.Tasks[i]
+		if reset[t.ID] {
+			t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
+			s.publishTask(&l.f, t)
+		}
+	}
+	l.aborting = false
+	l.f.Status = StatusRunning
+	if _, ok := s.active[fleetID]; !ok {
+		s.active[fleetID] = l
+	}
+	s.publishFleet(&l.f)
+	s.schedule(l)
+	return l.f, nil
+}
