@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -369,5 +370,30 @@ func TestRetryUnblocksDependants(t *testing.T) {
 	f = r.wait(f.ID)
 	if f.Status != fleet.StatusCompleted || taskOf(t, f, "b").Status != fleet.TaskCompleted {
 		t.Fatalf("after retry: %s %+v", f.Status, f.Tasks)
+	}
+}
+
+// create_goal from the chat starts one goal per pane in one fleet the chat owns; a chat has
+// no ceiling to inherit, so they run read_only.
+func TestCreateGoalStartsOneGoalPerPaneInOneFleet(t *testing.T) {
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply { return claim(pane + " checked") })
+	res := r.call(context.Background(), tools.Call{WorkspaceID: "ws-x"}, "create_goal",
+		map[string]any{"description": "Check the disk", "pane_ids": []string{"p1", "p2"}, "criterion": map[string]any{"check_shell": "true"}})
+	if res.IsError {
+		t.Fatal(res.Text)
+	}
+	var started []struct{ TaskID, FleetID string }
+	if err := json.Unmarshal([]byte(strings.NewReplacer("task_id", "TaskID", "fleet_id", "FleetID").Replace(res.Text)), &started); err != nil || len(started) != 2 || started[0].FleetID != started[1].FleetID {
+		t.Fatalf("create_goal: %s", res.Text)
+	}
+	f := r.wait(started[0].FleetID)
+	if f.Status != fleet.StatusCompleted || len(f.Tasks) != 2 || f.Spec.Owner != "chat:ws-x" {
+		t.Fatalf("fleet %s %+v", f.Status, f)
+	}
+	for _, task := range f.Tasks {
+		g, _ := r.eng.Goals.Get(context.Background(), task.GoalID)
+		if g.Spec.Policy.Ceiling != tools.ReadOnly || g.Status != goal.StatusCompleted {
+			t.Errorf("task %s: goal %s under %s", task.ID, g.Status, g.Spec.Policy.Ceiling)
+		}
 	}
 }

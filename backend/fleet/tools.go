@@ -66,6 +66,12 @@ func (c *criterionParams) keys() map[string]any {
 	return m
 }
 
+type createGoalParams struct {
+	Description string           `json:"description" desc:"What each pane's agent must achieve."`
+	PaneIDs     []string         `json:"pane_ids" desc:"The panes to run it in, one goal each (from list_panes; missing ones are made)."`
+	Criterion   *criterionParams `json:"criterion,omitempty" desc:"How each goal is verified (as assign_task's); default a strict judge question on the evidence."`
+}
+
 type waitForAgentParams struct {
 	PaneID   string `json:"pane_id" desc:"The pane whose agent you wait for."`
 	TimeoutS int    `json:"timeout_s,omitempty" desc:"Give up after this many seconds (at most 1800)." default:"600"`
@@ -101,6 +107,23 @@ func Tools(s *Service) []tools.Tool {
 				}
 				return jsonResult(map[string]any{"task_id": t.ID, "fleet_id": f.ID, "pane_id": t.Pane, "status": t.Status,
 					"goal_id": t.GoalID, "risk_ceiling": t.Policy.Ceiling.String(), "sandbox": t.Policy.SandboxDir})
+			}),
+		// write_local: like assign_task, once per pane.
+		tools.New("create_goal", "Start one goal per pane, all in your fleet, under your risk ceiling and sandbox: the same description and criterion in each. "+
+			"Returns their task ids.",
+			tools.WriteLocal, func(ctx context.Context, call tools.Call, p createGoalParams) (tools.Result, error) {
+				if len(p.PaneIDs) == 0 {
+					return tools.Errorf("create_goal: pane_ids: name at least one pane"), nil
+				}
+				var started []map[string]any
+				for _, pane := range p.PaneIDs {
+					t, f, err := s.Assign(ctx, callerOf(call), Assignment{PaneID: pane, Description: p.Description, Criterion: p.Criterion.keys()})
+					if err != nil {
+						return tools.Errorf("create_goal: pane %s: %v (started before it: %v)", pane, err, started), nil
+					}
+					started = append(started, map[string]any{"task_id": t.ID, "fleet_id": f.ID, "pane_id": pane, "status": t.Status, "goal_id": t.GoalID})
+				}
+				return jsonResult(started)
 			}),
 		// Read-only: it only waits.
 		tools.New("wait_for_agent", "Wait until the goal of the agent in a pane ends (at most 30 minutes), then get its status and report.",
