@@ -65,6 +65,9 @@ tasks:
 	if test.StartedAt.Before(*build.EndedAt) {
 		t.Fatalf("test started %v, before build ended %v", test.StartedAt, build.EndedAt)
 	}
+	bg, _ := r.eng.Goals.Get(context.Background(), build.GoalID)
+	tg, _ := r.eng.Goals.Get(context.Background(), test.GoalID)
+	t.Logf("handoff: the dependant's goal was created %s after its dependency's goal ended", tg.CreatedAt.Sub(*bg.EndedAt))
 	if !strings.Contains(build.Report, "BUILD-RATIONALE") || !strings.Contains(build.Report, "Shell exited 0, as wanted") {
 		t.Fatalf("build's report: %q", build.Report)
 	}
