@@ -37,6 +37,8 @@ Usage:
   clusterspace serve [options]         serve the same UI over HTTP for any browser
   clusterspace goal run|list|show|resume|abort|reopen …
                                        run and manage goals from the terminal (goal help)
+  clusterspace fleet run FILE|list|show|abort|resume …
+                                       run many goals as one job, with dependencies (fleet help)
   clusterspace version | --version     print the version
   clusterspace help | --help           print this help
 
@@ -79,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serveCommand(args, stdout, stderr)
 	case "goal":
 		return cli.Goal(args, stdout, stderr)
+	case "fleet":
+		return cli.Fleet(args, stdout, stderr)
 	case "version":
 		printVersion(stdout)
 		return cli.ExitOK

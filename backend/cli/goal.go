@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
-
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/goal"
@@ -197,15 +195,9 @@ func (m cliModels) Model(ctx context.Context, ref string) (agent.Model, error) {
 }
 
 type goalRunFlags struct {
-	spec             goal.Spec
-	actor, critic    modelFlags
-	checks           int
-	approve, dataDir string
-	json             bool
-	criticEvery      int
-	allow, deny      string
-	risk             string
-	wallClock        time.Duration
+	runFlags
+	spec goal.Spec
+	crit criterion.Builder
 }
 
 func goalRun(args []string, stdout, stderr io.Writer) int {
@@ -213,44 +205,8 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("goal run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.spec.Goal, "goal", "", "")
-	c := &f.spec.Criterion
-	fs.Func("check-shell", "", func(v string) error { f.checks++; c.Kind, c.Command = criterion.KindShell, v; return nil })
-	fs.IntVar(&c.ExitCode, "exit-code", 0, "")
-	fs.Var(&c.Timeout, "check-timeout", "")
-	fs.Func("check-question", "", func(v string) error { f.checks++; c.Kind, c.Question = criterion.KindModelQuestion, v; return nil })
-	fs.StringVar(&c.Threshold, "threshold", "", "")
-	fs.Func("check-json", "", func(v string) error { f.checks++; c.Kind, c.Expr = criterion.KindJSONPredicate, v; return nil })
-	fs.StringVar(&c.Source, "json-source", "", "")
-	fs.BoolFunc("check-manual", "", func(string) error { f.checks++; c.Kind = criterion.KindManual; return nil })
-	fs.Func("check-visual", "", func(v string) error { f.checks++; c.Kind, c.Question = criterion.KindVisual, v; return nil })
-	fs.StringVar(&c.PaneID, "visual-pane", "", "")
-	fs.StringVar(&f.actor.provider, "provider", "", "")
-	fs.StringVar(&f.actor.baseURL, "base-url", "", "")
-	fs.StringVar(&f.actor.model, "model", "", "")
-	fs.StringVar(&f.actor.vision, "vision-model", "", "")
-	fs.StringVar(&f.actor.kind, "api-kind", "", "")
-	fs.StringVar(&f.actor.keyEnv, "api-key-env", "", "")
-	fs.StringVar(&f.critic.provider, "critic-provider", "", "")
-	fs.StringVar(&f.critic.baseURL, "critic-base-url", "", "")
-	fs.StringVar(&f.critic.model, "critic-model", "", "")
-	fs.StringVar(&f.critic.kind, "critic-api-kind", "", "")
-	fs.StringVar(&f.critic.keyEnv, "critic-api-key-env", "", "")
-	fs.IntVar(&f.criticEvery, "critic-every", goal.DefaultCriticInterval, "")
-	fs.BoolVar(&f.spec.Settings.FinalizeCritic, "finalize-critic", false, "")
-	fs.IntVar(&f.spec.Settings.BounceBudget, "bounce-budget", 0, "")
-	fs.StringVar(&f.risk, "risk", "write_local", "")
-	fs.StringVar(&f.spec.Policy.SandboxDir, "sandbox", "", "")
-	fs.StringVar(&f.allow, "allow-tools", "", "")
-	fs.StringVar(&f.deny, "deny-tools", "", "")
-	fs.BoolVar(&f.spec.Policy.RequireStepProtocol, "step-protocol", false, "")
-	fs.StringVar(&f.approve, "approve", "", "")
-	fs.DurationVar(&f.wallClock, "wall-clock", goal.DefaultWallClock, "")
-	fs.IntVar(&f.spec.Settings.MaxSteps, "max-steps", 0, "")
-	fs.Float64Var(&f.spec.Settings.BudgetUSD, "budget-usd", 0, "")
-	fs.IntVar(&f.spec.Settings.BudgetTokens, "budget-tokens", 0, "")
-	fs.IntVar(&f.spec.Settings.ContextWindow, "context-window", 0, "")
-	fs.StringVar(&f.dataDir, "data-dir", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
+	registerCriterion(fs, &f.crit)
+	f.register(fs)
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "clusterspace goal run: %v\n\n%s", err, goalUsage)
 		return ExitUsage
@@ -268,71 +224,24 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 	if fs.NArg() > 0 {
 		return nil, "", usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if f.checks != 1 {
-		return nil, "", usagef("give exactly one criterion (--check-shell, --check-question, --check-json, --check-visual or --check-manual); got %d", f.checks)
+	if f.crit.Kinds() != 1 {
+		return nil, "", usagef("give exactly one criterion (--check-shell, --check-question, --check-json, --check-visual or --check-manual); got %d", f.crit.Kinds())
 	}
+	c, err := f.crit.Spec()
+	if err != nil {
+		return nil, "", usagef("%v", err)
+	}
+	f.spec.Criterion = c
 	if c := &f.spec.Criterion; c.Kind == criterion.KindVisual && c.PaneID == "" {
 		c.PaneID = cliBrowserPane
 	} else if c.Kind != criterion.KindVisual && c.PaneID != "" {
 		return nil, "", usagef("--visual-pane goes with --check-visual")
 	}
-	if f.actor.vision != "" && !f.actor.given() {
-		return nil, "", usagef("--vision-model goes with --base-url and --model (a stored --provider has its own Vision model setting)")
+	if f.spec.Policy, f.spec.Settings, err = f.template(); err != nil {
+		return nil, "", err
 	}
-	if w := f.spec.Settings.ContextWindow; w != 0 && w < goal.MinContextWindow {
-		return nil, "", usagef("--context-window %d is too small to hold a goal: give the model's window in tokens, at least %d (or leave it out)", w, goal.MinContextWindow)
-	}
-	if f.wallClock <= 0 {
-		return nil, "", usagef("--wall-clock %v: give a time above 0, such as 30m or 2h", f.wallClock)
-	}
-	if f.spec.Settings.MaxSteps < 0 {
-		return nil, "", usagef("--max-steps %d: give a number of steps above 0, or leave it out for %d", f.spec.Settings.MaxSteps, goal.DefaultMaxSteps)
-	}
-	risk, err := tools.ParseRisk(f.risk)
-	if err != nil {
-		return nil, "", usagef("--risk: %v", err)
-	}
-	f.spec.Policy.Ceiling = risk
-	f.spec.Policy.Allowed, f.spec.Policy.Denied = splitList(f.allow), splitList(f.deny)
-	f.spec.Settings.CriticInterval = &f.criticEvery
-	f.spec.Settings.WallClock = goal.Duration(f.wallClock)
-	f.spec.Settings.Provider, f.spec.Settings.CriticProvider = f.actor.provider, f.critic.provider
 	f.spec.PaneID = cliPane
-	if f.spec.Settings.WorkDir, err = os.Getwd(); err != nil {
-		return nil, "", err
-	}
-	approve := f.approve
-	if approve == "" {
-		approve = "deny"
-		if isatty.IsTerminal(os.Stdin.Fd()) {
-			approve = "ask"
-		}
-	}
-	auto, err := approver(approve, stdout)
-	if err != nil {
-		return nil, "", err
-	}
-	models := cliModels{}
-	if f.actor.given() {
-		cfg, err := f.actor.config("")
-		if err != nil {
-			return nil, "", err
-		}
-		models.actor = &cfg
-	}
-	if f.critic.given() {
-		cfg, err := f.critic.config("critic-")
-		if err != nil {
-			return nil, "", err
-		}
-		models.critic = &cfg
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// The key variables stay with this process: no pane's shell inherits them.
-	eng, err := engine.Open(context.Background(), f.dataDir, engine.WithLogger(logger), engine.WithCommand("goal run"), engine.WithAutoApprove(auto),
-		engine.WithHiddenEnv(f.actor.keyEnv, f.critic.keyEnv), engine.WithPaneExists(cliPanes(f.spec)),
-		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
-		engine.WithVision(models.vision()))
+	eng, err := f.open("goal run", stdout, stderr, engine.WithPaneExists(cliPanes(f.spec)))
 	if err != nil {
 		return nil, "", err
 	}

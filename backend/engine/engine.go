@@ -15,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -41,13 +42,15 @@ type Engine struct {
 	Registry   *tools.Registry
 	Panes      *panes.Service
 	Goals      *goal.Service
+	Fleets     *fleet.Service
 	Chat       *chat.Service
 
-	wsEvents   *pubsub.Broker[workspace.List]
-	provEvents *pubsub.Broker[config.ProviderList]
-	goalEvents *pubsub.Broker[goal.Event]
-	sshEvents  *pubsub.Broker[[]config.SSHServer]
-	chatEvents *pubsub.Broker[chat.Event]
+	wsEvents    *pubsub.Broker[workspace.List]
+	provEvents  *pubsub.Broker[config.ProviderList]
+	goalEvents  *pubsub.Broker[goal.Event]
+	sshEvents   *pubsub.Broker[[]config.SSHServer]
+	chatEvents  *pubsub.Broker[chat.Event]
+	fleetEvents *pubsub.Broker[fleet.Event]
 
 	lock *config.DataDirLock
 }
@@ -132,7 +135,8 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 	}
 	e := &Engine{DataDir: dir, Store: st, lock: lock, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
-		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event]()}
+		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event](),
+		fleetEvents: pubsub.NewBroker[fleet.Event]()}
 	if err := e.start(ctx, o); err != nil {
 		e.Close()
 		return nil, err
@@ -194,6 +198,11 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
 	e.Panes.SetGoals(e.Goals.WorkingIn)
+	e.Fleets, err = fleet.NewService(ctx, e.Store, e.Goals, e.fleetEvents, fleet.Options{Logger: o.logger, EnsurePanes: e.ensureFleetPanes})
+	if err != nil {
+		return fmt.Errorf("start the fleets: %w", err)
+	}
+	e.Registry.Register(fleet.Tools(e.Fleets)...)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
@@ -303,6 +312,7 @@ func (e *Engine) Sources() []pubsub.Source {
 		pubsub.From(e.wsEvents, "workspaces"),
 		pubsub.From(e.provEvents, "providers"),
 		pubsub.From(e.goalEvents, "goals"),
+		pubsub.From(e.fleetEvents, "fleets"),
 		pubsub.From(e.sshEvents, "ssh"),
 		pubsub.From(e.Browsers.Events(), "browser"),
 		pubsub.From(e.chatEvents, "chat"),
@@ -329,6 +339,9 @@ func (e *Engine) SubscribeGoals(ctx context.Context) <-chan pubsub.Event[goal.Ev
 // Close stops the goals (they become resumable), the terminals and the brokers, and closes
 // the store.
 func (e *Engine) Close() error {
+	if e.Fleets != nil {
+		e.Fleets.Shutdown() // first: it stops following the goals, and stores its fleets as interrupted
+	}
 	if e.Goals != nil {
 		e.Goals.Shutdown()
 	}
@@ -346,6 +359,7 @@ func (e *Engine) Close() error {
 	e.goalEvents.Shutdown()
 	e.sshEvents.Shutdown()
 	e.chatEvents.Shutdown()
+	e.fleetEvents.Shutdown()
 	err := e.Store.Close()
 	// The lock goes last: the next owner must find the store closed.
 	e.lock.Release()

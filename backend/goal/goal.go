@@ -121,6 +121,9 @@ type Spec struct {
 	Policy    policy.Policy  `json:"policy"`
 	Settings  Settings       `json:"settings"`
 	DependsOn []string       `json:"dependsOn,omitempty"`
+	// Handoff is what the goal starts knowing besides its goal: the reports of the fleet tasks
+	// it depends on, context other agents shared. It goes into the first prompt only.
+	Handoff string `json:"handoff,omitempty"`
 }
 
 // Todo is one item of the model's checklist.

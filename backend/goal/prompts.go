@@ -44,6 +44,9 @@ func goalPrompt(spec Spec, criterionWords string, p policy.Policy) string {
 	fmt.Fprintf(&b, "You are working in pane %s.\n\n", spec.PaneID)
 	fmt.Fprintf(&b, "GOAL: %s\n\n", spec.Goal)
 	fmt.Fprintf(&b, "SUCCESS CRITERION: %s\n\n", criterionWords)
+	if h := strings.TrimSpace(spec.Handoff); h != "" {
+		fmt.Fprintf(&b, "HANDOFF (what the work before yours reported; build on it):\n%s\n\n", h)
+	}
 	b.WriteString("RULES:\n")
 	b.WriteString("- You cannot stop on your own. Keep working with the tools until the goal is achieved.\n")
 	b.WriteString("- When you believe the goal is achieved, call claim_complete with a rationale. The claim is verified against the success criterion; if verification fails you are told why and must continue.\n")

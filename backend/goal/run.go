@@ -304,7 +304,7 @@ func (r *run) deliverSteers() {
 	r.steers = nil
 	r.mu.Unlock()
 	for _, s := range steers {
-		r.append(r.userText(steerPrefix + s))
+		r.append(r.userText(s))
 	}
 	if len(steers) > 0 {
 		r.commit()

@@ -179,6 +179,13 @@ func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
 	return s.repo.Goal(ctx, g.ID)
 }
 
+// Check validates a spec as Start would, starting nothing: a fleet checks every task's goal
+// before it creates the fleet, so a mistake in task 5 is found before task 1 runs.
+func (s *Service) Check(ctx context.Context, spec Spec) error {
+	_, err := s.validate(ctx, spec)
+	return err
+}
+
 func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	spec.Goal = strings.TrimSpace(spec.Goal)
 	if spec.Goal == "" {
@@ -560,8 +567,28 @@ func (s *Service) Steer(ctx context.Context, id, text string) error {
 	if err != nil {
 		return err
 	}
-	r.steer(text)
+	r.steer(steerPrefix + text)
 	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text})}}}
+	if err := s.repo.CommitGoal(ctx, c); err != nil {
+		return err
+	}
+	s.publishStored(c.Events[0]) // numbered by the store, so every window places it alike
+	return nil
+}
+
+// ShareContext gives a running goal context from another agent (share_context): it reads it
+// on its next turn, marked as coming from that agent rather than from the user.
+func (s *Service) ShareContext(ctx context.Context, id, from, text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return &FieldError{"context", "write the context to share"}
+	}
+	r, err := s.running(id)
+	if err != nil {
+		return err
+	}
+	r.steer(fmt.Sprintf("[Context shared by %s]: %s", from, text))
+	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text, "from": from})}}}
 	if err := s.repo.CommitGoal(ctx, c); err != nil {
 		return err
 	}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// ensureFleetPanes makes the terminal panes a fleet's tasks name that no workspace holds:
+// they go into workspaces of the fleet's own ("fleet-<id>", then "-2", … six panes each), so
+// the window shows them and the pane tools find them like any other pane.
+func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []string) error {
+	prefix := "ws-" + f.ID
+	var panes []workspace.Pane
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			panes = append(panes, workspace.Pane{ID: id, Kind: workspace.KindTerminal, Label: id})
+		}
+	}
+	// The fleet's workspaces keep the panes they hold.
+	list, err := e.Workspaces.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ws := range list.Workspaces {
+		if strings.HasPrefix(ws.ID, prefix) {
+			for _, p := range ws.Panes {
+				add(p.ID)
+			}
+		}
+	}
+	missing := false
+	for _, id := range ids {
+		if !seen[id] && !e.Workspaces.HasPane(ctx, id) {
+			add(id)
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	for i := 0; i*workspace.MaxGrid < len(panes); i++ {
+		chunk := panes[i*workspace.MaxGrid : min(len(panes), (i+1)*workspace.MaxGrid)]
+		id, name := prefix, "fleet "+f.Name
+		if i > 0 {
+			id, name = fmt.Sprintf("%s-%d", prefix, i+1), fmt.Sprintf("fleet %s (%d)", f.Name, i+1)
+		}
+		if _, err := e.Workspaces.Adopt(ctx, id, name, chunk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SubscribeFleets streams fleet and task changes (the CLI follows a fleet with it) until ctx ends.
+func (e *Engine) SubscribeFleets(ctx context.Context) <-chan pubsub.Event[fleet.Event] {
+	return e.fleetEvents.Subscribe(ctx)
+}

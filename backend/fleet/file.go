@@ -1,0 +1,386 @@
+// Package fleet runs many goals as one job: a fleet is a named set of tasks, each a real goal
+// of the Goal Runner in its own pane, started only once every task it depends on has
+// verified complete, with those tasks' reports in its first prompt. A failed or aborted
+// task blocks its dependants; a concurrency cap and a queue (priority, then age) pace the
+// rest. Fleets and their tasks are stored, so a fleet survives a restart without redoing
+// verified work. The orchestration tools (tools.go) let one agent hand work to others.
+package fleet
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/policy"
+)
+
+// Limits of a fleet file.
+const (
+	DefaultConcurrency = 3
+	MaxConcurrency     = 20
+	MaxTasks           = 200
+)
+
+// TaskSpec is one task as the file (or assign_task) gives it.
+type TaskSpec struct {
+	ID        string         `json:"id"`
+	Goal      string         `json:"goal"`
+	Pane      string         `json:"pane"`
+	Role      string         `json:"role,omitempty"`
+	Priority  int            `json:"priority,omitempty"`
+	DependsOn []string       `json:"dependsOn,omitempty"`
+	Criterion criterion.Spec `json:"criterion"`
+	// Policy and Settings replace the fleet's for this task: a task assigned by an agent runs
+	// under its caller's (never above it). nil: the fleet's.
+	Policy   *policy.Policy `json:"policy,omitempty"`
+	Settings *goal.Settings `json:"settings,omitempty"`
+}
+
+// File is a fleet as its YAML file describes it.
+type File struct {
+	Name        string     `json:"name"`
+	Concurrency int        `json:"concurrency"`
+	Tasks       []TaskSpec `json:"tasks"`
+}
+
+// FieldError is a mistake in a fleet file, naming the task (if any) and the field.
+type FieldError struct {
+	Task  string // the task's id, or its position when it has none
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Task == "" {
+		return e.Field + ": " + e.Msg
+	}
+	return fmt.Sprintf("task %s: %s: %s", e.Task, e.Field, e.Msg)
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+var fileKeys = []string{"name", "concurrency", "tasks"}
+
+var taskKeys = append([]string{"id", "goal", "pane", "role", "priority", "depends_on"}, criterion.Keys...)
+
+// Parse reads and validates a fleet file. Every mistake is a *FieldError naming the task and
+// the field: unknown or duplicate ids, a missing goal, two criteria on one task, a cycle.
+func Parse(data []byte) (File, error) {
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return File{}, &FieldError{Field: "file", Msg: "not valid YAML: " + oneLine(err.Error())}
+	}
+	if raw == nil {
+		return File{}, &FieldError{Field: "file", Msg: "is empty: give name and tasks"}
+	}
+	var f File
+	for _, k := range sortedKeys(raw) {
+		if !slices.Contains(fileKeys, k) {
+			return File{}, &FieldError{Field: k, Msg: fmt.Sprintf("unknown field; a fleet file has %s", strings.Join(fileKeys, ", "))}
+		}
+	}
+	name, err := str(raw["name"])
+	if err != nil {
+		return File{}, &FieldError{Field: "name", Msg: err.Error()}
+	}
+	f.Name = strings.TrimSpace(name)
+	if f.Name == "" {
+		return File{}, &FieldError{Field: "name", Msg: "must not be empty: name the fleet"}
+	}
+	f.Concurrency = DefaultConcurrency
+	if v, ok := raw["concurrency"]; ok {
+		n, err := integer(v)
+		if err != nil || n < 1 || n > MaxConcurrency {
+			return File{}, &FieldError{Field: "concurrency", Msg: fmt.Sprintf("must be a whole number from 1 to %d (how many tasks run at once; default %d)", MaxConcurrency, DefaultConcurrency)}
+		}
+		f.Concurrency = n
+	}
+	list, ok := raw["tasks"].([]any)
+	if !ok || len(list) == 0 {
+		return File{}, &FieldError{Field: "tasks", Msg: "give a list of tasks, each with an id and a goal"}
+	}
+	if len(list) > MaxTasks {
+		return File{}, &FieldError{Field: "tasks", Msg: fmt.Sprintf("%d tasks; at most %d", len(list), MaxTasks)}
+	}
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return File{}, &FieldError{Task: fmt.Sprintf("#%d", i+1), Field: "tasks", Msg: "a task is a mapping with id, goal and a criterion"}
+		}
+		t, err := parseTask(i, m)
+		if err != nil {
+			return File{}, err
+		}
+		f.Tasks = append(f.Tasks, t)
+	}
+	if err := Validate(f.Tasks); err != nil {
+		return File{}, err
+	}
+	return f, nil
+}
+
+func parseTask(i int, m map[string]any) (TaskSpec, error) {
+	var t TaskSpec
+	label := fmt.Sprintf("#%d", i+1)
+	id, err := str(m["id"])
+	if err != nil {
+		return t, &FieldError{Task: label, Field: "id", Msg: err.Error()}
+	}
+	t.ID = strings.TrimSpace(id)
+	if t.ID != "" {
+		label = strconv.Quote(t.ID)
+	}
+	fe := func(field, format string, args ...any) error {
+		return &FieldError{Task: label, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, k := range sortedKeys(m) {
+		if !slices.Contains(taskKeys, k) {
+			return t, fe(k, "unknown field; a task has %s", strings.Join(taskKeys, ", "))
+		}
+	}
+	if t.ID == "" {
+		return t, fe("id", "every task needs an id (letters, digits, - _ .), for depends_on to name it")
+	}
+	if !idPattern.MatchString(t.ID) {
+		return t, fe("id", "use letters, digits, - _ . (at most 64, starting with a letter or digit)")
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}} {
+		v, err := str(m[f.key])
+		if err != nil {
+			return t, fe(f.key, "%v", err)
+		}
+		*f.dst = strings.TrimSpace(v)
+	}
+	if t.Goal == "" {
+		return t, fe("goal", "must not be empty: say what the task should achieve")
+	}
+	if t.Pane == "" {
+		t.Pane = t.ID + "-term"
+	} else if !idPattern.MatchString(t.Pane) {
+		return t, fe("pane", "a pane id uses letters, digits, - _ .")
+	}
+	if v, ok := m["priority"]; ok {
+		if t.Priority, err = integer(v); err != nil {
+			return t, fe("priority", "a whole number (higher starts first when tasks queue)")
+		}
+	}
+	if v, ok := m["depends_on"]; ok {
+		if t.DependsOn, err = strList(v); err != nil {
+			return t, fe("depends_on", "a list of task ids, such as [build]")
+		}
+	}
+	var b criterion.Builder
+	for _, k := range criterion.Keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		s, err := scalar(v)
+		if err != nil {
+			return t, fe(k, "%v", err)
+		}
+		if err := b.Set(k, s); err != nil {
+			return t, fe(k, "%v", err)
+		}
+		if b.Kinds() > 1 {
+			given := b.Given()
+			return t, fe(given[len(given)-1], "conflicts with %s: a task has one criterion", given[0])
+		}
+	}
+	t.Criterion, _ = b.Spec()
+	if b.Kinds() == 0 {
+		for _, k := range []string{criterion.KeyExitCode, criterion.KeyCheckTimeout, criterion.KeyThreshold, criterion.KeyJSONSource, criterion.KeyVisualPane} {
+			if _, ok := m[k]; ok {
+				return t, fe(k, "qualifies a check the task does not have: add check_shell, check_question, check_json or check_visual, or remove it")
+			}
+		}
+		t.Criterion = DefaultCriterion(t.Goal)
+	}
+	// Kinds that need a model or a browser are checked in full when the fleet is created.
+	switch c := t.Criterion; c.Kind {
+	case criterion.KindModelQuestion, criterion.KindVisual:
+		if strings.TrimSpace(c.Question) == "" {
+			return t, fe(b.Given()[0], "ask a question the judge answers yes or no")
+		}
+	default:
+		if _, err := criterion.Parse(c, criterion.Deps{}); err != nil {
+			return t, fe(criterionField(err), "%v", err)
+		}
+	}
+	return t, nil
+}
+
+// DefaultCriterion is a task's criterion when it names none: a strict judge question on the
+// evidence.
+func DefaultCriterion(goalText string) criterion.Spec {
+	return criterion.Spec{Kind: criterion.KindModelQuestion, Threshold: criterion.ThresholdHighConfidence,
+		Question: "Judging strictly by the evidence, was this task achieved? TASK: " + goalText}
+}
+
+// criterionField maps a criterion field error to the file's key.
+func criterionField(err error) string {
+	fe, ok := err.(*criterion.FieldError)
+	if !ok {
+		return "criterion"
+	}
+	switch strings.TrimPrefix(fe.Field, "criterion.") {
+	case "command":
+		return criterion.KeyCheckShell
+	case "exitCode":
+		return criterion.KeyExitCode
+	case "timeout":
+		return criterion.KeyCheckTimeout
+	case "question":
+		return criterion.KeyCheckQuestion
+	case "threshold":
+		return criterion.KeyThreshold
+	case "expr":
+		return criterion.KeyCheckJSON
+	case "source":
+		return criterion.KeyJSONSource
+	case "paneId":
+		return criterion.KeyVisualPane
+	}
+	return "criterion"
+}
+
+// Validate checks the tasks as one graph: unique ids, dependencies that exist, no cycle.
+func Validate(tasks []TaskSpec) error {
+	byID := map[string]int{}
+	for i, t := range tasks {
+		if _, dup := byID[t.ID]; dup {
+			return &FieldError{Task: strconv.Quote(t.ID), Field: "id", Msg: "another task has this id; ids must be unique"}
+		}
+		byID[t.ID] = i
+	}
+	for _, t := range tasks {
+		seen := map[string]bool{}
+		for _, d := range t.DependsOn {
+			switch _, ok := byID[d]; {
+			case d == t.ID:
+				return &FieldError{Task: strconv.Quote(t.ID), Field: "depends_on", Msg: "a task cannot depend on itself"}
+			case !ok:
+				return &FieldError{Task: strconv.Quote(t.ID), Field: "depends_on", Msg: fmt.Sprintf("no task has id %q", d)}
+			case seen[d]:
+				return &FieldError{Task: strconv.Quote(t.ID), Field: "depends_on", Msg: fmt.Sprintf("%q is listed twice", d)}
+			}
+			seen[d] = true
+		}
+	}
+	// Depth-first search; a task met again while on the path closes a cycle.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]int, len(tasks))
+	var path []string
+	var visit func(i int) error
+	visit = func(i int) error {
+		state[i] = onPath
+		path = append(path, tasks[i].ID)
+		for _, d := range tasks[i].DependsOn {
+			j := byID[d]
+			switch state[j] {
+			case onPath:
+				start := slices.Index(path, d)
+				cycle := append(slices.Clone(path[start:]), d)
+				return &FieldError{Task: strconv.Quote(tasks[i].ID), Field: "depends_on",
+					Msg: "a dependency cycle: " + strings.Join(cycle, " → ") + "; no task of it could ever start"}
+			case unseen:
+				if err := visit(j); err != nil {
+					return err
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = done
+		return nil
+	}
+	for i := range tasks {
+		if state[i] == unseen {
+			if err := visit(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func str(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return x, nil
+	}
+	return "", fmt.Errorf("must be text, got %v", v)
+}
+
+// scalar is a criterion key's value as its flag would take it.
+func scalar(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int, int64, uint64, float64:
+		return fmt.Sprint(x), nil
+	}
+	return "", fmt.Errorf("must be a single value, got %v", v)
+}
+
+func integer(v any) (int, error) {
+	switch x := v.(type) {
+	case int:
+		return x, nil
+	case int64:
+		return int(x), nil
+	case uint64:
+		return int(x), nil
+	case float64:
+		if x == float64(int(x)) {
+			return int(x), nil
+		}
+	}
+	return 0, fmt.Errorf("not a whole number: %v", v)
+}
+
+func strList(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			return []string{strings.TrimSpace(s)}, nil
+		}
+		return nil, fmt.Errorf("not a list")
+	}
+	var out []string
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("not a list of ids")
+		}
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

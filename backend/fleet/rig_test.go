@@ -1,0 +1,177 @@
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// behave is what the scripted agent in a pane does on its turn-th turn (0 first), reading
+// the request as a model would.
+type behave func(pane string, turn int, req llmtest.Request) llmtest.Reply
+
+// rig is a real engine (SQLite, PTYs, the Goal Runner) whose every model call goes over HTTP
+// to one scripted server, answering for each pane's agent with behave.
+type rig struct {
+	t   *testing.T
+	eng *engine.Engine
+	srv *llmtest.Server
+	dir string // the fleets' sandbox
+
+	mu  sync.Mutex
+	log []string                     // "pane:turn" in the order the requests came
+	req map[string][]llmtest.Request // by pane
+}
+
+var paneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
+
+func newRig(t *testing.T, b behave) *rig {
+	t.Helper()
+	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}}
+	compute := func(req llmtest.Request) llmtest.Reply {
+		m := paneRe.FindStringSubmatch(string(req.Body))
+		if m == nil {
+			return llmtest.Text("no pane in this request")
+		}
+		turn := 0
+		msgs, _ := req.JSON["messages"].([]any)
+		for _, x := range msgs {
+			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
+				turn++
+			}
+		}
+		r.mu.Lock()
+		r.log = append(r.log, m[1]+":"+strconv.Itoa(turn))
+		r.req[m[1]] = append(r.req[m[1]], req)
+		r.mu.Unlock()
+		return b(m[1], turn, req)
+	}
+	r.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Compute: compute, Repeat: 1 << 30}}})
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	deny := func(agent.Approval) (agent.ApprovalStatus, string, bool) {
+		return agent.ApprovalDeny, "denied in this test", true
+	}
+	eng, err := engine.Open(context.Background(), t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)),
+		engine.WithAutoApprove(deny),
+		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	r.eng = eng
+	return r
+}
+
+type scriptedModels struct{ cfg llm.Config }
+
+func (m scriptedModels) Model(context.Context, string) (agent.Model, error) {
+	return engine.ModelFor(m.cfg, nil)
+}
+
+// spec is the template of the rig's fleets: write_local in the sandbox, no critic.
+func (r *rig) spec() fleet.Spec {
+	zero := 0
+	return fleet.Spec{Policy: policy.Policy{Ceiling: tools.WriteLocal, SandboxDir: r.dir},
+		Settings: goal.Settings{CriticInterval: &zero, BounceBudget: 5}}
+}
+
+// run creates a fleet from YAML and waits for its end.
+func (r *rig) run(yaml string) fleet.Fleet {
+	r.t.Helper()
+	file, err := fleet.Parse([]byte(yaml))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return r.wait(f.ID)
+}
+
+// wait waits for a fleet's end; if it does not come, the test fails showing where it is.
+func (r *rig) wait(id string) fleet.Fleet {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f, err := r.eng.Fleets.Wait(ctx, id)
+	if err != nil {
+		f, _ = r.eng.Fleets.Get(context.Background(), id)
+		gs, _ := r.eng.Goals.List(context.Background())
+		for _, g := range gs {
+			r.t.Logf("goal %s in %s: %s %s", g.ID, g.Spec.PaneID, g.Status, g.Report)
+		}
+		r.t.Fatalf("fleet did not end: %v\n%+v\nrequests: %v", err, f, r.order())
+	}
+	return f
+}
+
+func (r *rig) requests(pane string) []llmtest.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]llmtest.Request(nil), r.req[pane]...)
+}
+
+func (r *rig) order() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.log...)
+}
+
+// call runs a registered tool as the given caller.
+func (r *rig) call(ctx context.Context, c tools.Call, name string, args any) tools.Result {
+	r.t.Helper()
+	tool, ok := r.eng.Registry.Get(name)
+	if !ok {
+		r.t.Fatalf("no tool %s", name)
+	}
+	c.Name, c.Args = name, mustJSON(args)
+	res, err := tool.Run(ctx, c)
+	if err != nil {
+		res = tools.Result{Text: "Go error: " + err.Error(), IsError: true}
+	}
+	return res
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func claim(rationale string) llmtest.Reply {
+	return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": rationale}))
+}
+
+func call(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
+
+func taskOf(t *testing.T, f fleet.Fleet, id string) fleet.Task {
+	t.Helper()
+	task, ok := f.Task(id)
+	if !ok {
+		t.Fatalf("no task %s in %+v", id, f)
+	}
+	return *task
+}
+
+// pane makes a terminal pane in a workspace of its own, for a goal started outside a fleet.
+func (r *rig) pane(id string) {
+	r.t.Helper()
+	if _, err := r.eng.Workspaces.Adopt(context.Background(), "ws-"+id, id, []workspace.Pane{{ID: id, Kind: workspace.KindTerminal, Label: id}}); err != nil {
+		r.t.Fatal(err)
+	}
+}

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/fleet"
+)
+
+// SaveFleet writes a fleet and all its tasks in one transaction.
+func (s *Store) SaveFleet(ctx context.Context, f fleet.Fleet) error {
+	spec, err := json.Marshal(f.Spec)
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fleets(id, name, status, spec, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET name = excluded.name, status = excluded.status, spec = excluded.spec, updated_at = excluded.updated_at`,
+			f.ID, f.Name, string(f.Status), string(spec), ms(f.CreatedAt), ms(f.UpdatedAt)); err != nil {
+			return fmt.Errorf("save fleet %s: %w", f.ID, err)
+		}
+		for _, t := range f.Tasks {
+			ts, err := json.Marshal(t.TaskSpec)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT(fleet_id, task_id) DO UPDATE SET seq = excluded.seq, spec = excluded.spec, status = excluded.status, reason = excluded.reason,
+					goal_id = excluded.goal_id, report = excluded.report, started_at = excluded.started_at, ended_at = excluded.ended_at`,
+				f.ID, t.ID, t.Seq, string(ts), string(t.Status), t.Reason, t.GoalID, t.Report, ms(t.CreatedAt), msPtr(t.StartedAt), msPtr(t.EndedAt)); err != nil {
+				return fmt.Errorf("save task %s of fleet %s: %w", t.ID, f.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Fleet returns one fleet with its tasks, or fleet.ErrNotFound.
+func (s *Store) Fleet(ctx context.Context, id string) (fleet.Fleet, error) {
+	f, err := scanFleet(s.db.QueryRowContext(ctx, `SELECT id, name, status, spec, created_at, updated_at FROM fleets WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, fmt.Errorf("fleet %q: %w", id, fleet.ErrNotFound)
+	}
+	if err != nil {
+		return f, err
+	}
+	f.Tasks, err = s.fleetTasks(ctx, id)
+	return f, err
+}
+
+// ListFleets returns every fleet with its tasks, newest first.
+func (s *Store) ListFleets(ctx context.Context) ([]fleet.Fleet, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, status, spec, created_at, updated_at FROM fleets ORDER BY created_at DESC, id`)
+	if err != nil {
+		return nil, err
+	}
+	var out []fleet.Fleet
+	for rows.Next() {
+		f, err := scanFleet(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Tasks, err = s.fleetTasks(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DeleteFleet removes a fleet and its tasks (their goals stay).
+func (s *Store) DeleteFleet(ctx context.Context, id string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fleet_tasks WHERE fleet_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM fleets WHERE id = ?`, id)
+		return err
+	})
+}
+
+func scanFleet(r scanner) (fleet.Fleet, error) {
+	var f fleet.Fleet
+	var spec string
+	var created, updated int64
+	if err := r.Scan(&f.ID, &f.Name, &f.Status, &spec, &created, &updated); err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal([]byte(spec), &f.Spec); err != nil {
+		return f, fmt.Errorf("fleet %s: stored spec unreadable: %w", f.ID, err)
+	}
+	f.CreatedAt, f.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	return f, nil
+}
+
+func (s *Store) fleetTasks(ctx context.Context, id string) ([]fleet.Task, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at
+		FROM fleet_tasks WHERE fleet_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []fleet.Task
+	for rows.Next() {
+		var t fleet.Task
+		var id, spec string
+		var created int64
+		var started, ended sql.NullInt64
+		if err := rows.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(spec), &t.TaskSpec); err != nil {
+			return nil, fmt.Errorf("task %s: stored spec unreadable: %w", id, err)
+		}
+		t.ID = id
+		t.CreatedAt, t.StartedAt, t.EndedAt = time.UnixMilli(created).UTC(), fromMS(started), fromMS(ended)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
