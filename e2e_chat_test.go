@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -169,10 +170,11 @@ func TestChatCriticEndToEnd(t *testing.T) {
 			t.Fatalf("critic request message %d:\n got %q\nwant %q…", i, got[i], flipped[i])
 		}
 	}
-	// The actor got the critic's feedback as the user's next message.
+	// The actor got the critic's feedback as the user's next message, followed only by the
+	// per-turn state (the panes), which is marked as not from the user.
 	actor := requestMessages(reqs[2])
-	if last := actor[len(actor)-1]; last != "user: "+feedback {
-		t.Fatalf("the actor's revision request ends with %q", last)
+	if n := len(actor); n < 2 || actor[n-2] != "user: "+feedback || !strings.HasPrefix(actor[n-1], "user: "+llm.ContextHeader) {
+		t.Fatalf("the actor's revision request ends with %q", actor[max(0, n-2):])
 	}
 }
 

@@ -25,7 +25,7 @@ func (a *Agent) Request(t Turn) llm.Request {
 	msgs = llm.KeepLastImages(msgs, KeptImages)
 	volatile := 0
 	if t.Context != "" {
-		msgs = append(msgs, llm.UserText(t.Context))
+		msgs = append(msgs, llm.UserText(llm.ContextText(t.Context)))
 		volatile = 1
 	}
 	req := llm.Request{System: t.System, Messages: msgs, MaxTokens: a.Model.MaxTokens, CacheKey: a.ConversationID, Volatile: volatile}

@@ -15,7 +15,7 @@ func TestTheTurnContextIsTheNewestMessageOnly(t *testing.T) {
 	a := &agent.Agent{Model: agent.Model{MaxTokens: 100}}
 	conv := []llm.Message{llm.UserText("goal"), llm.AssistantText("working")}
 	req := a.Request(agent.Turn{System: "stable", Messages: conv, Context: "CHECKLIST: 1. [ ] x", NoTools: true})
-	if len(req.Messages) != 3 || req.Messages[2].Text() != "CHECKLIST: 1. [ ] x" || req.Messages[2].Role != llm.RoleUser || req.System != "stable" {
+	if len(req.Messages) != 3 || req.Messages[2].Text() != llm.ContextHeader+"\nCHECKLIST: 1. [ ] x" || req.Messages[2].Role != llm.RoleUser || req.System != "stable" {
 		t.Fatalf("request %+v", req)
 	}
 	if len(conv) != 2 {

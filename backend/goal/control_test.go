@@ -113,11 +113,11 @@ func TestChecklistIsShownEachTurnButNeverStored(t *testing.T) {
 	// The checklist is the newest message of each request (the system prompt stays the same,
 	// so a provider's prompt cache holds), and it follows the model's progress.
 	reqs := r.srv.ChatRequests()
-	if !strings.Contains(reqs[1].LastUser, "CURRENT CHECKLIST") || !strings.Contains(reqs[1].LastUser, "make the file  ← working on this") {
-		t.Fatalf("second turn's last message: %q", reqs[1].LastUser)
+	if !strings.Contains(reqs[1].Context, "CURRENT CHECKLIST") || !strings.Contains(reqs[1].Context, "make the file  ← working on this") {
+		t.Fatalf("second turn's context message: %q", reqs[1].Context)
 	}
-	if !strings.Contains(reqs[3].LastUser, "0. [x] make the file") || reqs[1].System != reqs[3].System || strings.Contains(reqs[1].System, "CHECKLIST") {
-		t.Fatalf("fourth turn: last message %q; the system prompt changed or carries the checklist: %q", reqs[3].LastUser, reqs[3].System)
+	if !strings.Contains(reqs[3].Context, "0. [x] make the file") || reqs[1].System != reqs[3].System || strings.Contains(reqs[1].System, "CHECKLIST") {
+		t.Fatalf("fourth turn: context message %q; the system prompt changed or carries the checklist: %q", reqs[3].Context, reqs[3].System)
 	}
 	msgs, _ := r.st.GoalMessages(context.Background(), g.ID)
 	for _, m := range msgs {

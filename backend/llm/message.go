@@ -240,3 +240,11 @@ func (r Request) HasImages() bool {
 	}
 	return false
 }
+
+// ContextHeader opens the per-turn context message an agent sends as the newest message of a
+// request (the goal's checklist, the live pane list): state the app refreshes every turn and
+// never stores, so it is told apart from what the person wrote.
+const ContextHeader = "[Current state, refreshed by the app every turn — not a message from the user]"
+
+// ContextText is the per-turn context message's text for the state s.
+func ContextText(s string) string { return ContextHeader + "\n" + s }

@@ -39,6 +39,9 @@ type Request struct {
 	Stream   bool   `json:"stream,omitempty"`
 	System   string `json:"system,omitempty"`
 	LastUser string `json:"lastUser,omitempty"`
+	// Context is the agent's per-turn context message when the request ends with one (see
+	// llm.ContextHeader): the checklist, the panes. LastUser skips it.
+	Context string `json:"context,omitempty"`
 	// Answer says what answered: "replies[2]", "roles[critic]", "models", "auth", "exhausted",
 	// "context_length_exceeded".
 	Answer string `json:"answer"`
@@ -496,8 +499,10 @@ func parseChat(rec *Request) {
 		switch {
 		case role == "system" || role == "developer":
 			system = append(system, text)
+		case role == "user" && strings.HasPrefix(text, llm.ContextHeader):
+			rec.Context = strings.TrimPrefix(text, llm.ContextHeader+"\n")
 		case role == "user" && text != "":
-			rec.LastUser = text
+			rec.LastUser, rec.Context = text, ""
 		}
 	}
 	rec.System = strings.Join(system, "\n")
