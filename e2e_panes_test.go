@@ -143,7 +143,9 @@ func TestAgentSteersTheWindowEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	pane := func(id string) string { return `document.querySelector('[data-testid=pane][data-pane-id="` + id + `"]')` }
+	pane := func(id string) string {
+		return `document.querySelector('[data-testid=pane][data-pane-id="` + id + `"]')`
+	}
 
 	chat("maximize the top-left pane", toolCall("maximize_pane", map[string]string{"pane_id": p0}))
 	step(t, ctx, "the maximized pane fills the grid",
