@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -191,8 +194,16 @@ func TestWorkspaceToolsOnRealTerminals(t *testing.T) {
 	}
 
 	// capture_screenshot of a terminal: its screen as text with the cursor.
-	if res := r.mustOK(a, "capture_screenshot", map[string]any{}); !strings.Contains(res.Text, "moved-42") || !strings.Contains(res.Text, "cursor at row") {
+	res := r.mustOK(a, "capture_screenshot", map[string]any{})
+	if !strings.Contains(res.Text, "moved-42") || !strings.Contains(res.Text, "cursor at row") {
 		t.Errorf("terminal capture: %s", res.Text)
+	}
+	// The screen drawn as a picture too: a PNG of the pane's size, not all background.
+	if len(res.Images) != 1 {
+		t.Fatalf("terminal capture has %d pictures", len(res.Images))
+	}
+	if shot, err := png.Decode(bytes.NewReader(res.Images[0].Data)); err != nil || shot.Bounds().Dx() < 80*7 || !hasInk(shot) {
+		t.Errorf("terminal capture picture: %v (%v)", err, shot.Bounds())
 	}
 
 	// switch_terminal_tab: a second tab becomes the active one; tab_id on terminal tools.
@@ -249,7 +260,7 @@ func TestWorkspaceToolsOnRealTerminals(t *testing.T) {
 	// create_workspace: bounds named, then a real one the window shows.
 	r.mustRefuse("", "create_workspace", map[string]any{"name": "Big", "rows": 7, "cols": 2}, "rows")
 	r.mustRefuse("", "create_workspace", map[string]any{"name": "Big", "rows": 2, "cols": 0}, "cols")
-	res := r.mustOK("", "create_workspace", map[string]any{"name": "Agents", "rows": 2, "cols": 3})
+	res = r.mustOK("", "create_workspace", map[string]any{"name": "Agents", "rows": 2, "cols": 3})
 	list, _ := r.eng.Workspaces.List(context.Background())
 	if len(list.Workspaces) != 2 || list.Workspaces[1].Name != "Agents" || len(list.Workspaces[1].Panes) != 6 || list.ActiveID != list.Workspaces[1].ID ||
 		!strings.Contains(res.Text, list.Workspaces[1].Panes[5].ID) {
@@ -400,4 +411,17 @@ func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
 	}
 	waitFor(t, "the goal to end", func() bool { _, ok := eng.Goals.WorkingIn(pane); return !ok })
 	r.mustOK("", "convert_pane_to_browser", map[string]any{"pane_id": pane, "force": true})
+}
+
+// hasInk reports whether a picture has pixels brighter than a dark background: drawn text.
+func hasInk(img image.Image) bool {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, _, _, _ := img.At(x, y).RGBA(); r > 0xa000 {
+				return true
+			}
+		}
+	}
+	return false
 }

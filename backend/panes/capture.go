@@ -15,7 +15,7 @@ type Capture struct {
 	// 1-based, counted from the top of that text.
 	Text                 string
 	CursorRow, CursorCol int
-	// A browser: its page as a PNG.
+	// A browser: its page as a PNG; a terminal: its screen text drawn as a PNG, cursor included.
 	PNG []byte
 }
 
@@ -48,5 +48,6 @@ func (s *Service) Capture(ctx context.Context, c Caller, paneID string) (Capture
 	}
 	out.Text = strings.Join(lines, "\n")
 	out.CursorRow, out.CursorCol = len(lines), len([]rune(lines[len(lines)-1]))+1
-	return out, nil
+	out.PNG, err = renderScreen(out.Text, max(st.Tab.Cols, 1), rows, out.CursorRow, out.CursorCol)
+	return out, err
 }

@@ -80,7 +80,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 			}).Parallel(),
 		// Read-only: it looks.
 		New("capture_screenshot", "Look at a pane: a browser pane's page as a picture; a terminal pane's visible screen as text "+
-			"with the cursor position.",
+			"with the cursor position, and drawn as a picture.",
 			ReadOnly, func(ctx context.Context, call Call, p capturePaneParams) (Result, error) {
 				c, err := ps.Capture(ctx, callerOf(call), p.PaneID)
 				if err != nil {
@@ -91,7 +91,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 						Images: []Image{{MediaType: "image/png", Data: c.PNG}}}, nil
 				}
 				return Result{Text: fmt.Sprintf("Screen of terminal pane %s (cursor at row %d, column %d):\n%s",
-					c.PaneID, c.CursorRow, c.CursorCol, c.Text)}, nil
+					c.PaneID, c.CursorRow, c.CursorCol, c.Text), Images: []Image{{MediaType: "image/png", Data: c.PNG}}}, nil
 			}).Parallel(),
 		// Read-only: it changes only which pane the window shows with the keyboard focus.
 		New("focus_pane", "Give a pane of your workspace the keyboard focus in the window.",
