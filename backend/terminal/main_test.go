@@ -145,10 +145,32 @@ func (c *collector) text() string {
 	return c.buf.String()
 }
 
+// since returns what arrived from offset from on (the whole text after a resync reset it),
+// and the offset to pass next. Looking only at what is new keeps a waiting test from copying
+// megabytes under the lock the collecting goroutine needs, which would make it fall behind.
+func (c *collector) since(from, resyncs int) ([]byte, int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.buf.Bytes()
+	if from > len(b) || resyncs != len(c.resyncs) {
+		from = 0 // a resync started the text over
+	}
+	return append([]byte(nil), b[from:]...), len(b), len(c.resyncs)
+}
+
 func (c *collector) waitFor(t testing.TB, s string) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
-	for !strings.Contains(terminal.Strip([]byte(c.text())), s) {
+	// The window searched overlaps the previous one, so a match (or an escape sequence)
+	// split across two chunks is still found.
+	overlap := len(s) + 256
+	seen, resyncs := 0, 0
+	found := func() bool {
+		var chunk []byte
+		chunk, seen, resyncs = c.since(max(0, seen-overlap), resyncs)
+		return strings.Contains(terminal.Strip(chunk), s)
+	}
+	for !found() {
 		select {
 		case <-c.changed:
 		case <-c.done:
