@@ -280,7 +280,7 @@ func TestWorkspaceToolsOnRealBrowsers(t *testing.T) {
 		return len(tabs) == 1 && tabs[0].Title == "Home" && !tabs[0].Loading
 	})
 	it := r.list(a, nil).Items[3]
-	if it.Kind != "browser" || it.URL != site.Page("/") || it.PageTitle != "Home" || len(it.Tabs) != 1 || !it.Tabs[0].Connected {
+	if it.Kind != "browser" || it.URL != site.Page("/") || it.PageTitle != "Home" || it.Title != "Home" || len(it.Tabs) != 1 || !it.Tabs[0].Connected {
 		t.Errorf("browser pane in list_panes: %+v", it)
 	}
 	// Tabs: open, switch, close; never the last one.

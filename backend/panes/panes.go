@@ -219,6 +219,9 @@ func (s *Service) item(ws workspace.Workspace, p workspace.Pane, c Caller) Item 
 			if t.Active {
 				loading := t.Loading
 				it.URL, it.PageTitle, it.Loading = t.URL, t.Title, &loading
+				if t.Title != "" {
+					it.Title = t.Title // what the pane shows, as a terminal's title is its tab's
+				}
 			}
 		}
 	}
