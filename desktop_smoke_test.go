@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -134,11 +135,7 @@ func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
 		}
 	})
 
-	// The window: xdotool waits for a visible one with the exact title.
-	ctx := withTimeout(t, 30*time.Second)
-	find := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^ClusterSpace$")
-	find.Env = d.env
-	if ids, err := find.Output(); err != nil || len(bytes.TrimSpace(ids)) == 0 {
+	if err := waitForWindow(d.env, 30*time.Second); err != nil {
 		t.Fatalf("no ClusterSpace window appeared: %v\napp output:\n%s", err, d.out.String())
 	}
 
@@ -205,4 +202,23 @@ func TestDesktopSmoke(t *testing.T) {
 	shotPath := filepath.Join(artifactDir(t), "desktop-smoke.png")
 	_, colours := d.settledShot(t, shotPath)
 	t.Logf("desktop screenshot: %s (%d distinct colours)", shotPath, colours)
+}
+
+// waitForWindow waits for a visible window titled exactly ClusterSpace on the env's display.
+// It polls instead of using xdotool's --sync: a window the toolkit creates and destroys while
+// xdotool reads its name makes xdotool fail with BadWindow, which is no answer either way.
+func waitForWindow(env []string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		find := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^ClusterSpace$")
+		find.Env = env
+		ids, err := find.Output()
+		if err == nil && len(bytes.TrimSpace(ids)) > 0 {
+			return nil
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("none within %v (last xdotool answer: %v)", timeout, last)
 }

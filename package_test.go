@@ -101,9 +101,7 @@ func TestDebianPackageInstallsALaunchableApp(t *testing.T) {
 			<-exited
 		}
 	})
-	find := exec.CommandContext(withTimeout(t, 30*time.Second), "xdotool", "search", "--sync", "--onlyvisible", "--name", "^ClusterSpace$")
-	find.Env = env
-	if ids, err := find.Output(); err != nil || len(bytes.TrimSpace(ids)) == 0 {
+	if err := waitForWindow(env, 30*time.Second); err != nil {
 		t.Fatalf("the packaged app mapped no window: %v\napp output:\n%s", err, appOut.String())
 	}
 }
