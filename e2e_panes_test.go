@@ -13,6 +13,26 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
+// firstWorkspace is the first workspace as GET /api/workspaces lists it.
+type firstWorkspace struct {
+	ID    string
+	Panes []struct{ ID string }
+}
+
+// serveWithScriptedModel starts serve with model as its provider, logs in, and returns the
+// server, the access token and the first workspace.
+func serveWithScriptedModel(t *testing.T, model *llmtest.Server) (*serveProcess, string, firstWorkspace) {
+	t.Helper()
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
+		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+	var list struct{ Workspaces []firstWorkspace }
+	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	return srv, tokens.AccessToken, list.Workspaces[0]
+}
+
 // paneFromList is a scripted model that reads list_panes' result and calls tool with the id
 // of the pane pick chooses (the one marked yours, say), adding args.
 func paneFromList(t *testing.T, pick func(item map[string]any) bool, tool string, args map[string]any) llmtest.Reply {
@@ -76,20 +96,8 @@ func TestChatFindsAPaneThroughListPanes(t *testing.T) {
 		paneFromList(t, func(it map[string]any) bool { return it["row"] == 0.0 && it["col"] == 0.0 && it["kind"] != "browser" },
 			"write_to_terminal", map[string]any{"text": "echo left-$((20+1))"}),
 		llmtest.Text("Ran it in your left terminal."))
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
-		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
-	ws := list.Workspaces[0]
-	apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", tokens.AccessToken,
+	srv, token, ws := serveWithScriptedModel(t, model)
+	apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", token,
 		map[string]any{"text": "run the echo in my left terminal"}, nil)
 	waitFor(t, "the chat to finish", func() bool { return len(model.ChatRequests()) == 3 })
 	reqs := model.ChatRequests()
@@ -114,19 +122,7 @@ func TestChatFindsAPaneThroughListPanes(t *testing.T) {
 func TestAgentSteersTheWindowEndToEnd(t *testing.T) {
 	site := browsertest.NewSite(t).URL
 	model := llmtest.New(t, llmtest.Script{})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
-		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
-	ws := list.Workspaces[0]
+	srv, token, ws := serveWithScriptedModel(t, model)
 	p0, p1, p3 := ws.Panes[0].ID, ws.Panes[1].ID, ws.Panes[3].ID
 
 	ctx := newBrowser(t)
@@ -135,7 +131,7 @@ func TestAgentSteersTheWindowEndToEnd(t *testing.T) {
 		t.Helper()
 		before := len(model.ChatRequests())
 		model.Push(append(replies, llmtest.Text("Done."))...)
-		apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", tokens.AccessToken, map[string]any{"text": text}, nil)
+		apiCall(t, "POST", srv.URL+"/api/workspaces/"+ws.ID+"/chat/messages", token, map[string]any{"text": text}, nil)
 		// A conversion starts Chromium: on a loaded machine that takes a while.
 		for deadline := time.Now().Add(90 * time.Second); len(model.ChatRequests()) < before+len(replies)+1; time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {

@@ -361,16 +361,8 @@ func (s *Service) HasPane(ctx context.Context, paneID string) bool {
 
 // WorkspaceOf returns the id of the workspace holding the pane.
 func (s *Service) WorkspaceOf(ctx context.Context, paneID string) (string, bool) {
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
-		return "", false
-	}
-	for _, w := range all {
-		if slices.ContainsFunc(w.Panes, func(p Pane) bool { return p.ID == paneID }) {
-			return w.ID, true
-		}
-	}
-	return "", false
+	ws, _, err := s.Find(ctx, paneID)
+	return ws.ID, err == nil
 }
 
 // ActivePaneIDs lists the panes of the workspace the user has open: where broadcast typing
