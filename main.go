@@ -33,7 +33,8 @@ var embedded embed.FS
 const usage = `ClusterSpace — terminal and browser panes with an AI agent.
 
 Usage:
-  clusterspace [--data-dir DIR]        open the desktop window
+  clusterspace [--data-dir DIR] [--config-dir DIR]
+                                       open the desktop window
   clusterspace serve [options]         serve the same UI over HTTP for any browser
   clusterspace goal run|list|show|resume|abort|reopen …
                                        run and manage goals from the terminal (goal help)
@@ -46,6 +47,9 @@ serve options:
   --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
   --data-dir DIR          data directory (default $CLUSTERSPACE_DATA_DIR, else
                           $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace)
+  --config-dir DIR        personas, skills, templates, tool plugins, mcp.json (default
+                          $CLUSTERSPACE_CONFIG_DIR, else $XDG_CONFIG_HOME/clusterspace,
+                          else ~/.config/clusterspace)
   --password-file FILE    set the login password from the first line of FILE
   --allow-remote          allow listening on a non-loopback address
   --allowed-origin URL    another browser origin allowed to connect (repeatable)
@@ -125,6 +129,7 @@ func frontendFS() (fs.FS, error) { return fs.Sub(embedded, "frontend/dist") }
 func desktopCommand(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clusterspace", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "", "")
+	configDir := fs.String("config-dir", "", "")
 	if !parseFlags(fs, args, stderr) {
 		return cli.ExitUsage
 	}
@@ -136,7 +141,7 @@ func desktopCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
 		return cli.ExitError
 	}
-	eng, err := engine.Open(context.Background(), *dataDir, engine.WithCommand("desktop"))
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithCommand("desktop"), engine.WithConfigDir(*configDir))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
 		return cli.ExitFor(err)
@@ -163,6 +168,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", server.DefaultAddr, "")
 	dataDir := fs.String("data-dir", "", "")
+	configDir := fs.String("config-dir", "", "")
 	passwordFile := fs.String("password-file", "", "")
 	allowRemote := fs.Bool("allow-remote", false, "")
 	var origins stringList
@@ -175,7 +181,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
 		return cli.ExitUsage
 	}
-	if err := serve(serveOptions{addr: *addr, dataDir: *dataDir, passwordFile: *passwordFile,
+	if err := serve(serveOptions{addr: *addr, dataDir: *dataDir, configDir: *configDir, passwordFile: *passwordFile,
 		allowRemote: *allowRemote, remote: remote, origins: origins}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "clusterspace serve: %v\n", err)
 		return cli.ExitFor(err)
@@ -184,15 +190,15 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 type serveOptions struct {
-	addr, dataDir, passwordFile string
-	allowRemote, remote         bool
-	origins                     []string
+	addr, dataDir, configDir, passwordFile string
+	allowRemote, remote                    bool
+	origins                                []string
 }
 
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"))
+	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"), engine.WithConfigDir(o.configDir))
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,11 @@ type Agent struct {
 	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
 	Registry *tools.Registry
 	Offer    func(name string) bool
+	// Instructions are added to the system prompt of every request: a persona's prompt, the
+	// skills attached up front (see catalog.Persona.Apply). "" adds nothing.
+	Instructions string
+	// Temperature overrides the provider's configured temperature (a persona's); nil keeps it.
+	Temperature *float64
 	// Guard is the loop guard (nil: none).
 	Guard *Guard
 	// Approvals is where calls wait for the person; Owner says whose they are (its GoalID

@@ -28,7 +28,12 @@ func (a *Agent) Request(t Turn) llm.Request {
 		msgs = append(msgs, llm.UserText(llm.ContextText(t.Context)))
 		volatile = 1
 	}
-	req := llm.Request{System: t.System, Messages: msgs, MaxTokens: a.Model.MaxTokens, CacheKey: a.ConversationID, Volatile: volatile}
+	system := t.System
+	if a.Instructions != "" {
+		system += "\n\n" + a.Instructions
+	}
+	req := llm.Request{System: system, Messages: msgs, MaxTokens: a.Model.MaxTokens, Temperature: a.Temperature,
+		CacheKey: a.ConversationID, Volatile: volatile}
 	if !t.NoTools {
 		req.Tools = a.ToolDefs()
 	}

@@ -27,7 +27,7 @@ const fleetUsage = `Usage:
     json_source, check_manual, check_visual; default a strict judge question on the evidence).
     options are goal run's: --provider | --base-url URL --model NAME …, --critic-…, --critic-every N,
     --risk LEVEL, --sandbox DIR, --allow-tools, --deny-tools, --approve ask|allow|deny, --wall-clock,
-    --max-steps, --budget-usd, --budget-tokens, --data-dir DIR, --json (JSON Lines)
+    --max-steps, --budget-usd, --budget-tokens, --data-dir DIR, --config-dir DIR, --json (JSON Lines)
   clusterspace fleet list | show ID | abort ID | resume ID
     (resume takes --base-url/--model/--api-kind/--api-key-env and --approve again if the run used them)
 Exit status: 0 every task completed, 1 a task failed or is blocked (or the data dir is in use),

@@ -53,7 +53,7 @@ const goalUsage = `Usage:
     --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
     --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
     --context-window TOKENS   (the model's window when the provider's setting is empty and the model is not a known one)
-    --data-dir DIR   --json
+    --data-dir DIR   --config-dir DIR   --json
   clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
     (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
   Only one process at a time owns a data dir (the desktop, serve, or goal run|resume|abort|reopen);

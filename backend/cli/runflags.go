@@ -23,6 +23,7 @@ import (
 type runFlags struct {
 	actor, critic     modelFlags
 	approve, dataDir  string
+	configDir         string
 	json              bool
 	criticEvery       int
 	allow, deny, risk string
@@ -58,6 +59,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.settings.BudgetTokens, "budget-tokens", 0, "")
 	fs.IntVar(&f.settings.ContextWindow, "context-window", 0, "")
 	fs.StringVar(&f.dataDir, "data-dir", "", "")
+	fs.StringVar(&f.configDir, "config-dir", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 }
 
@@ -127,7 +129,7 @@ func (f *runFlags) open(command string, stdout, stderr io.Writer, extra ...engin
 	opts := append([]engine.Option{engine.WithLogger(logger), engine.WithCommand(command), engine.WithAutoApprove(auto),
 		engine.WithHiddenEnv(f.actor.keyEnv, f.critic.keyEnv),
 		engine.WithModels(func(stored goal.Models) goal.Models { models.stored = stored; return models }),
-		engine.WithVision(models.vision())}, extra...)
+		engine.WithVision(models.vision()), engine.WithConfigDir(f.configDir)}, extra...)
 	return engine.Open(context.Background(), f.dataDir, opts...)
 }
 

@@ -32,7 +32,10 @@ import (
 // Engine is the backend every door shares: the store and the services over it. Open sets
 // every field; the doors call the services and never replace them.
 type Engine struct {
-	DataDir    string
+	DataDir string
+	// ConfigDir holds the files people keep in git to shape the agent (personas, skills,
+	// templates, tool plugins, mcp.json); it need not exist.
+	ConfigDir  string
 	Store      *store.Store
 	Workspaces *workspace.Service
 	Providers  *config.Providers
@@ -71,6 +74,8 @@ type options struct {
 	hiddenEnv []string
 	// command names the door in the data dir's lock file, for the message another process gets.
 	command string
+	// configDir is the --config-dir flag ("" picks the default, see config.ResolveConfigDir).
+	configDir string
 }
 
 // An Option adjusts what Open builds for one door.
@@ -108,6 +113,9 @@ func WithVision(v tools.Vision) Option { return func(o *options) { o.vision = v 
 // process is told what holds the data dir (default "desktop").
 func WithCommand(name string) Option { return func(o *options) { o.command = name } }
 
+// WithConfigDir sets the config dir (the doors' --config-dir); "" picks the default.
+func WithConfigDir(dir string) Option { return func(o *options) { o.configDir = dir } }
+
 // Open resolves and creates the data dir (dataDirFlag, else the environment's default), takes
 // it for this process alone, opens (and migrates) the store and starts the services. If
 // another process owns the data dir the error wraps config.ErrDataDirInUse and names it: two
@@ -124,6 +132,10 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 	if err := config.EnsureDataDir(dir, o.logger); err != nil {
 		return nil, err
 	}
+	configDir, err := config.ResolveConfigDir(o.configDir)
+	if err != nil {
+		return nil, err
+	}
 	lock, err := config.LockDataDir(dir, o.command, false)
 	if err != nil {
 		return nil, err
@@ -133,7 +145,7 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 		lock.Release()
 		return nil, err
 	}
-	e := &Engine{DataDir: dir, Store: st, lock: lock, wsEvents: pubsub.NewBroker[workspace.List](),
+	e := &Engine{DataDir: dir, ConfigDir: configDir, Store: st, lock: lock, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
 		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event](),
 		fleetEvents: pubsub.NewBroker[fleet.Event]()}
