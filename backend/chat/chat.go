@@ -232,11 +232,12 @@ type Repo interface {
 	SaveChatConfig(ctx context.Context, c Config) error
 }
 
-// Catalog is where personas and skills come from (the config dir's catalog); nil in
-// Options means the chat has none, and a conversation that names one is refused.
+// Catalog is where personas and skills come from (*catalog.Catalog: the config dir's files
+// over the built-in defaults); nil in Options means the chat has none, and a conversation
+// that names one is refused.
 type Catalog interface {
-	Persona(id string) (catalog.Persona, error)
-	Skill(id string) (catalog.Skill, error)
+	Persona(id string) (catalog.Persona, bool)
+	Skill(id string) (catalog.Skill, bool)
 }
 
 // Models resolves provider references ("" = the default, or a provider id or name) to

@@ -244,9 +244,9 @@ func (s *Service) persona(settings Settings) (*shaping, error) {
 	sh := &shaping{}
 	var attach []string
 	if settings.Persona != "" {
-		p, err := s.catalog.Persona(settings.Persona)
-		if err != nil {
-			return nil, &FieldError{"persona", fmt.Sprintf("persona %q cannot be used (%v): pick another in the conversation's settings", settings.Persona, err)}
+		p, ok := s.catalog.Persona(settings.Persona)
+		if !ok {
+			return nil, &FieldError{"persona", fmt.Sprintf("there is no persona %q in the config dir or the built-ins: pick another in the conversation's settings", settings.Persona)}
 		}
 		sh.persona = p
 		attach = append(attach, p.Skills...)
@@ -257,9 +257,9 @@ func (s *Service) persona(settings Settings) (*shaping, error) {
 		}
 	}
 	for _, id := range attach {
-		sk, err := s.catalog.Skill(id)
-		if err != nil {
-			return nil, &FieldError{"skills", fmt.Sprintf("skill %q cannot be used (%v): detach it in the conversation's settings", id, err)}
+		sk, ok := s.catalog.Skill(id)
+		if !ok {
+			return nil, &FieldError{"skills", fmt.Sprintf("there is no skill %q in the config dir or the built-ins: detach it in the conversation's settings", id)}
 		}
 		sh.skills = append(sh.skills, sk)
 	}

@@ -20,20 +20,14 @@ type shelf struct {
 	skills   map[string]catalog.Skill
 }
 
-func (s shelf) Persona(id string) (catalog.Persona, error) {
+func (s shelf) Persona(id string) (catalog.Persona, bool) {
 	p, ok := s.personas[id]
-	if !ok {
-		return p, fmt.Errorf("no persona %q", id)
-	}
-	return p, nil
+	return p, ok
 }
 
-func (s shelf) Skill(id string) (catalog.Skill, error) {
+func (s shelf) Skill(id string) (catalog.Skill, bool) {
 	k, ok := s.skills[id]
-	if !ok {
-		return k, fmt.Errorf("no skill %q", id)
-	}
-	return k, nil
+	return k, ok
 }
 
 func testShelf() shelf {
