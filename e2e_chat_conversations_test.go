@@ -50,9 +50,9 @@ func TestChatConversationsEndToEnd(t *testing.T) {
 		chromedp.SendKeys(chatSel(`[data-testid=chat-model]`), picked, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('[data-testid=chat-model]').dispatchEvent(new Event('change', {bubbles: true}))`, nil),
 		waitJS(`!document.querySelector('[data-testid=chat-model]').disabled && document.querySelector('[data-testid=chat-model]').value === `+jsString(picked)),
-		waitJS(`!document.querySelector('[data-testid=chat-settings-error]')`),
-		chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`)))
+		waitJS(`!document.querySelector('[data-testid=chat-settings-error]')`))
 	shot(t, ctx, "chat-conversations-model")
+	step(t, ctx, "close the settings", chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`)))
 
 	step(t, ctx, "ask in the second conversation",
 		sendChat(secondQ),
