@@ -78,6 +78,7 @@ export class ChatStore {
   /**
    * Chat approval requests waiting, by workspace, from every workspace's events (shown or
    * not), so the status bar can point at a chat that waits while another workspace is shown.
+   * Each entry is "conversationId/approvalId": a conversation that stops drops only its own.
    */
   asking = $state.raw<Record<string, string[]>>({});
 
@@ -176,12 +177,13 @@ export class ChatStore {
     this.open(id);
   }
 
-  private trackAsking(ws: string, type: string, id: string | undefined): void {
+  private trackAsking(ws: string, conv: string, type: string, id: string | undefined): void {
     const held = this.asking[ws] ?? [];
+    const key = `${conv}/${id}`;
     let next = held;
-    if (type === 'approval_requested' && id && !held.includes(id)) next = [...held, id];
-    else if (type === 'approval_resolved' && id) next = held.filter((x) => x !== id);
-    else if (type === 'loop_stopped' || type === 'cleared') next = [];
+    if (type === 'approval_requested' && id && !held.includes(key)) next = [...held, key];
+    else if (type === 'approval_resolved' && id) next = held.filter((x) => x !== key);
+    else if (type === 'loop_stopped' || type === 'cleared') next = held.filter((x) => !x.startsWith(`${conv}/`));
     if (next !== held) this.asking = { ...this.asking, [ws]: next };
   }
 
@@ -208,7 +210,7 @@ export class ChatStore {
       if (ev.conversations && this.lists[ev.workspaceId]) this.putList(ev.workspaceId, ev.conversations);
       return;
     }
-    this.trackAsking(ev.workspaceId, ev.type, ev.approval?.id);
+    this.trackAsking(ev.workspaceId, ev.conversationId ?? '', ev.type, ev.approval?.id);
     const id = ev.conversationId;
     const c = id ? this.conversations[id] : undefined;
     if (!id || !c) return;

@@ -260,5 +260,10 @@ describe('ChatStore', () => {
     const approval = { id: 'q1', workspaceId: 'w', conversationId: 'c1', callId: 'c', tool: 'http_post', args: {}, risk: 'network_write', reason: 'r', status: 'pending', createdAt: '' };
     chatEvent({ workspaceId: 'w', conversationId: 'c1', type: 'approval_requested', approval });
     expect(store.waitingIn('w')).toBe(true);
+    // Another conversation of the workspace stopping leaves c1's question open.
+    chatEvent({ workspaceId: 'w', conversationId: 'c2', type: 'loop_stopped', reason: 'done' });
+    expect(store.waitingIn('w')).toBe(true);
+    chatEvent({ workspaceId: 'w', conversationId: 'c1', type: 'loop_stopped', reason: 'stopped' });
+    expect(store.waitingIn('w')).toBe(false);
   });
 });
