@@ -6,19 +6,40 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
-// ChatView is a workspace's conversation and its state.
+// ChatView is a conversation's messages and its state.
 type ChatView struct {
 	Messages []chat.Message `json:"messages"`
 	State    chat.State     `json:"state"`
 }
 
-// Chat returns the workspace's conversation and its state.
-func (a *App) Chat(workspaceID string) (ChatView, error) {
-	msgs, err := a.eng.Chat.History(a.ctx, workspaceID)
+// ChatConversations lists the workspace's conversations, the most recently updated first
+// (a workspace without any gets a first one).
+func (a *App) ChatConversations(workspaceID string) ([]chat.Conversation, error) {
+	return a.eng.Chat.Conversations(a.ctx, workspaceID)
+}
+
+// ChatCreate starts a new conversation in the workspace.
+func (a *App) ChatCreate(workspaceID string, in chat.NewConversation) (chat.Conversation, error) {
+	return a.eng.Chat.Create(a.ctx, workspaceID, in)
+}
+
+// ChatRename sets a conversation's title.
+func (a *App) ChatRename(conversationID, title string) (chat.State, error) {
+	return a.eng.Chat.Rename(a.ctx, conversationID, title)
+}
+
+// ChatDelete stops the conversation if it runs and deletes it with its messages.
+func (a *App) ChatDelete(conversationID string) error {
+	return a.eng.Chat.Delete(a.ctx, conversationID)
+}
+
+// Chat returns the conversation's messages and its state.
+func (a *App) Chat(conversationID string) (ChatView, error) {
+	msgs, err := a.eng.Chat.History(a.ctx, conversationID)
 	if err != nil {
 		return ChatView{}, err
 	}
-	st, err := a.eng.Chat.State(a.ctx, workspaceID)
+	st, err := a.eng.Chat.State(a.ctx, conversationID)
 	if msgs == nil {
 		msgs = []chat.Message{}
 	}
@@ -26,32 +47,34 @@ func (a *App) Chat(workspaceID string) (ChatView, error) {
 }
 
 // ChatSend sends a message (exactly "/critic" toggles actor–critic mode).
-func (a *App) ChatSend(workspaceID, text string, images []llm.Image) error {
-	return a.eng.Chat.Send(a.ctx, workspaceID, text, images)
+func (a *App) ChatSend(conversationID, text string, images []llm.Image) error {
+	return a.eng.Chat.Send(a.ctx, conversationID, text, images)
 }
 
 // ChatStop ends the stream and tools within a second.
-func (a *App) ChatStop(workspaceID string) error { return a.eng.Chat.Stop(a.ctx, workspaceID) }
+func (a *App) ChatStop(conversationID string) error { return a.eng.Chat.Stop(a.ctx, conversationID) }
 
 // ChatResume continues an interrupted conversation (as the critic, if it was cut off).
-func (a *App) ChatResume(workspaceID string) error { return a.eng.Chat.Resume(a.ctx, workspaceID) }
-
-// ChatClear deletes the conversation; mode and settings stay.
-func (a *App) ChatClear(workspaceID string) error { return a.eng.Chat.Clear(a.ctx, workspaceID) }
-
-// ChatSetCritic turns actor–critic mode on or off.
-func (a *App) ChatSetCritic(workspaceID string, on bool) (chat.State, error) {
-	return a.eng.Chat.SetCriticMode(a.ctx, workspaceID, on)
+func (a *App) ChatResume(conversationID string) error {
+	return a.eng.Chat.Resume(a.ctx, conversationID)
 }
 
-// ChatSetSettings sets the providers, iteration cap and ask-above level.
-func (a *App) ChatSetSettings(workspaceID string, st chat.Settings) (chat.State, error) {
-	return a.eng.Chat.SetSettings(a.ctx, workspaceID, st)
+// ChatClear deletes the conversation's messages; its title, mode and settings stay.
+func (a *App) ChatClear(conversationID string) error { return a.eng.Chat.Clear(a.ctx, conversationID) }
+
+// ChatSetCritic turns actor–critic mode on or off.
+func (a *App) ChatSetCritic(conversationID string, on bool) (chat.State, error) {
+	return a.eng.Chat.SetCriticMode(a.ctx, conversationID, on)
+}
+
+// ChatSetSettings sets the persona, skills, providers and model, iteration cap and ask-above level.
+func (a *App) ChatSetSettings(conversationID string, st chat.Settings) (chat.State, error) {
+	return a.eng.Chat.SetSettings(a.ctx, conversationID, st)
 }
 
 // ChatSetEditing says an edit is pending (it stops the automatic loop).
-func (a *App) ChatSetEditing(workspaceID string, editing bool) {
-	a.eng.Chat.SetEditing(workspaceID, editing)
+func (a *App) ChatSetEditing(conversationID string, editing bool) error {
+	return a.eng.Chat.SetEditing(a.ctx, conversationID, editing)
 }
 
 // ChatAnswerApproval answers a chat tool's approval request.

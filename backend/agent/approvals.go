@@ -27,18 +27,20 @@ const (
 // Approval is a tool call waiting for (or answered by) the user. It belongs to a goal
 // (GoalID) or to a workspace's chat (WorkspaceID).
 type Approval struct {
-	ID           string          `json:"id"`
-	GoalID       string          `json:"goalId,omitempty"`
-	WorkspaceID  string          `json:"workspaceId,omitempty"`
-	CallID       string          `json:"callId"`
-	Tool         string          `json:"tool"`
-	Args         json.RawMessage `json:"args"`
-	Risk         string          `json:"risk"`
-	Reason       string          `json:"reason"`
-	Status       ApprovalStatus  `json:"status"`
-	AnswerReason string          `json:"answerReason,omitempty"`
-	CreatedAt    time.Time       `json:"createdAt"`
-	AnsweredAt   *time.Time      `json:"answeredAt,omitempty"`
+	ID          string `json:"id"`
+	GoalID      string `json:"goalId,omitempty"`
+	WorkspaceID string `json:"workspaceId,omitempty"`
+	// ConversationID is the chat conversation a workspace's request belongs to.
+	ConversationID string          `json:"conversationId,omitempty"`
+	CallID         string          `json:"callId"`
+	Tool           string          `json:"tool"`
+	Args           json.RawMessage `json:"args"`
+	Risk           string          `json:"risk"`
+	Reason         string          `json:"reason"`
+	Status         ApprovalStatus  `json:"status"`
+	AnswerReason   string          `json:"answerReason,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	AnsweredAt     *time.Time      `json:"answeredAt,omitempty"`
 }
 
 // ApprovalRepo keeps approvals; the store implements it.

@@ -39,7 +39,7 @@ func TestChatBrowserSecretsAskAndScreenshotsReachAVisionModel(t *testing.T) {
 		vision.Vision = true
 		r.mods.set("", vision)
 	})
-	if _, err := r.svc.SetSettings(context.Background(), ws, chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney}); err != nil {
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney}); err != nil {
 		t.Fatal(err)
 	}
 	r.send("Log me in as ada")

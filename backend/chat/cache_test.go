@@ -59,7 +59,7 @@ func TestChatRequestsAreCacheFriendly(t *testing.T) {
 			if len(actor) != 5 || len(critic) != 3 {
 				t.Fatalf("%d actor and %d critic requests, want 5 and 3", len(actor), len(critic))
 			}
-			for side, reqs := range map[string][]llmtest.Request{"chat:" + ws: actor, "chat:" + ws + "/critic": critic} {
+			for side, reqs := range map[string][]llmtest.Request{"chat:" + r.conv: actor, "chat:" + r.conv + "/critic": critic} {
 				for i, q := range reqs {
 					if kind == llm.KindOpenAI && q.CacheKey != side {
 						t.Fatalf("%s request %d carries prompt_cache_key %q", side, i, q.CacheKey)

@@ -29,13 +29,13 @@ const (
 func offered(name string) bool { return !tools.IsGoalTool(name) }
 
 // newAgent is the turn engine of one side of the conversation (the actor, or the critic,
-// which is offered no tools), with the chat's hooks: the workspace's ask-above level decides
+// which is offered no tools), with the chat's hooks: the conversation's ask-above level decides
 // calls, and every call shows as a collapsed item.
 func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	home, _ := os.UserHomeDir() // Best effort: without one, relative paths are refused.
 	a := &agent.Agent{
 		Scope: "chat", WorkDir: home, AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
-		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID}, WorkspaceID: r.ss.wsID,
+		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID, ConversationID: r.ss.id}, WorkspaceID: r.ss.wsID,
 		Screenshot: r.svc.shot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{
 			Check:   r.check,
@@ -49,7 +49,7 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 			},
 		},
 		// One cache key per conversation: the actor's and the critic's differ in every message.
-		ConversationID: conversationID(r.ss.wsID, src),
+		ConversationID: conversationID(r.ss.id, src),
 		Compaction:     r.ss.compaction(src),
 	}
 	if src == SourceActor {
@@ -70,7 +70,7 @@ func (r *run) runCalls(a *agent.Agent, calls []llm.ToolCall, said *agent.GuardDe
 }
 
 // check is why the call needs the user's yes, or that it may run. Chat has no goal ceiling:
-// it asks for calls above the workspace's ask-above level, for calls a tool raises itself
+// it asks for calls above the conversation's ask-above level, for calls a tool raises itself
 // (tools.CallRisk: acting on a page that looks like payment) whatever that level, and for
 // calls a tool wants the person to see first (tools.Confirmer: typing a password, uploading
 // files).
@@ -89,7 +89,7 @@ func (r *run) check(ctx context.Context, tool tools.Tool, call tools.Call) agent
 	}
 	askAbove := r.cfg.Settings.AskAbove
 	if v := (policy.Policy{Ceiling: askAbove}).Check(riskAt{tool, risk}, call, r.ss.grants()); v.Decision != policy.Allow {
-		return ask(fmt.Sprintf("%s is %s, above this workspace's ask-above level %s", call.Name, risk, askAbove))
+		return ask(fmt.Sprintf("%s is %s, above this conversation's ask-above level %s", call.Name, risk, askAbove))
 	}
 	return agent.Verdict{Decision: policy.Allow, Risk: risk}
 }
@@ -132,14 +132,14 @@ func (r *run) onAgentEvent(src Source, e agent.Event) {
 }
 
 // AnswerApproval answers a chat tool call waiting for the user: allow_once, allow_goal (this
-// tool for the rest of the workspace's chat session) or deny.
+// tool for the rest of the conversation's session) or deny.
 func (s *Service) AnswerApproval(ctx context.Context, id string, status agent.ApprovalStatus, reason string) (agent.Approval, error) {
 	return s.approvals.Answer(ctx, id, status, reason)
 }
 
-// pendingApprovals lists the requests a workspace's chat waits on, oldest first.
-func (s *Service) pendingApprovals(wsID string) []agent.Approval {
-	return s.approvals.Waiting(func(a agent.Approval) bool { return a.WorkspaceID == wsID })
+// pendingApprovals lists the requests a conversation waits on, oldest first.
+func (s *Service) pendingApprovals(id string) []agent.Approval {
+	return s.approvals.Waiting(func(a agent.Approval) bool { return a.ConversationID == id })
 }
 
 func (ss *session) grant(tool string) {
@@ -150,12 +150,12 @@ func (ss *session) grant(tool string) {
 	}
 }
 
-// conversationID names a side of a workspace's chat for the provider's prompt cache.
-func conversationID(wsID string, src Source) string {
+// conversationID names a side of a conversation for the provider's prompt cache.
+func conversationID(id string, src Source) string {
 	if src == SourceCritic {
-		return "chat:" + wsID + "/critic"
+		return "chat:" + id + "/critic"
 	}
-	return "chat:" + wsID
+	return "chat:" + id
 }
 
 func (ss *session) compaction(src Source) *agent.Compaction {

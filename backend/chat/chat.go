@@ -1,7 +1,8 @@
-// Package chat is the interactive chat of a workspace: one persisted conversation per
-// workspace, driven by a loop in the backend (streamed answers, tool calls through the
-// policy, Stop), and its actor–critic mode, in which a critic model reviews every finished
-// actor turn until it answers exactly /done.
+// Package chat is the interactive chat of a workspace: any number of persisted
+// conversations per workspace, each with its own settings (persona, skills, provider and
+// model, critic mode), each driven by its own loop in the backend (streamed answers, tool
+// calls through the policy, Stop), and its actor–critic mode, in which a critic model
+// reviews every finished actor turn until it answers exactly /done.
 //
 // Saved history is only ever appended to. What each model sees is built at request time by
 // pure functions: ActorView (the actor's history: no /done, no partial messages, critic
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -30,7 +32,7 @@ const (
 	DefaultAskAbove = tools.WriteLocal
 )
 
-// ErrNotFound means no such workspace, or no approval waiting under that id.
+// ErrNotFound means no such workspace or conversation, or no approval waiting under that id.
 var ErrNotFound = errors.New("not found")
 
 // ErrNothingToResume means the conversation ended where nothing is due: send a message.
@@ -62,42 +64,64 @@ const (
 	SourceNote Source = "note"
 )
 
-// Message is one stored message of a workspace's conversation.
+// Message is one stored message of a conversation.
 type Message struct {
-	WorkspaceID string      `json:"workspaceId"`
-	Seq         int64       `json:"seq"`
-	Source      Source      `json:"source"`
-	Message     llm.Message `json:"message"`
+	ConversationID string      `json:"conversationId"`
+	WorkspaceID    string      `json:"workspaceId"`
+	Seq            int64       `json:"seq"`
+	Source         Source      `json:"source"`
+	Message        llm.Message `json:"message"`
 	// Partial marks a message whose stream was cut off (Stop, a failure, shutdown). It is
 	// shown, never sent to a model, and never completed in place.
 	Partial   bool      `json:"partial,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// Settings are a workspace's chat knobs.
+// Settings are a conversation's knobs.
 type Settings struct {
-	Provider       string `json:"provider"`       // provider id or name; "" = the default provider
-	CriticProvider string `json:"criticProvider"` // "" = the same model as the actor
-	IterationCap   int    `json:"iterationCap"`   // critic reviews per user message
+	Provider string `json:"provider"` // provider id or name; "" = the default provider
+	// Model overrides the provider's configured model for this conversation (llm.Request.Model);
+	// "" keeps it. The critic uses it too when it shares the actor's provider.
+	Model string `json:"model"`
+	// Persona is a catalog persona id ("" = none): its prompt, temperature, max_tokens and
+	// tool allow list shape the actor.
+	Persona string `json:"persona"`
+	// Skills are catalog skill ids whose texts join the actor's instructions up front (after
+	// the persona's own).
+	Skills         []string `json:"skills"`
+	CriticProvider string   `json:"criticProvider"` // "" = the same model as the actor
+	IterationCap   int      `json:"iterationCap"`   // critic reviews per user message
 	// AskAbove: tools riskier than this ask the user first (chat has no goal ceiling).
 	AskAbove tools.Risk `json:"askAbove"`
 }
 
-// Config is what a workspace's chat keeps in the store besides its messages.
+// DefaultSettings are a new conversation's settings.
+func DefaultSettings() Settings {
+	return Settings{IterationCap: DefaultIterationCap, AskAbove: DefaultAskAbove, Skills: []string{}}
+}
+
+// Config is what a conversation keeps in the store besides its messages.
 type Config struct {
-	WorkspaceID string `json:"workspaceId"`
-	CriticMode  bool   `json:"criticMode"`
+	ConversationID string `json:"conversationId"`
+	WorkspaceID    string `json:"workspaceId"`
+	// Title names the conversation in the list; "" until the first message names it.
+	Title      string `json:"title"`
+	CriticMode bool   `json:"criticMode"`
 	// CriticPrompt is the user's criteria for the critic: the last message sent in critic mode.
 	CriticPrompt string   `json:"criticPrompt"`
 	Settings     Settings `json:"settings"`
 }
 
-// DefaultConfig is the config of a workspace that never changed its chat settings.
-func DefaultConfig(wsID string) Config {
-	return Config{WorkspaceID: wsID, Settings: Settings{IterationCap: DefaultIterationCap, AskAbove: DefaultAskAbove}}
+// Conversation is one of a workspace's chats as the list shows it.
+type Conversation struct {
+	Config
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"` // the last message stored (or the creation)
+	Messages  int       `json:"messages"`  // how many are stored: deleting asks first when any are
+	Running   bool      `json:"running"`
 }
 
-// State is a workspace's chat as the UI shows it: the stored config and what runs now.
+// State is a conversation as the UI shows it: the stored config and what runs now.
 type State struct {
 	Config
 	Running bool   `json:"running"`
@@ -141,24 +165,30 @@ const (
 	EventCleared           = "cleared"            // the conversation was deleted
 	EventNotice            = "notice"             // Text: e.g. history trimmed to the model's window; live only
 	EventGuard             = "guard"              // Guard: the loop guard blocked, disabled or halted a tool call; live only
+	// EventConversations: a workspace's list changed (started, renamed, deleted, re-set);
+	// Conversations is the whole list after the change.
+	EventConversations = "conversations_changed"
 )
 
-// Event is one change of a workspace's chat.
+// Event is one change of a conversation (or, for conversations_changed, of a workspace's list).
 type Event struct {
-	WorkspaceID string               `json:"workspaceId"`
-	Type        string               `json:"type"`
-	At          time.Time            `json:"at"`
-	Source      Source               `json:"source,omitempty"`
-	Turn        string               `json:"turn,omitempty"` // ties one streamed message's started, deltas and finished
-	Text        string               `json:"text,omitempty"`
-	Reasoning   bool                 `json:"reasoning,omitempty"` // a delta of reasoning, not answer text
-	Message     *Message             `json:"message,omitempty"`
-	Tool        *ToolRun             `json:"tool,omitempty"`
-	Verdict     *Verdict             `json:"verdict,omitempty"`
-	Reason      StopReason           `json:"reason,omitempty"`
-	Approval    *agent.Approval      `json:"approval,omitempty"`
-	Guard       *agent.GuardDecision `json:"guard,omitempty"`
-	State       *State               `json:"state,omitempty"`
+	ConversationID string               `json:"conversationId,omitempty"`
+	WorkspaceID    string               `json:"workspaceId"`
+	Type           string               `json:"type"`
+	At             time.Time            `json:"at"`
+	Source         Source               `json:"source,omitempty"`
+	Turn           string               `json:"turn,omitempty"` // ties one streamed message's started, deltas and finished
+	Text           string               `json:"text,omitempty"`
+	Reasoning      bool                 `json:"reasoning,omitempty"` // a delta of reasoning, not answer text
+	Message        *Message             `json:"message,omitempty"`
+	Tool           *ToolRun             `json:"tool,omitempty"`
+	Verdict        *Verdict             `json:"verdict,omitempty"`
+	Reason         StopReason           `json:"reason,omitempty"`
+	Approval       *agent.Approval      `json:"approval,omitempty"`
+	Guard          *agent.GuardDecision `json:"guard,omitempty"`
+	State          *State               `json:"state,omitempty"`
+	// Conversations is the workspace's list after a conversations_changed event.
+	Conversations []Conversation `json:"conversations,omitempty"`
 }
 
 // ToolRun is one tool call as the chat shows it (collapsed: name, then args and result).
@@ -180,18 +210,34 @@ type Verdict struct {
 	Cap       int   `json:"cap"`
 }
 
-// Repo is the persistence the chat needs; the store implements it.
+// Repo is the persistence the chat needs; the store implements it. Every conversation id
+// that names no stored conversation is an error wrapping ErrNotFound.
 type Repo interface {
-	// ChatMessages returns a workspace's conversation in order.
-	ChatMessages(ctx context.Context, wsID string) ([]Message, error)
+	// ChatConversations lists a workspace's conversations, the most recently updated first.
+	ChatConversations(ctx context.Context, wsID string) ([]Conversation, error)
+	// CreateChatConversation stores a new conversation (c.ConversationID set by the caller),
+	// setting its CreatedAt and UpdatedAt. An unknown workspace wraps ErrNotFound.
+	CreateChatConversation(ctx context.Context, c *Conversation) error
+	// DeleteChatConversation deletes a conversation and its messages.
+	DeleteChatConversation(ctx context.Context, id string) error
+	// ChatMessages returns a conversation's messages in order.
+	ChatMessages(ctx context.Context, id string) ([]Message, error)
 	// AppendChatMessages stores msgs after the last one, setting their Seq and CreatedAt.
-	// An unknown workspace is an error wrapping ErrNotFound.
-	AppendChatMessages(ctx context.Context, wsID string, msgs []Message) error
-	// ClearChat deletes a workspace's messages (its config stays).
-	ClearChat(ctx context.Context, wsID string) error
-	// ChatConfig returns the stored config, or DefaultConfig(wsID) if none was saved.
-	ChatConfig(ctx context.Context, wsID string) (Config, error)
+	AppendChatMessages(ctx context.Context, id string, msgs []Message) error
+	// ClearChat deletes a conversation's messages (its config stays).
+	ClearChat(ctx context.Context, id string) error
+	// ChatConfig returns a conversation's stored config.
+	ChatConfig(ctx context.Context, id string) (Config, error)
+	// SaveChatConfig replaces a stored conversation's config (title and settings).
 	SaveChatConfig(ctx context.Context, c Config) error
+}
+
+// Catalog is where personas and skills come from (*catalog.Catalog: the config dir's files
+// over the built-in defaults); nil in Options means the chat has none, and a conversation
+// that names one is refused.
+type Catalog interface {
+	Persona(id string) (catalog.Persona, bool)
+	Skill(id string) (catalog.Skill, bool)
 }
 
 // Models resolves provider references ("" = the default, or a provider id or name) to

@@ -144,7 +144,7 @@ func TestStopDuringCriticThenResumeContinuesAsCritic(t *testing.T) {
 	r.send("What is the capital of Australia?")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceCritic))
 	start := time.Now()
-	if err := r.svc.Stop(context.Background(), ws); err != nil {
+	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -165,7 +165,7 @@ func TestStopDuringCriticThenResumeContinuesAsCritic(t *testing.T) {
 	if st := r.events.waitN(t, 1, isType(chat.EventLoopStopped)).State; st == nil || st.Running || st.Next != chat.SourceCritic {
 		t.Fatalf("state on the stop event: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), ws); err != nil {
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if reason := r.stopped(2); reason != chat.ReasonDone {
@@ -196,7 +196,7 @@ func TestIterationCapStopsWithNote(t *testing.T) {
 	st := r.state()
 	st.Settings.IterationCap = 2
 	st.Settings.CriticProvider = "reviewer"
-	if _, err := r.svc.SetSettings(context.Background(), ws, st.Settings); err != nil {
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
 		t.Fatal(err)
 	}
 	r.criticMode(true)
@@ -231,7 +231,7 @@ func TestPendingEditStopsAutomaticTurn(t *testing.T) {
 	r.criticMode(true)
 	r.send("Question")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceActor))
-	r.svc.SetEditing(ws, true)
+	r.svc.SetEditing(context.Background(), r.conv, true)
 	if reason := r.stopped(1); reason != chat.ReasonEditing {
 		t.Fatalf("stopped with %s", reason)
 	}
@@ -255,7 +255,7 @@ func TestRestartKeepsHistoryAndMode(t *testing.T) {
 	r.criticMode(true)
 	st := r.state()
 	st.Settings.IterationCap = 4
-	if _, err := r.svc.SetSettings(context.Background(), ws, st.Settings); err != nil {
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
 		t.Fatal(err)
 	}
 	r.send("Write a draft")
@@ -275,7 +275,7 @@ func TestRestartKeepsHistoryAndMode(t *testing.T) {
 	if !st.CriticMode || st.CriticPrompt != "Write a draft" || st.Settings.IterationCap != 4 || st.Next != chat.SourceCritic || st.Running {
 		t.Fatalf("state after restart: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), ws); err != nil {
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if reason := r.stopped(2); reason != chat.ReasonDone {
@@ -284,7 +284,7 @@ func TestRestartKeepsHistoryAndMode(t *testing.T) {
 	if reqs := r.requests(); len(reqs) != 3 || !reqs[2].critic() {
 		t.Fatalf("the resumed turn was not the critic's")
 	}
-	if err := r.svc.Resume(context.Background(), ws); !errors.Is(err, chat.ErrNothingToResume) {
+	if err := r.svc.Resume(context.Background(), r.conv); !errors.Is(err, chat.ErrNothingToResume) {
 		t.Fatalf("resume after /done: %v", err)
 	}
 }
@@ -300,7 +300,7 @@ func TestEmptyHistoryStartsFromCriticPrompt(t *testing.T) {
 	r.criticMode(true)
 	r.send("List three prime numbers.")
 	r.stopped(1)
-	if err := r.svc.Clear(context.Background(), ws); err != nil {
+	if err := r.svc.Clear(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if h := r.history(); len(h) != 0 {
@@ -309,7 +309,7 @@ func TestEmptyHistoryStartsFromCriticPrompt(t *testing.T) {
 	if st := r.state(); st.Next != chat.SourceActor || st.CriticPrompt != "List three prime numbers." {
 		t.Fatalf("state after clear: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), ws); err != nil {
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	r.stopped(2)
@@ -324,7 +324,7 @@ func TestEmptyHistoryStartsFromCriticPrompt(t *testing.T) {
 	r.mods.mu.Lock()
 	r.mods.broken = true
 	r.mods.mu.Unlock()
-	err := r.svc.Send(context.Background(), ws, "Now five primes", nil)
+	err := r.svc.Send(context.Background(), r.conv, "Now five primes", nil)
 	var se *chat.StartError
 	if !errors.As(err, &se) || se.Text != "Now five primes" || !strings.Contains(err.Error(), "Settings → Providers") {
 		t.Fatalf("send with no model: %v", err)

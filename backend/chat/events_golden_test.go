@@ -46,6 +46,6 @@ func TestChatEventsGolden(t *testing.T) {
 		}
 	}
 	// Ids and clocks change from run to run (a zero duration is left out of an event anyway).
-	got := agenttest.Lines(t, events, "id", "callId", "createdAt", "answeredAt", "durationMs", "seq", "at", "turn")
+	got := agenttest.Lines(t, events, "id", "conversationId", "callId", "createdAt", "updatedAt", "answeredAt", "durationMs", "seq", "at", "turn")
 	agenttest.Golden(t, filepath.Join("testdata", "chat-events.golden"), got)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
-// run is one workspace's loop goroutine: it owns conv (the stored conversation as it grows)
+// run is one conversation's loop goroutine: it owns conv (the stored conversation as it grows)
 // and talks to the controls only through the session's mutex-guarded fields.
 type run struct {
 	ss   *session
@@ -62,7 +62,7 @@ func (ss *session) drive(r *run, cancel context.CancelCauseFunc, next Source) {
 func (r *run) loop(next Source) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.svc.log.Error("chat loop panicked", "workspace", r.ss.wsID, "panic", p)
+			r.svc.log.Error("chat loop panicked", "conversation", r.ss.id, "panic", p)
 			r.end(ReasonStreamFailed, fmt.Sprintf("internal error (%v); resume to try again", p))
 		}
 	}()
@@ -128,7 +128,7 @@ func (r *run) end(reason StopReason, text string) {
 	ev := Event{Type: EventLoopStopped, Reason: reason, Text: text}
 	// The state rides along (what Resume would start, above all), so a UI need not read the
 	// whole conversation again to learn it.
-	if st, err := r.svc.State(context.WithoutCancel(r.ctx), r.ss.wsID); err == nil {
+	if st, err := r.svc.State(context.WithoutCancel(r.ctx), r.ss.id); err == nil {
 		ev.State = &st
 	}
 	r.publish(ev)
@@ -140,23 +140,25 @@ func stoppedText(cause error) string {
 		return "the app is shutting down; resume the chat to continue"
 	case errors.Is(cause, errCleared):
 		return "the conversation was cleared"
+	case errors.Is(cause, errDeleted):
+		return "the conversation was deleted"
 	}
 	return "stopped by the user"
 }
 
 func (r *run) publish(e Event) {
-	e.WorkspaceID = r.ss.wsID
+	e.ConversationID, e.WorkspaceID = r.ss.id, r.ss.wsID
 	r.svc.publish(e)
 }
 
 // config re-reads the stored config, so a toggle or a new critic prompt applies at the
 // next turn; on a read error the last one read stands.
 func (r *run) config() Config {
-	cfg, err := r.svc.repo.ChatConfig(context.WithoutCancel(r.ctx), r.ss.wsID)
+	cfg, err := r.svc.repo.ChatConfig(context.WithoutCancel(r.ctx), r.ss.id)
 	if err != nil {
-		r.svc.log.Warn("chat: could not read the settings", "workspace", r.ss.wsID, "err", err)
-		if r.cfg.WorkspaceID == "" {
-			return DefaultConfig(r.ss.wsID)
+		r.svc.log.Warn("chat: could not read the settings", "conversation", r.ss.id, "err", err)
+		if r.cfg.ConversationID == "" {
+			return Config{ConversationID: r.ss.id, WorkspaceID: r.ss.wsID, Settings: DefaultSettings()}
 		}
 		return r.cfg
 	}
@@ -164,7 +166,8 @@ func (r *run) config() Config {
 	return cfg
 }
 
-// agent returns the actor's or the critic's turn engine, resolving its model once per loop.
+// agent returns the actor's or the critic's turn engine, resolving its model (and the
+// actor's persona and skills) once per loop.
 func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
 	if a, ok := r.agents[src]; ok {
 		return a, nil
@@ -177,7 +180,19 @@ func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the %s's model cannot be used: %w", src, err)
 	}
+	// The conversation's model goes with its provider: a critic on another provider keeps
+	// that provider's own.
+	if model := cfg.Settings.Model; model != "" && (src == SourceActor || cfg.Settings.CriticProvider == "") {
+		m = withModel(m, model)
+	}
 	a := r.newAgent(src, m)
+	if src == SourceActor {
+		sh, err := r.svc.persona(cfg.Settings)
+		if err != nil {
+			return nil, err
+		}
+		sh.apply(a)
+	}
 	r.agents[src] = a
 	return a, nil
 }
@@ -325,10 +340,10 @@ func withoutToolCalls(m llm.Message) llm.Message {
 // append stores one message and publishes it. If the store fails the chain ends: going on
 // would show the person a conversation the store does not have.
 func (r *run) append(m Message, turn string) bool {
-	m.WorkspaceID = r.ss.wsID
+	m.ConversationID, m.WorkspaceID = r.ss.id, r.ss.wsID
 	batch := []Message{m}
-	if err := r.svc.repo.AppendChatMessages(context.WithoutCancel(r.ctx), r.ss.wsID, batch); err != nil {
-		r.svc.log.Error("chat: could not save a message", "workspace", r.ss.wsID, "err", err)
+	if err := r.svc.repo.AppendChatMessages(context.WithoutCancel(r.ctx), r.ss.id, batch); err != nil {
+		r.svc.log.Error("chat: could not save a message", "conversation", r.ss.id, "err", err)
 		r.publish(Event{Type: EventMessageFinished, Source: m.Source, Turn: turn})
 		r.end(ReasonStreamFailed, "could not save the conversation: "+err.Error())
 		return false

@@ -78,6 +78,7 @@ type rig struct {
 	events *collector
 	dir    string
 	opts   chat.Options
+	conv   string // the workspace's first conversation, which the tests talk in
 }
 
 // newRig starts a chat service on a real SQLite store with one workspace, the scripted model
@@ -111,6 +112,11 @@ func newRigWith(t *testing.T, script llmtest.Script, edit func(*rig)) *rig {
 		edit(r)
 	}
 	r.start()
+	conv, err := r.svc.Current(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.conv = conv
 	return r
 }
 
@@ -132,21 +138,21 @@ func (r *rig) start() {
 
 func (r *rig) send(text string) {
 	r.t.Helper()
-	if err := r.svc.Send(context.Background(), ws, text, nil); err != nil {
+	if err := r.svc.Send(context.Background(), r.conv, text, nil); err != nil {
 		r.t.Fatalf("send %q: %v", text, err)
 	}
 }
 
 func (r *rig) criticMode(on bool) {
 	r.t.Helper()
-	if _, err := r.svc.SetCriticMode(context.Background(), ws, on); err != nil {
+	if _, err := r.svc.SetCriticMode(context.Background(), r.conv, on); err != nil {
 		r.t.Fatal(err)
 	}
 }
 
 func (r *rig) history() []chat.Message {
 	r.t.Helper()
-	h, err := r.svc.History(context.Background(), ws)
+	h, err := r.svc.History(context.Background(), r.conv)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -155,7 +161,7 @@ func (r *rig) history() []chat.Message {
 
 func (r *rig) state() chat.State {
 	r.t.Helper()
-	st, err := r.svc.State(context.Background(), ws)
+	st, err := r.svc.State(context.Background(), r.conv)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ const stoppedPublishTimeout = 2 * time.Second
 var (
 	errStopped  = errors.New("stopped by the user")
 	errCleared  = errors.New("the conversation was cleared")
+	errDeleted  = errors.New("the conversation was deleted")
 	errShutdown = errors.New("the app is shutting down")
 )
 
@@ -40,9 +41,11 @@ type Options struct {
 	// PaneSummary describes the workspace's panes, for the newest message of each actor turn
 	// (nil: none).
 	PaneSummary func(ctx context.Context, workspaceID string) string
+	// Catalog resolves the personas and skills conversations name (nil: none can be named).
+	Catalog Catalog
 }
 
-// Service runs the chats of all workspaces: one loop goroutine per busy workspace.
+// Service runs the conversations of all workspaces: one loop goroutine per busy conversation.
 type Service struct {
 	repo     Repo
 	models   Models
@@ -54,10 +57,15 @@ type Service struct {
 	paneSummary func(ctx context.Context, workspaceID string) string
 
 	approvals *agent.Approvals
+	catalog   Catalog
+
+	// listMu serializes changes to a workspace's list, so that two first reads of an empty
+	// workspace make one conversation, not two.
+	listMu sync.Mutex
 
 	mu       sync.Mutex
-	sessions map[string]*session
-	closed   bool // Shutdown began: no loop may start
+	sessions map[string]*session // by conversation id
+	closed   bool                // Shutdown began: no loop may start
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -79,7 +87,7 @@ func NewService(repo Repo, models Models, registry *tools.Registry, events *pubs
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot, paneSummary: opts.PaneSummary,
-		approvals: opts.Approvals, sessions: map[string]*session{}, ctx: ctx, cancel: cancel}
+		approvals: opts.Approvals, catalog: opts.Catalog, sessions: map[string]*session{}, ctx: ctx, cancel: cancel}
 	s.closeStaleApprovals()
 	return s
 }
@@ -98,13 +106,14 @@ func (s *Service) closeStaleApprovals() {
 	}
 }
 
-// Events is the live stream of every workspace's chat events.
+// Events is the live stream of every conversation's events.
 func (s *Service) Events() *pubsub.Broker[Event] { return s.events }
 
-// session is one workspace's chat. ops serializes the controls (Send, Resume, Stop, Clear,
-// settings); mu guards what the loop goroutine shares with them.
+// session is one conversation's live part. ops serializes the controls (Send, Resume, Stop,
+// Clear, Delete, settings); mu guards what the loop goroutine shares with them.
 type session struct {
 	svc  *Service
+	id   string // the conversation's
 	wsID string
 	ops  sync.Mutex
 
@@ -119,21 +128,31 @@ type session struct {
 	queue   []llm.Message
 	editing bool
 	turn    Source
-	granted []string // tools the user allowed for the rest of this chat session
+	granted []string // tools the user allowed for the rest of this conversation's session
 	// compacted is how the actor's and the critic's conversations are sent since they
 	// outgrew their model's window; a new chain's agents start from it.
 	compacted map[Source]*agent.Compaction
 }
 
-func (s *Service) session(wsID string) *session {
+// session returns the live part of the conversation cfg describes, made on first use.
+func (s *Service) session(cfg Config) *session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ss, ok := s.sessions[wsID]
+	ss, ok := s.sessions[cfg.ConversationID]
 	if !ok {
-		ss = &session{svc: s, wsID: wsID, changed: make(chan struct{})}
-		s.sessions[wsID] = ss
+		ss = &session{svc: s, id: cfg.ConversationID, wsID: cfg.WorkspaceID, changed: make(chan struct{})}
+		s.sessions[cfg.ConversationID] = ss
 	}
 	return ss
+}
+
+// lookup returns the conversation's session and stored config; an unknown id wraps ErrNotFound.
+func (s *Service) lookup(ctx context.Context, id string) (*session, Config, error) {
+	cfg, err := s.repo.ChatConfig(ctx, id)
+	if err != nil {
+		return nil, Config{}, err
+	}
+	return s.session(cfg), cfg, nil
 }
 
 func (s *Service) publish(e Event) {
@@ -149,27 +168,26 @@ func (s *Service) publish(e Event) {
 	s.events.Publish(e.Type, e)
 }
 
-// History returns a workspace's stored conversation, notes and partial messages included.
-func (s *Service) History(ctx context.Context, wsID string) ([]Message, error) {
-	msgs, err := s.repo.ChatMessages(ctx, wsID)
+// History returns a conversation's stored messages, notes and partial messages included.
+func (s *Service) History(ctx context.Context, id string) ([]Message, error) {
+	msgs, err := s.repo.ChatMessages(ctx, id)
 	if msgs == nil {
 		msgs = []Message{}
 	}
 	return msgs, err
 }
 
-// State returns a workspace's chat config and what runs now.
-func (s *Service) State(ctx context.Context, wsID string) (State, error) {
-	cfg, err := s.repo.ChatConfig(ctx, wsID)
+// State returns a conversation's config and what runs now.
+func (s *Service) State(ctx context.Context, id string) (State, error) {
+	ss, cfg, err := s.lookup(ctx, id)
 	if err != nil {
 		return State{}, err
 	}
-	ss := s.session(wsID)
 	ss.mu.Lock()
 	st := State{Config: cfg, Running: ss.chain, Turn: ss.turn, Queued: len(ss.queue), Editing: ss.editing}
 	ss.mu.Unlock()
 	if !st.Running {
-		history, err := s.repo.ChatMessages(ctx, wsID)
+		history, err := s.repo.ChatMessages(ctx, id)
 		if err != nil {
 			return State{}, err
 		}
@@ -178,7 +196,7 @@ func (s *Service) State(ctx context.Context, wsID string) (State, error) {
 			st.Next = SourceActor
 		}
 	}
-	st.Approvals = s.pendingApprovals(wsID)
+	st.Approvals = s.pendingApprovals(id)
 	return st, nil
 }
 
@@ -192,11 +210,11 @@ func startsFromPrompt(history []Message, cfg Config) bool {
 // Exactly "/critic" toggles the mode instead. If a turn is running the message is queued:
 // it is delivered when the turn ends and wins over any automatic turn. An error that
 // prevented sending is a *StartError carrying the text.
-func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Image) error {
+func (s *Service) Send(ctx context.Context, id, text string, images []llm.Image) error {
 	if strings.TrimSpace(text) == CriticCommand && len(images) == 0 {
-		st, err := s.State(ctx, wsID)
+		st, err := s.State(ctx, id)
 		if err == nil {
-			_, err = s.SetCriticMode(ctx, wsID, !st.CriticMode)
+			_, err = s.SetCriticMode(ctx, id, !st.CriticMode)
 		}
 		return err
 	}
@@ -204,16 +222,19 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 	if s.ctx.Err() != nil {
 		return fail(errShutdown)
 	}
-	ss := s.session(wsID)
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return fail(err)
+	}
 	ss.ops.Lock()
 	defer ss.ops.Unlock()
-	cfg, err := s.repo.ChatConfig(ctx, wsID)
+	cfg, err := s.repo.ChatConfig(ctx, id) // again under ops: a settings change may have just landed
 	if err != nil {
 		return fail(err)
 	}
 	body := strings.TrimSpace(text)
 	if body == "" && len(images) == 0 {
-		history, err := s.repo.ChatMessages(ctx, wsID)
+		history, err := s.repo.ChatMessages(ctx, id)
 		if err != nil {
 			return fail(err)
 		}
@@ -225,6 +246,9 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 	actor, err := s.models.Model(ctx, cfg.Settings.Provider)
 	if err != nil {
 		return fail(fmt.Errorf("the chat's model cannot be used: %w", err))
+	}
+	if _, err := s.persona(cfg.Settings); err != nil {
+		return fail(err)
 	}
 	if len(images) > 0 && !actor.Vision {
 		return fail(fmt.Errorf("%s has no vision model configured: remove the picture, or set a vision model in Settings → Providers", actor.Name))
@@ -245,13 +269,16 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 			}
 		}
 	}
+	if cfg.Title == "" && body != "" {
+		s.nameAfter(ctx, cfg, body)
+	}
 	msg := llm.UserText(body, images...)
 	ss.mu.Lock()
 	ss.editing = false // what was being edited is this message
 	if ss.running {
 		ss.queue = append(ss.queue, msg)
 		ss.mu.Unlock()
-		s.publish(Event{WorkspaceID: wsID, Type: EventQueued, Source: SourceUser, Text: body})
+		s.publish(Event{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Type: EventQueued, Source: SourceUser, Text: body})
 		return nil
 	}
 	ss.mu.Unlock()
@@ -259,11 +286,11 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 	if err != nil {
 		return fail(err)
 	}
-	stored := []Message{{WorkspaceID: wsID, Source: SourceUser, Message: msg}}
-	if err := s.repo.AppendChatMessages(ctx, wsID, stored); err != nil {
+	stored := []Message{{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Source: SourceUser, Message: msg}}
+	if err := s.repo.AppendChatMessages(ctx, id, stored); err != nil {
 		return fail(err)
 	}
-	s.publish(Event{WorkspaceID: wsID, Type: EventMessageFinished, Source: SourceUser, Message: &stored[0]})
+	s.publish(Event{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Type: EventMessageFinished, Source: SourceUser, Message: &stored[0]})
 	// Stored but not started only if the app is shutting down: Resume answers it later.
 	return ss.start(append(conv, stored[0]), SourceActor)
 }
@@ -271,22 +298,28 @@ func (s *Service) Send(ctx context.Context, wsID, text string, images []llm.Imag
 // Resume continues a stopped or interrupted chat with whatever is due (see NextTurn): after
 // a cut-off critic review, a critic turn. An empty conversation in critic mode starts from
 // the critic prompt. It does nothing if the chat is running.
-func (s *Service) Resume(ctx context.Context, wsID string) error {
+func (s *Service) Resume(ctx context.Context, id string) error {
 	if s.ctx.Err() != nil {
 		return errShutdown
 	}
-	ss := s.session(wsID)
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
 	ss.ops.Lock()
 	defer ss.ops.Unlock()
 	if busy, err := ss.waitSettled(ctx); busy || err != nil {
 		return err
 	}
-	cfg, err := s.repo.ChatConfig(ctx, wsID)
+	cfg, err := s.repo.ChatConfig(ctx, id)
 	if err != nil {
 		return err
 	}
 	if _, err := s.models.Model(ctx, cfg.Settings.Provider); err != nil {
 		return fmt.Errorf("the chat's model cannot be used: %w", err)
+	}
+	if _, err := s.persona(cfg.Settings); err != nil {
+		return err
 	}
 	conv, err := ss.prepare(ctx)
 	if err != nil {
@@ -294,11 +327,11 @@ func (s *Service) Resume(ctx context.Context, wsID string) error {
 	}
 	next := NextTurn(conv, cfg.CriticMode)
 	if next == "" && startsFromPrompt(conv, cfg) {
-		stored := []Message{{WorkspaceID: wsID, Source: SourceUser, Message: llm.UserText(cfg.CriticPrompt)}}
-		if err := s.repo.AppendChatMessages(ctx, wsID, stored); err != nil {
+		stored := []Message{{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Source: SourceUser, Message: llm.UserText(cfg.CriticPrompt)}}
+		if err := s.repo.AppendChatMessages(ctx, id, stored); err != nil {
 			return &StartError{Text: cfg.CriticPrompt, Err: err}
 		}
-		s.publish(Event{WorkspaceID: wsID, Type: EventMessageFinished, Source: SourceUser, Message: &stored[0]})
+		s.publish(Event{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Type: EventMessageFinished, Source: SourceUser, Message: &stored[0]})
 		conv, next = append(conv, stored[0]), SourceActor
 	}
 	if next == "" {
@@ -334,7 +367,7 @@ func (ss *session) notify() {
 // prepare loads the conversation and answers tool calls a dead process left without
 // results, so the history stays well formed. Called while the chat is idle.
 func (ss *session) prepare(ctx context.Context) ([]Message, error) {
-	conv, err := ss.svc.repo.ChatMessages(ctx, ss.wsID)
+	conv, err := ss.svc.repo.ChatMessages(ctx, ss.id)
 	if err != nil {
 		return nil, err
 	}
@@ -346,11 +379,11 @@ func (ss *session) prepare(ctx context.Context) ([]Message, error) {
 	for _, c := range calls {
 		results = append(results, llm.ToolResult{CallID: c.ID, Name: c.Name, Text: restartedResult, IsError: true})
 	}
-	stored := []Message{{WorkspaceID: ss.wsID, Source: SourceActor, Message: llm.ToolMessage(results...)}}
-	if err := ss.svc.repo.AppendChatMessages(ctx, ss.wsID, stored); err != nil {
+	stored := []Message{{ConversationID: ss.id, WorkspaceID: ss.wsID, Source: SourceActor, Message: llm.ToolMessage(results...)}}
+	if err := ss.svc.repo.AppendChatMessages(ctx, ss.id, stored); err != nil {
 		return nil, err
 	}
-	ss.svc.publish(Event{WorkspaceID: ss.wsID, Type: EventMessageFinished, Source: SourceActor, Message: &stored[0]})
+	ss.svc.publish(Event{ConversationID: ss.id, WorkspaceID: ss.wsID, Type: EventMessageFinished, Source: SourceActor, Message: &stored[0]})
 	return append(conv, stored[0]), nil
 }
 
@@ -374,8 +407,11 @@ func (ss *session) start(conv []Message, next Source) error {
 
 // Stop ends the running stream or tool call and the loop; what streamed so far is kept as a
 // partial message. It returns once the loop has ended (well within a second).
-func (s *Service) Stop(ctx context.Context, wsID string) error {
-	ss := s.session(wsID)
+func (s *Service) Stop(ctx context.Context, id string) error {
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
 	ss.ops.Lock()
 	defer ss.ops.Unlock()
 	return ss.stop(ctx, errStopped)
@@ -398,63 +434,57 @@ func (ss *session) stop(ctx context.Context, cause error) error {
 }
 
 // Clear stops the chat and deletes its conversation; the mode, critic prompt and settings stay.
-func (s *Service) Clear(ctx context.Context, wsID string) error {
-	ss := s.session(wsID)
+func (s *Service) Clear(ctx context.Context, id string) error {
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
 	ss.ops.Lock()
 	defer ss.ops.Unlock()
 	if err := ss.stop(ctx, errCleared); err != nil {
 		return err
 	}
-	if err := s.repo.ClearChat(ctx, wsID); err != nil {
+	if err := s.repo.ClearChat(ctx, id); err != nil {
 		return err
 	}
 	ss.mu.Lock()
 	ss.granted, ss.compacted = nil, nil
 	ss.mu.Unlock()
-	s.publish(Event{WorkspaceID: wsID, Type: EventCleared})
+	s.publish(Event{ConversationID: id, WorkspaceID: ss.wsID, Type: EventCleared})
+	s.publishList(ctx, ss.wsID)
 	return nil
 }
 
-// SetCriticMode turns actor–critic mode on or off for the workspace (persisted). A running
-// loop follows the change at its next turn.
-func (s *Service) SetCriticMode(ctx context.Context, wsID string, on bool) (State, error) {
-	return s.updateConfig(ctx, wsID, func(c *Config) error {
+// SetCriticMode turns actor–critic mode on or off for the conversation (persisted). A
+// running loop follows the change at its next turn.
+func (s *Service) SetCriticMode(ctx context.Context, id string, on bool) (State, error) {
+	return s.updateConfig(ctx, id, func(c *Config) error {
 		c.CriticMode = on
 		return nil
 	})
 }
 
-// SetSettings replaces the workspace's chat settings: send the whole Settings (as State
+// SetSettings replaces the conversation's settings: send the whole Settings (as State
 // returns it) with the fields changed. IterationCap 0 takes the default. A running loop
-// keeps the models it resolved; new models apply from the next message or resume.
-func (s *Service) SetSettings(ctx context.Context, wsID string, settings Settings) (State, error) {
-	if settings.IterationCap == 0 {
-		settings.IterationCap = DefaultIterationCap
+// keeps the models and persona it resolved; new ones apply from the next message or resume.
+func (s *Service) SetSettings(ctx context.Context, id string, settings Settings) (State, error) {
+	settings, err := s.checkSettings(ctx, settings)
+	if err != nil {
+		return State{}, err
 	}
-	switch {
-	case settings.IterationCap < 1 || settings.IterationCap > MaxIterationCap:
-		return State{}, &FieldError{"iterationCap", fmt.Sprintf("%d is outside 1–%d critic reviews per message", settings.IterationCap, MaxIterationCap)}
-	case settings.AskAbove < tools.ReadOnly || settings.AskAbove > tools.SpendsMoney:
-		return State{}, &FieldError{"askAbove", fmt.Sprintf("%v is not on the risk ladder", settings.AskAbove)}
-	}
-	if _, err := s.models.Model(ctx, settings.Provider); err != nil {
-		return State{}, &FieldError{"provider", err.Error()}
-	}
-	if settings.CriticProvider != "" {
-		if _, err := s.models.Model(ctx, settings.CriticProvider); err != nil {
-			return State{}, &FieldError{"criticProvider", err.Error()}
-		}
-	}
-	return s.updateConfig(ctx, wsID, func(c *Config) error {
+	return s.updateConfig(ctx, id, func(c *Config) error {
 		c.Settings = settings
 		return nil
 	})
 }
 
-func (s *Service) updateConfig(ctx context.Context, wsID string, edit func(*Config) error) (State, error) {
-	ss := s.session(wsID)
+func (s *Service) updateConfig(ctx context.Context, id string, edit func(*Config) error) (State, error) {
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return State{}, err
+	}
 	ss.ops.Lock()
-	cfg, err := s.repo.ChatConfig(ctx, wsID)
+	cfg, err := s.repo.ChatConfig(ctx, id)
 	if err == nil {
 		err = edit(&cfg)
 	}
@@ -465,21 +495,26 @@ func (s *Service) updateConfig(ctx context.Context, wsID string, edit func(*Conf
 	if err != nil {
 		return State{}, err
 	}
-	st, err := s.State(ctx, wsID)
+	st, err := s.State(ctx, id)
 	if err != nil {
 		return State{}, err
 	}
-	s.publish(Event{WorkspaceID: wsID, Type: EventState, State: &st})
+	s.publish(Event{ConversationID: id, WorkspaceID: cfg.WorkspaceID, Type: EventState, State: &st})
+	s.publishList(ctx, cfg.WorkspaceID) // the list shows each conversation's persona and model
 	return st, nil
 }
 
 // SetEditing records whether the user has an edit pending. While one is, no automatic turn
 // starts: the loop stops at its next turn with reason "editing". Send clears it.
-func (s *Service) SetEditing(wsID string, editing bool) {
-	ss := s.session(wsID)
+func (s *Service) SetEditing(ctx context.Context, id string, editing bool) error {
+	ss, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
 	ss.mu.Lock()
 	ss.editing = editing
 	ss.mu.Unlock()
+	return nil
 }
 
 // Shutdown stops every loop (what streamed is kept as partial messages, resumable after a

@@ -40,7 +40,7 @@ func finished(r *rig) map[string][]chat.ToolRun {
 	return out
 }
 
-// Tools above the workspace's ask-above level ask the user; calls a tool flags itself (a
+// Tools above the conversation's ask-above level ask the user; calls a tool flags itself (a
 // payment page) always ask; "allow_goal" covers the tool for the rest of the session.
 func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	t.Parallel()
@@ -55,7 +55,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	}
 	r.send("Read notes.txt, post it, then buy it")
 	posted := r.answer(1, agent.ApprovalAllowScope)
-	if posted.Tool != "http_post" || posted.Risk != "network_write" || !strings.Contains(posted.Reason, "above this workspace's ask-above level write_local") {
+	if posted.Tool != "http_post" || posted.Risk != "network_write" || !strings.Contains(posted.Reason, "above this conversation's ask-above level write_local") {
 		t.Fatalf("approval for http_post: %+v", posted)
 	}
 	click := r.answer(2, agent.ApprovalDeny)
@@ -91,7 +91,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	// Asking only above spends_money: the granted tool runs, the payment page still asks.
 	st := r.state()
 	st.Settings.AskAbove = tools.SpendsMoney
-	if _, err := r.svc.SetSettings(context.Background(), ws, st.Settings); err != nil {
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
 		t.Fatal(err)
 	}
 	r.srv.Push(call("http_post", map[string]string{"url": "https://example.com/again"}),
@@ -163,7 +163,7 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	r.send("Tell me a long story")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceActor))
 	start := time.Now()
-	if err := r.svc.Stop(context.Background(), ws); err != nil {
+	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -181,7 +181,7 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	r.events.waitN(t, 1, func(e chat.Event) bool { return e.Type == chat.EventToolStarted && e.Tool.Name == "sleep" })
 	time.Sleep(50 * time.Millisecond) // the tool is running now
 	start = time.Now()
-	if err := r.svc.Stop(context.Background(), ws); err != nil {
+	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -191,7 +191,7 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	if st := r.state(); st.Running || st.Next != chat.SourceActor {
 		t.Fatalf("state after stop: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), ws); err != nil {
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	if reason := r.stopped(3); reason != chat.ReasonDone {
@@ -250,7 +250,7 @@ func TestImagesNeedAVisionModel(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("A cat.")}})
 	png := llm.Image{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n fake")}
-	err := r.svc.Send(context.Background(), ws, "What is this?", []llm.Image{png})
+	err := r.svc.Send(context.Background(), r.conv, "What is this?", []llm.Image{png})
 	var se *chat.StartError
 	if !errors.As(err, &se) || se.Text != "What is this?" || !strings.Contains(err.Error(), "vision model") {
 		t.Fatalf("send to a model without vision: %v", err)
@@ -258,7 +258,7 @@ func TestImagesNeedAVisionModel(t *testing.T) {
 	seeing := r.model("scripted")
 	seeing.Vision = true
 	r.mods.set("", seeing)
-	if err := r.svc.Send(context.Background(), ws, "What is this?", []llm.Image{png}); err != nil {
+	if err := r.svc.Send(context.Background(), r.conv, "What is this?", []llm.Image{png}); err != nil {
 		t.Fatal(err)
 	}
 	r.stopped(1)
@@ -284,7 +284,7 @@ func TestStopWithdrawsApproval(t *testing.T) {
 	if _, err := r.svc.AnswerApproval(context.Background(), req.ID, "maybe", ""); err == nil {
 		t.Fatal("an answer that is not allow_once, allow_goal or deny was taken")
 	}
-	if err := r.svc.Stop(context.Background(), ws); err != nil {
+	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	resolved := r.events.waitN(t, 1, isType(chat.EventApprovalResolved)).Approval
@@ -297,7 +297,7 @@ func TestStopWithdrawsApproval(t *testing.T) {
 	if st := r.state(); len(st.Approvals) != 0 || st.Next != chat.SourceActor {
 		t.Fatalf("state after stop: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), ws); err != nil {
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
 		t.Fatal(err)
 	}
 	r.stopped(2)
@@ -317,10 +317,10 @@ func TestChatApprovalsAreStored(t *testing.T) {
 	req := r.events.waitN(t, 1, isType(chat.EventApprovalRequested)).Approval
 	ctx := context.Background()
 	stored, err := r.st.Approvals(ctx, true)
-	if err != nil || len(stored) != 1 || stored[0].ID != req.ID || stored[0].WorkspaceID != ws || stored[0].GoalID != "" {
+	if err != nil || len(stored) != 1 || stored[0].ID != req.ID || stored[0].WorkspaceID != ws || stored[0].ConversationID != r.conv || stored[0].GoalID != "" {
 		t.Fatalf("stored approvals %+v, %v", stored, err)
 	}
-	if err := r.svc.Stop(ctx, ws); err != nil {
+	if err := r.svc.Stop(ctx, r.conv); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := r.st.Approvals(ctx, false)

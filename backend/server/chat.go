@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -40,14 +41,35 @@ func writeChatError(w http.ResponseWriter, err error) {
 	}
 }
 
-func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
-	ws := r.PathValue("id")
-	msgs, err := s.deps.Chat.History(r.Context(), ws)
+// chatID says which conversation a request is about: the {cid} of a conversation's own
+// routes, or, on a workspace's routes from before it had several, its current one.
+type chatID func(r *http.Request) (string, error)
+
+func byConversation(r *http.Request) (string, error) { return r.PathValue("cid"), nil }
+
+func (s *Server) byWorkspace(r *http.Request) (string, error) {
+	return s.deps.Chat.Current(r.Context(), r.PathValue("id"))
+}
+
+// chatHandler resolves the conversation, then acts on it.
+func chatHandler(id chatID, act func(w http.ResponseWriter, r *http.Request, conv string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		conv, err := id(r)
+		if err != nil {
+			writeChatError(w, err)
+			return
+		}
+		act(w, r, conv)
+	}
+}
+
+func (s *Server) getChat(w http.ResponseWriter, r *http.Request, conv string) {
+	msgs, err := s.deps.Chat.History(r.Context(), conv)
 	if err != nil {
 		writeChatError(w, err)
 		return
 	}
-	state, err := s.deps.Chat.State(r.Context(), ws)
+	state, err := s.deps.Chat.State(r.Context(), conv)
 	if err != nil {
 		writeChatError(w, err)
 		return
@@ -58,7 +80,7 @@ func (s *Server) getChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs, "state": state})
 }
 
-func (s *Server) sendChat(w http.ResponseWriter, r *http.Request) {
+func (s *Server) sendChat(w http.ResponseWriter, r *http.Request, conv string) {
 	var body struct {
 		Text   string      `json:"text"`
 		Images []llm.Image `json:"images"`
@@ -66,16 +88,16 @@ func (s *Server) sendChat(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if err := s.deps.Chat.Send(r.Context(), r.PathValue("id"), body.Text, body.Images); err != nil {
+	if err := s.deps.Chat.Send(r.Context(), conv, body.Text, body.Images); err != nil {
 		writeChatError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (s *Server) chatControl(act func(*http.Request, string) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := act(r, r.PathValue("id")); err != nil {
+func chatControl(act func(ctx context.Context, conv string) error) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, conv string) {
+		if err := act(r.Context(), conv); err != nil {
 			writeChatError(w, err)
 			return
 		}
@@ -83,14 +105,14 @@ func (s *Server) chatControl(act func(*http.Request, string) error) http.Handler
 	}
 }
 
-func (s *Server) setChatCritic(w http.ResponseWriter, r *http.Request) {
+func (s *Server) setChatCritic(w http.ResponseWriter, r *http.Request, conv string) {
 	var body struct {
 		On bool `json:"on"`
 	}
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	st, err := s.deps.Chat.SetCriticMode(r.Context(), r.PathValue("id"), body.On)
+	st, err := s.deps.Chat.SetCriticMode(r.Context(), conv, body.On)
 	if err != nil {
 		writeChatError(w, err)
 		return
@@ -98,12 +120,12 @@ func (s *Server) setChatCritic(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) setChatSettings(w http.ResponseWriter, r *http.Request) {
+func (s *Server) setChatSettings(w http.ResponseWriter, r *http.Request, conv string) {
 	var st chat.Settings
 	if !decodeBody(w, r, &st) {
 		return
 	}
-	state, err := s.deps.Chat.SetSettings(r.Context(), r.PathValue("id"), st)
+	state, err := s.deps.Chat.SetSettings(r.Context(), conv, st)
 	if err != nil {
 		writeChatError(w, err)
 		return
@@ -111,15 +133,55 @@ func (s *Server) setChatSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, state)
 }
 
-func (s *Server) setChatEditing(w http.ResponseWriter, r *http.Request) {
+func (s *Server) setChatTitle(w http.ResponseWriter, r *http.Request, conv string) {
+	var body struct {
+		Title string `json:"title"`
+	}
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	state, err := s.deps.Chat.Rename(r.Context(), conv, body.Title)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, state)
+}
+
+func (s *Server) setChatEditing(w http.ResponseWriter, r *http.Request, conv string) {
 	var body struct {
 		Editing bool `json:"editing"`
 	}
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	s.deps.Chat.SetEditing(r.PathValue("id"), body.Editing)
+	if err := s.deps.Chat.SetEditing(r.Context(), conv, body.Editing); err != nil {
+		writeChatError(w, err)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listChats(w http.ResponseWriter, r *http.Request) {
+	list, err := s.deps.Chat.Conversations(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversations": list})
+}
+
+func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {
+	var in chat.NewConversation
+	if !decodeBody(w, r, &in) {
+		return
+	}
+	c, err := s.deps.Chat.Create(r.Context(), r.PathValue("id"), in)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, c)
 }
 
 func (s *Server) answerChatApproval(w http.ResponseWriter, r *http.Request) {
@@ -138,16 +200,37 @@ func (s *Server) answerChatApproval(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, a)
 }
 
+// chatRoutes: a workspace's conversations (/api/workspaces/{id}/chats), each conversation's
+// own routes (/api/chats/{cid}…), and the routes of a workspace's one chat from before it had
+// several, which act on its current conversation (Service.Current).
 func (s *Server) chatRoutes() []route {
-	return []route{
-		{"GET", "/api/workspaces/{id}/chat", false, s.getChat},
-		{"DELETE", "/api/workspaces/{id}/chat", false, s.chatControl(func(r *http.Request, id string) error { return s.deps.Chat.Clear(r.Context(), id) })},
-		{"POST", "/api/workspaces/{id}/chat/messages", false, s.sendChat},
-		{"POST", "/api/workspaces/{id}/chat/stop", false, s.chatControl(func(r *http.Request, id string) error { return s.deps.Chat.Stop(r.Context(), id) })},
-		{"POST", "/api/workspaces/{id}/chat/resume", false, s.chatControl(func(r *http.Request, id string) error { return s.deps.Chat.Resume(r.Context(), id) })},
-		{"PUT", "/api/workspaces/{id}/chat/critic", false, s.setChatCritic},
-		{"PUT", "/api/workspaces/{id}/chat/settings", false, s.setChatSettings},
-		{"PUT", "/api/workspaces/{id}/chat/editing", false, s.setChatEditing},
+	c := s.deps.Chat
+	routes := []route{
+		{"GET", "/api/workspaces/{id}/chats", false, s.listChats},
+		{"POST", "/api/workspaces/{id}/chats", false, s.createChat},
+		{"DELETE", "/api/chats/{cid}", false, chatHandler(byConversation, chatControl(c.Delete))},
+		{"PUT", "/api/chats/{cid}/title", false, chatHandler(byConversation, s.setChatTitle)},
 		{"POST", "/api/chat/approvals/{id}", false, s.answerChatApproval},
 	}
+	// clear is where DELETE empties the conversation: a conversation's own DELETE deletes it.
+	for _, door := range []struct {
+		prefix, clear string
+		id            chatID
+	}{
+		{"/api/chats/{cid}", "/api/chats/{cid}/messages", byConversation},
+		{"/api/workspaces/{id}/chat", "/api/workspaces/{id}/chat", s.byWorkspace},
+	} {
+		p, id := door.prefix, door.id
+		routes = append(routes,
+			route{"GET", p, false, chatHandler(id, s.getChat)},
+			route{"DELETE", door.clear, false, chatHandler(id, chatControl(c.Clear))},
+			route{"POST", p + "/messages", false, chatHandler(id, s.sendChat)},
+			route{"POST", p + "/stop", false, chatHandler(id, chatControl(c.Stop))},
+			route{"POST", p + "/resume", false, chatHandler(id, chatControl(c.Resume))},
+			route{"PUT", p + "/critic", false, chatHandler(id, s.setChatCritic)},
+			route{"PUT", p + "/settings", false, chatHandler(id, s.setChatSettings)},
+			route{"PUT", p + "/editing", false, chatHandler(id, s.setChatEditing)},
+		)
+	}
+	return routes
 }

@@ -739,3 +739,54 @@ func TestChatSendThatCannotStartReturnsTheText(t *testing.T) {
 		t.Fatalf("critic mode not kept: %s", body)
 	}
 }
+
+// A workspace's conversations through the API: start one, rename it (an empty title is
+// refused with its field), read it, delete it; the workspace's own chat routes keep acting on
+// its current conversation.
+func TestChatConversationsRoutes(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	ws := list.ActiveID
+	if resp, body := h.do(t, "PUT", "/api/workspaces/"+ws+"/chat/critic", tok, `{"on":true}`); resp.StatusCode != 200 {
+		t.Fatalf("critic mode on the workspace's chat: %d %s", resp.StatusCode, body)
+	}
+	resp, body := h.do(t, "POST", "/api/workspaces/"+ws+"/chats", tok, `{"title":"Deploy notes"}`)
+	var c struct {
+		ConversationID, Title string
+		CriticMode            bool
+	}
+	json.Unmarshal([]byte(body), &c)
+	if resp.StatusCode != http.StatusCreated || c.ConversationID == "" || c.Title != "Deploy notes" || c.CriticMode {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	var l struct {
+		Conversations []struct{ ConversationID, Title string }
+	}
+	_, body = h.do(t, "GET", "/api/workspaces/"+ws+"/chats", tok, "")
+	json.Unmarshal([]byte(body), &l)
+	if len(l.Conversations) != 2 {
+		t.Fatalf("list: %s", body)
+	}
+	if resp, body := h.do(t, "PUT", "/api/chats/"+c.ConversationID+"/title", tok, `{"title":" "}`); resp.StatusCode != 400 || !strings.Contains(body, `"field":"title"`) {
+		t.Fatalf("empty title: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := h.do(t, "PUT", "/api/chats/"+c.ConversationID+"/title", tok, `{"title":"Deploy"}`); resp.StatusCode != 200 || !strings.Contains(body, `"title":"Deploy"`) {
+		t.Fatalf("rename: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := h.do(t, "GET", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != 200 || !strings.Contains(body, `"criticMode":false`) {
+		t.Fatalf("read: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "DELETE", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	if resp, _ := h.do(t, "GET", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("read after delete: %d", resp.StatusCode)
+	}
+	if resp, _ := h.do(t, "DELETE", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("delete twice: %d", resp.StatusCode)
+	}
+	if _, body := h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, ""); !strings.Contains(body, `"criticMode":true`) {
+		t.Fatalf("the workspace's chat lost its conversation: %s", body)
+	}
+}

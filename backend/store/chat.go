@@ -23,24 +23,125 @@ func noWorkspace(wsID string, err error) error {
 	return err
 }
 
-// ChatMessages returns a workspace's conversation in order.
-func (s *Store) ChatMessages(ctx context.Context, wsID string) ([]chat.Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, source, message, partial, created_at FROM chat_messages
-		WHERE workspace_id = ? ORDER BY seq`, wsID)
+// noConversation is the error of a conversation id that names none.
+func noConversation(id string) error {
+	return fmt.Errorf("chat conversation %q does not exist (deleted, or never started): %w", id, chat.ErrNotFound)
+}
+
+// ChatConversations lists a workspace's conversations, the most recently updated first.
+func (s *Store) ChatConversations(ctx context.Context, wsID string) ([]chat.Conversation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+conversationColumns+`,
+			(SELECT COUNT(*) FROM chat_messages m WHERE m.conversation_id = c.id)
+		FROM chat_conversations c WHERE c.workspace_id = ? ORDER BY c.updated_at DESC, c.created_at DESC, c.id`, wsID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []chat.Conversation
+	for rows.Next() {
+		var c chat.Conversation
+		var created, updated int64
+		dest := append(conversationDest(&c.Config), &created, &updated, &c.Messages)
+		var skills, askAbove string
+		dest[skillsAt], dest[askAboveAt] = &skills, &askAbove
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if err := decodeConversation(&c.Config, skills, askAbove); err != nil {
+			return nil, err
+		}
+		c.CreatedAt, c.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// The columns of a conversation's config, in the order conversationDest scans them.
+const conversationColumns = `c.id, c.workspace_id, c.title, c.persona, c.skills, c.provider, c.model, c.critic_mode,
+	c.critic_prompt, c.critic_provider, c.iteration_cap, c.ask_above, c.created_at, c.updated_at`
+
+// Where the two columns that need decoding sit in conversationDest's list.
+const (
+	skillsAt   = 4
+	askAboveAt = 11
+)
+
+func conversationDest(c *chat.Config) []any {
+	return []any{&c.ConversationID, &c.WorkspaceID, &c.Title, &c.Settings.Persona, nil, &c.Settings.Provider, &c.Settings.Model,
+		&c.CriticMode, &c.CriticPrompt, &c.Settings.CriticProvider, &c.Settings.IterationCap, nil}
+}
+
+func decodeConversation(c *chat.Config, skills, askAbove string) error {
+	if err := json.Unmarshal([]byte(skills), &c.Settings.Skills); err != nil {
+		return fmt.Errorf("chat conversation %s: its stored skills are damaged: %w", c.ConversationID, err)
+	}
+	if c.Settings.Skills == nil {
+		c.Settings.Skills = []string{}
+	}
+	var err error
+	if c.Settings.AskAbove, err = tools.ParseRisk(askAbove); err != nil {
+		return fmt.Errorf("chat conversation %s: %w", c.ConversationID, err)
+	}
+	return nil
+}
+
+// CreateChatConversation stores a new conversation, setting its CreatedAt and UpdatedAt.
+func (s *Store) CreateChatConversation(ctx context.Context, c *chat.Conversation) error {
+	now := time.Now().UTC()
+	skills, err := json.Marshal(nonNil(c.Settings.Skills))
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO chat_conversations(id, workspace_id, title, persona, skills, provider, model,
+			critic_mode, critic_prompt, critic_provider, iteration_cap, ask_above, created_at, updated_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ConversationID, c.WorkspaceID, c.Title, c.Settings.Persona, string(skills), c.Settings.Provider, c.Settings.Model,
+		c.CriticMode, c.CriticPrompt, c.Settings.CriticProvider, c.Settings.IterationCap, c.Settings.AskAbove.String(), ms(now), ms(now))
+	if err != nil {
+		return fmt.Errorf("start a chat in workspace %s: %w", c.WorkspaceID, noWorkspace(c.WorkspaceID, err))
+	}
+	c.CreatedAt, c.UpdatedAt = now, now
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// DeleteChatConversation deletes a conversation and its messages.
+func (s *Store) DeleteChatConversation(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM chat_conversations WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return noConversation(id)
+	}
+	return nil
+}
+
+// ChatMessages returns a conversation's messages in order.
+func (s *Store) ChatMessages(ctx context.Context, id string) ([]chat.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.workspace_id, m.seq, m.source, m.message, m.partial, m.created_at
+		FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id
+		WHERE m.conversation_id = ? ORDER BY m.seq`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []chat.Message
 	for rows.Next() {
-		m := chat.Message{WorkspaceID: wsID}
+		m := chat.Message{ConversationID: id}
 		var raw string
 		var created int64
-		if err := rows.Scan(&m.Seq, &m.Source, &raw, &m.Partial, &created); err != nil {
+		if err := rows.Scan(&m.WorkspaceID, &m.Seq, &m.Source, &raw, &m.Partial, &created); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(raw), &m.Message); err != nil {
-			return nil, fmt.Errorf("chat of workspace %s: stored message %d is damaged: %w", wsID, m.Seq, err)
+			return nil, fmt.Errorf("chat conversation %s: stored message %d is damaged: %w", id, m.Seq, err)
 		}
 		m.CreatedAt = time.UnixMilli(created).UTC()
 		out = append(out, m)
@@ -48,14 +149,22 @@ func (s *Store) ChatMessages(ctx context.Context, wsID string) ([]chat.Message, 
 	return out, rows.Err()
 }
 
-// AppendChatMessages stores msgs after the workspace's last message, in one transaction,
-// setting their Seq (and CreatedAt, if zero).
-func (s *Store) AppendChatMessages(ctx context.Context, wsID string, msgs []chat.Message) error {
+// AppendChatMessages stores msgs after the conversation's last message, in one transaction,
+// setting their Seq (and CreatedAt, if zero); the conversation counts as updated.
+func (s *Store) AppendChatMessages(ctx context.Context, id string, msgs []chat.Message) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var next int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE workspace_id = ?`, wsID).Scan(&next); err != nil {
+		var wsID string
+		if err := tx.QueryRowContext(ctx, `SELECT workspace_id FROM chat_conversations WHERE id = ?`, id).Scan(&wsID); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return noConversation(id)
+			}
 			return err
 		}
+		var next int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE conversation_id = ?`, id).Scan(&next); err != nil {
+			return err
+		}
+		last := time.Time{}
 		for i := range msgs {
 			m := &msgs[i]
 			b, err := json.Marshal(m.Message)
@@ -65,57 +174,65 @@ func (s *Store) AppendChatMessages(ctx context.Context, wsID string, msgs []chat
 			if m.CreatedAt.IsZero() {
 				m.CreatedAt = time.Now().UTC()
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO chat_messages(workspace_id, seq, role, source, message, partial, created_at)
-				VALUES(?, ?, ?, ?, ?, ?, ?)`, wsID, next, string(m.Message.Role), string(m.Source), string(b), m.Partial, ms(m.CreatedAt)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO chat_messages(conversation_id, seq, role, source, message, partial, created_at)
+				VALUES(?, ?, ?, ?, ?, ?, ?)`, id, next, string(m.Message.Role), string(m.Source), string(b), m.Partial, ms(m.CreatedAt)); err != nil {
 				return err
 			}
-			m.WorkspaceID, m.Seq = wsID, next
+			m.ConversationID, m.WorkspaceID, m.Seq = id, wsID, next
+			last = m.CreatedAt
 			next++
 		}
-		return nil
+		if last.IsZero() {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE chat_conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?`, ms(last), id)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("save the chat of workspace %s: %w", wsID, noWorkspace(wsID, err))
+		return fmt.Errorf("save chat conversation %s: %w", id, err)
 	}
 	return nil
 }
 
-// ClearChat deletes a workspace's conversation; its chat config stays.
-func (s *Store) ClearChat(ctx context.Context, wsID string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM chat_messages WHERE workspace_id = ?`, wsID)
+// ClearChat deletes a conversation's messages; its config stays.
+func (s *Store) ClearChat(ctx context.Context, id string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM chat_messages WHERE conversation_id = ?`, id)
 	return err
 }
 
-// ChatConfig returns a workspace's chat config, or chat.DefaultConfig if none was saved.
-func (s *Store) ChatConfig(ctx context.Context, wsID string) (chat.Config, error) {
-	c := chat.DefaultConfig(wsID)
-	var askAbove string
-	err := s.db.QueryRowContext(ctx, `SELECT critic_mode, critic_prompt, provider, critic_provider, iteration_cap, ask_above
-		FROM chat_state WHERE workspace_id = ?`, wsID).Scan(&c.CriticMode, &c.CriticPrompt, &c.Settings.Provider,
-		&c.Settings.CriticProvider, &c.Settings.IterationCap, &askAbove)
+// ChatConfig returns a conversation's config.
+func (s *Store) ChatConfig(ctx context.Context, id string) (chat.Config, error) {
+	var c chat.Config
+	var created, updated int64
+	var skills, askAbove string
+	dest := append(conversationDest(&c), &created, &updated)
+	dest[skillsAt], dest[askAboveAt] = &skills, &askAbove
+	err := s.db.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM chat_conversations c WHERE c.id = ?`, id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return c, nil
+		return c, noConversation(id)
 	}
 	if err != nil {
 		return c, err
 	}
-	if c.Settings.AskAbove, err = tools.ParseRisk(askAbove); err != nil {
-		return c, fmt.Errorf("chat settings of workspace %s: %w", wsID, err)
-	}
-	return c, nil
+	return c, decodeConversation(&c, skills, askAbove)
 }
 
-// SaveChatConfig inserts or replaces a workspace's chat config.
+// SaveChatConfig replaces a stored conversation's title and settings.
 func (s *Store) SaveChatConfig(ctx context.Context, c chat.Config) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO chat_state(workspace_id, critic_mode, critic_prompt, provider, critic_provider, iteration_cap, ask_above)
-		VALUES(?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(workspace_id) DO UPDATE SET critic_mode = excluded.critic_mode, critic_prompt = excluded.critic_prompt,
-			provider = excluded.provider, critic_provider = excluded.critic_provider, iteration_cap = excluded.iteration_cap,
-			ask_above = excluded.ask_above`,
-		c.WorkspaceID, c.CriticMode, c.CriticPrompt, c.Settings.Provider, c.Settings.CriticProvider, c.Settings.IterationCap,
-		c.Settings.AskAbove.String())
+	skills, err := json.Marshal(nonNil(c.Settings.Skills))
 	if err != nil {
-		return fmt.Errorf("save the chat settings of workspace %s: %w", c.WorkspaceID, noWorkspace(c.WorkspaceID, err))
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE chat_conversations SET title = ?, persona = ?, skills = ?, provider = ?, model = ?,
+			critic_mode = ?, critic_prompt = ?, critic_provider = ?, iteration_cap = ?, ask_above = ?
+		WHERE id = ?`,
+		c.Title, c.Settings.Persona, string(skills), c.Settings.Provider, c.Settings.Model, c.CriticMode, c.CriticPrompt,
+		c.Settings.CriticProvider, c.Settings.IterationCap, c.Settings.AskAbove.String(), c.ConversationID)
+	if err != nil {
+		return fmt.Errorf("save the settings of chat conversation %s: %w", c.ConversationID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return noConversation(c.ConversationID)
 	}
 	return nil
 }

@@ -282,17 +282,17 @@ func (s *Store) GoalEvents(ctx context.Context, id string, after int64) ([]goal.
 
 // SaveApproval inserts or updates an approval request of a goal or a workspace's chat.
 func (s *Store) SaveApproval(ctx context.Context, a agent.Approval) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO approvals(id, goal_id, workspace_id, call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO approvals(id, goal_id, workspace_id, conversation_id, call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET status = excluded.status, answer_reason = excluded.answer_reason, answered_at = excluded.answered_at`,
-		a.ID, nullIfEmpty(a.GoalID), nullIfEmpty(a.WorkspaceID), a.CallID, a.Tool, string(orEmptyObject(a.Args)), a.Risk, a.Reason,
+		a.ID, nullIfEmpty(a.GoalID), nullIfEmpty(a.WorkspaceID), nullIfEmpty(a.ConversationID), a.CallID, a.Tool, string(orEmptyObject(a.Args)), a.Risk, a.Reason,
 		string(a.Status), a.AnswerReason, ms(a.CreatedAt), msPtr(a.AnsweredAt))
 	return err
 }
 
 // Approvals returns approvals, pending ones only if pendingOnly, oldest first.
 func (s *Store) Approvals(ctx context.Context, pendingOnly bool) ([]agent.Approval, error) {
-	q := `SELECT id, coalesce(goal_id, ''), coalesce(workspace_id, ''), call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at FROM approvals`
+	q := `SELECT id, coalesce(goal_id, ''), coalesce(workspace_id, ''), coalesce(conversation_id, ''), call_id, tool, args, risk, reason, status, answer_reason, created_at, answered_at FROM approvals`
 	if pendingOnly {
 		q += ` WHERE status = 'pending'`
 	}
@@ -307,7 +307,7 @@ func (s *Store) Approvals(ctx context.Context, pendingOnly bool) ([]agent.Approv
 		var args string
 		var created int64
 		var answered sql.NullInt64
-		if err := rows.Scan(&a.ID, &a.GoalID, &a.WorkspaceID, &a.CallID, &a.Tool, &args, &a.Risk, &a.Reason, &a.Status, &a.AnswerReason, &created, &answered); err != nil {
+		if err := rows.Scan(&a.ID, &a.GoalID, &a.WorkspaceID, &a.ConversationID, &a.CallID, &a.Tool, &args, &a.Risk, &a.Reason, &a.Status, &a.AnswerReason, &created, &answered); err != nil {
 			return nil, err
 		}
 		a.Args, a.CreatedAt, a.AnsweredAt = json.RawMessage(args), time.UnixMilli(created).UTC(), fromMS(answered)

@@ -3,6 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import {
   BackendError,
+  normalizeChatConversation,
   normalizeChatState,
   type Backend,
   type BackendEvent,
@@ -16,12 +17,17 @@ import Harness from './ChatPanelHarness.test.svelte';
 const WS = 'ws-1';
 
 function msg(seq: number, source: ChatMessage['source'], text: string): ChatMessage {
-  return { workspaceId: WS, seq, source, message: { role: source === 'user' ? 'user' : 'assistant', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
+  return { conversationId: WS, workspaceId: WS, seq, source, message: { role: source === 'user' ? 'user' : 'assistant', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
 }
 
 function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; chat?: Partial<ChatApi> } = {}) {
   let emit: (e: BackendEvent) => void = () => {};
+  // The workspace's one conversation has the workspace's id, so events name both alike.
   const chat: ChatApi = {
+    list: vi.fn(async (ws: string) => [normalizeChatConversation({ conversationId: ws, workspaceId: ws })]),
+    create: vi.fn(async (ws: string) => normalizeChatConversation({ conversationId: 'c-new', workspaceId: ws })),
+    rename: vi.fn(async (id: string, title: string) => normalizeChatState({ conversationId: id, workspaceId: WS, title })),
+    remove: vi.fn(async () => {}),
     get: vi.fn(async (ws: string) => ({ messages: opts.messages ?? [], state: normalizeChatState({ workspaceId: ws, ...opts.state }) })),
     send: vi.fn(async () => {}),
     stop: vi.fn(async () => {}),
@@ -45,7 +51,7 @@ function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; cha
   const ctx = createAppContext(backend);
   ctx.chat.sync();
   render(Harness, { ctx, workspaceId: WS });
-  const chatEvent = (data: object) => emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, ...data } });
+  const chatEvent = (data: object) => emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, conversationId: WS, ...data } });
   return { ctx, chat, chatEvent };
 }
 
@@ -164,6 +170,7 @@ describe('ChatPanel workspaces', () => {
   it('shows each workspace its own conversation and keeps each one its draft', async () => {
     let emit: (e: BackendEvent) => void = () => {};
     const chat = {
+      list: vi.fn(async (ws: string) => [normalizeChatConversation({ conversationId: ws, workspaceId: ws })]),
       get: vi.fn(async (ws: string) => ({ messages: [{ ...msg(1, 'user', `only in ${ws}`), workspaceId: ws }], state: normalizeChatState({ workspaceId: ws }) })),
       setEditing: vi.fn(async () => {}),
     } as unknown as ChatApi;
@@ -183,12 +190,73 @@ describe('ChatPanel workspaces', () => {
     await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in two'));
     expect(input().value).toBe('');
     // An event of the other workspace does not show here.
-    emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
+    emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', conversationId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
     await new Promise((r) => setTimeout(r, 10));
     expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in two']);
 
     await rerender({ ctx, workspaceId: 'one' });
     await vi.waitFor(() => expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in one', 'late for one']));
     expect(input().value).toBe('draft for one');
+  });
+});
+
+describe('ChatPanel conversations', () => {
+  it('starts a conversation and switches between them, each with its own messages', async () => {
+    const convs = [normalizeChatConversation({ conversationId: 'c1', workspaceId: WS, title: 'Build', messages: 1 })];
+    const { chat, ctx } = setup({
+      chat: {
+        list: vi.fn(async () => convs),
+        create: vi.fn(async () => normalizeChatConversation({ conversationId: 'c2', workspaceId: WS })),
+        get: vi.fn(async (id: string) => ({
+          messages: id === 'c1' ? [{ ...msg(1, 'user', 'about the build'), conversationId: 'c1' }] : [],
+          state: normalizeChatState({ conversationId: id, workspaceId: WS }),
+        })),
+      },
+    });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('about the build'));
+    expect(screen.getByTestId('chat-conversation-title').textContent).toBe('Build');
+    await fireEvent.click(screen.getByTestId('chat-new'));
+    await vi.waitFor(() => expect(screen.queryByTestId('chat-text')).toBeNull());
+    expect(screen.getByTestId('chat-panel').dataset.conversation).toBe('c2');
+    expect(screen.getByTestId('chat-conversation-title').textContent).toBe('New conversation');
+    expect(chat.create).toHaveBeenCalledWith(WS, {});
+    await fireEvent.click(screen.getByTestId('chat-conversation-toggle'));
+    const picks = screen.getAllByTestId('chat-conversation-pick');
+    expect(picks.map((p) => p.textContent?.trim())).toEqual(['New conversation', 'Build']);
+    await fireEvent.click(picks[1]);
+    await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('about the build'));
+    expect(ctx.chat.selectedIn(WS)).toBe('c1');
+  });
+
+  it('asks before deleting a conversation that has messages, and renames in place', async () => {
+    const { chat, ctx } = setup({
+      chat: {
+        list: vi.fn(async () => [
+          normalizeChatConversation({ conversationId: 'c1', workspaceId: WS, title: 'Build', messages: 4 }),
+          normalizeChatConversation({ conversationId: 'c0', workspaceId: WS, title: 'Old' }),
+        ]),
+      },
+    });
+    await vi.waitFor(() => expect(screen.getByTestId('chat-conversation-title').textContent).toBe('Build'));
+    await fireEvent.click(screen.getByTestId('chat-conversation-toggle'));
+    await fireEvent.click(screen.getAllByTestId('chat-rename')[0]);
+    const title = screen.getByTestId('chat-rename-input') as HTMLInputElement;
+    await fireEvent.input(title, { target: { value: 'Build log' } });
+    await fireEvent.keyDown(title, { key: 'Enter' });
+    await vi.waitFor(() => expect(chat.rename).toHaveBeenCalledWith('c1', 'Build log'));
+    await vi.waitFor(() => expect(screen.queryByTestId('chat-rename-input')).toBeNull());
+
+    const asked = vi.spyOn(ctx.dialogs, 'confirm').mockResolvedValueOnce(false).mockResolvedValueOnce(true);
+    await fireEvent.click(screen.getAllByTestId('chat-delete')[0]);
+    await vi.waitFor(() => expect(asked).toHaveBeenCalledTimes(1));
+    expect(asked.mock.calls[0][0].message).toContain('4 messages');
+    expect(chat.remove).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getAllByTestId('chat-delete')[0]);
+    await vi.waitFor(() => expect(chat.remove).toHaveBeenCalledWith('c1'));
+    await vi.waitFor(() => expect(ctx.chat.selectedIn(WS)).toBe('c0'));
+    // An empty conversation goes without asking (the list stays open).
+    await fireEvent.click(screen.getAllByTestId('chat-delete')[0]);
+    await vi.waitFor(() => expect(chat.remove).toHaveBeenCalledWith('c0'));
+    expect(asked).toHaveBeenCalledTimes(2);
   });
 });

@@ -4,7 +4,7 @@ import { emptyConversation, type Conversation } from '../../lib/state/chatFold';
 import { chatItems } from './items';
 
 function m(seq: number, source: ChatMessage['source'], parts: ChatPart[], role: ChatMessage['message']['role'] = 'assistant', partial = false): ChatMessage {
-  return { workspaceId: 'w', seq, source, message: { role, parts }, partial, createdAt: '' };
+  return { conversationId: 'w', workspaceId: 'w', seq, source, message: { role, parts }, partial, createdAt: '' };
 }
 const text = (t: string): ChatPart => ({ kind: 'text', text: t });
 

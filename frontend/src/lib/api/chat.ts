@@ -1,5 +1,6 @@
-// The chat panel's API: one conversation per workspace, with actor–critic mode. Its types, and
-// the two transports' implementations of ChatApi (the Backend exposes one as `backend.chat`).
+// The chat panel's API: any number of conversations per workspace, each with its own persona,
+// skills, provider and model, and actor–critic mode. Its types, and the two transports'
+// implementations of ChatApi (the Backend exposes one as `backend.chat`).
 import { callWails } from './errors';
 import type { ApprovalAnswer, ApprovalRequest, JsonRequest, Risk } from './goals';
 
@@ -26,6 +27,7 @@ export type ChatPart =
     };
 
 export interface ChatMessage {
+  conversationId: string;
   workspaceId: string;
   seq: number;
   source: ChatSource;
@@ -38,6 +40,12 @@ export interface ChatMessage {
 export interface ChatSettings {
   /** Provider id or name; '' = the default provider. */
   provider: string;
+  /** A model of that provider, sent as the request's model; '' = the provider's configured one. */
+  model: string;
+  /** A catalog persona id; '' = none. */
+  persona: string;
+  /** Catalog skill ids whose texts join the actor's instructions. */
+  skills: string[];
   /** '' = the same model as the actor. */
   criticProvider: string;
   /** Critic reviews per user message before the loop stops with a note. */
@@ -46,13 +54,17 @@ export interface ChatSettings {
   askAbove: Risk;
 }
 
-/** A chat tool call above the workspace's ask-above level, or one a tool wants seen first. */
+/** A chat tool call above the conversation's ask-above level, or one a tool wants seen first. */
 export interface ChatApproval extends ApprovalRequest {
   workspaceId: string;
+  conversationId: string;
 }
 
 export interface ChatState {
+  conversationId: string;
   workspaceId: string;
+  /** '' until the first message names the conversation. */
+  title: string;
   criticMode: boolean;
   /** The user's criteria for the critic: the last message sent in critic mode. */
   criticPrompt: string;
@@ -89,13 +101,36 @@ export type ChatStopReason =
   | 'turn_cap'
   | 'guard';
 
+/** One of a workspace's conversations, as the list shows it. */
+export interface ChatConversation {
+  conversationId: string;
+  workspaceId: string;
+  title: string;
+  criticMode: boolean;
+  settings: ChatSettings;
+  createdAt: string;
+  updatedAt: string;
+  /** Stored messages: deleting asks first when there are any. */
+  messages: number;
+  running: boolean;
+}
+
+/** What a new conversation may set up front (absent settings: the defaults). */
+export interface NewChatConversation {
+  title?: string;
+  settings?: ChatSettings;
+}
+
 /**
  * A chat event. Types: loop_started, message_started, message_delta (live only), message_finished,
  * tool_started, tool_finished, critic_verdict, loop_stopped, approval_requested,
- * approval_resolved, queued, state, cleared, notice (live only), guard (live only: the loop guard
- * blocked, disabled or halted a tool call; `text` says why, as the model was told).
+ * approval_resolved, queued, state, cleared (also when deleted), notice (live only), guard (live
+ * only: the loop guard blocked, disabled or halted a tool call; `text` says why, as the model was
+ * told), and conversations_changed (a workspace's list, whole, in `conversations`; no
+ * conversationId).
  */
 export interface ChatEvent {
+  conversationId?: string;
   workspaceId: string;
   type: string;
   at: string;
@@ -112,6 +147,7 @@ export interface ChatEvent {
   approval?: ChatApproval;
   state?: ChatState;
   guard?: { action: 'block' | 'disable' | 'halt'; rule?: string; tool?: string; message?: string };
+  conversations?: ChatConversation[];
 }
 
 export interface ChatView {
@@ -119,11 +155,18 @@ export interface ChatView {
   state: ChatState;
 }
 
-export const CHAT_ERROR_FIELDS = ['text', 'provider', 'criticProvider', 'iterationCap', 'askAbove', 'status'] as const;
+export const CHAT_ERROR_FIELDS = ['text', 'title', 'provider', 'model', 'persona', 'skills', 'criticProvider', 'iterationCap', 'askAbove', 'status'] as const;
 
+/** Every method but list and create takes a conversation id. */
 export interface ChatApi {
-  /** The workspace's conversation and its state. */
-  get(workspaceId: string): Promise<ChatView>;
+  /** The workspace's conversations, the most recently updated first (never empty: the backend makes a first). */
+  list(workspaceId: string): Promise<ChatConversation[]>;
+  create(workspaceId: string, input: NewChatConversation): Promise<ChatConversation>;
+  rename(conversationId: string, title: string): Promise<ChatState>;
+  /** Stops it if it runs, then deletes it with its messages. */
+  remove(conversationId: string): Promise<void>;
+  /** The conversation's messages and its state. */
+  get(conversationId: string): Promise<ChatView>;
   /**
    * Sends a message (exactly "/critic" toggles actor–critic mode). Resolves once accepted; the
    * answer streams as events. Rejects when the loop cannot start: the caller keeps the text.
@@ -133,7 +176,7 @@ export interface ChatApi {
   stop(workspaceId: string): Promise<void>;
   /** Continues an interrupted conversation (as the critic, if it was cut off). */
   resume(workspaceId: string): Promise<void>;
-  /** Deletes the conversation; mode and settings stay. */
+  /** Deletes the conversation's messages; its title, mode and settings stay. */
   clear(workspaceId: string): Promise<void>;
   setCritic(workspaceId: string, on: boolean): Promise<ChatState>;
   setSettings(workspaceId: string, settings: ChatSettings): Promise<ChatState>;
@@ -142,18 +185,28 @@ export interface ChatApi {
   answerApproval(id: string, answer: ApprovalAnswer, reason: string): Promise<ChatApproval>;
 }
 
+export function normalizeChatSettings(raw: unknown): ChatSettings {
+  const s = (raw ?? {}) as Partial<ChatSettings>;
+  return {
+    provider: s.provider ?? '',
+    model: s.model ?? '',
+    persona: s.persona ?? '',
+    skills: Array.isArray(s.skills) ? s.skills.map(String) : [],
+    criticProvider: s.criticProvider ?? '',
+    iterationCap: s.iterationCap ?? 10,
+    askAbove: s.askAbove ?? 'write_local',
+  };
+}
+
 export function normalizeChatState(raw: unknown): ChatState {
   const s = (raw ?? {}) as Partial<ChatState>;
   return {
+    conversationId: String(s.conversationId ?? ''),
     workspaceId: String(s.workspaceId ?? ''),
+    title: String(s.title ?? ''),
     criticMode: s.criticMode === true,
     criticPrompt: String(s.criticPrompt ?? ''),
-    settings: {
-      provider: s.settings?.provider ?? '',
-      criticProvider: s.settings?.criticProvider ?? '',
-      iterationCap: s.settings?.iterationCap ?? 10,
-      askAbove: s.settings?.askAbove ?? 'write_local',
-    },
+    settings: normalizeChatSettings(s.settings),
     running: s.running === true,
     turn: s.turn,
     queued: s.queued ?? 0,
@@ -163,9 +216,29 @@ export function normalizeChatState(raw: unknown): ChatState {
   };
 }
 
+export function normalizeChatConversation(raw: unknown): ChatConversation {
+  const c = (raw ?? {}) as Partial<ChatConversation>;
+  return {
+    conversationId: String(c.conversationId ?? ''),
+    workspaceId: String(c.workspaceId ?? ''),
+    title: String(c.title ?? ''),
+    criticMode: c.criticMode === true,
+    settings: normalizeChatSettings(c.settings),
+    createdAt: String(c.createdAt ?? ''),
+    updatedAt: String(c.updatedAt ?? ''),
+    messages: c.messages ?? 0,
+    running: c.running === true,
+  };
+}
+
+function normalizeList(raw: unknown): ChatConversation[] {
+  return Array.isArray(raw) ? raw.map(normalizeChatConversation) : [];
+}
+
 export function normalizeChatMessage(raw: unknown): ChatMessage {
   const m = (raw ?? {}) as Partial<ChatMessage>;
   return {
+    conversationId: String(m.conversationId ?? ''),
     workspaceId: String(m.workspaceId ?? ''),
     seq: m.seq ?? 0,
     source: (m.source ?? 'actor') as ChatSource,
@@ -195,6 +268,7 @@ export function parseChatEvent(data: unknown): ChatEvent | null {
     ...e,
     message: e.message ? normalizeChatMessage(e.message) : undefined,
     state: e.state ? normalizeChatState(e.state) : undefined,
+    conversations: e.conversations ? normalizeList(e.conversations) : undefined,
   };
 }
 
@@ -203,29 +277,42 @@ const enc = encodeURIComponent;
 export class HttpChat implements ChatApi {
   constructor(private readonly json: JsonRequest) {}
 
-  async get(ws: string) {
-    return normalizeView(await this.json('GET', `/api/workspaces/${enc(ws)}/chat`));
+  async list(ws: string) {
+    const body = await this.json<{ conversations?: unknown }>('GET', `/api/workspaces/${enc(ws)}/chats`);
+    return normalizeList(body?.conversations);
   }
-  async send(ws: string, text: string, images: ChatImage[]) {
-    await this.json('POST', `/api/workspaces/${enc(ws)}/chat/messages`, { text, images });
+  async create(ws: string, input: NewChatConversation) {
+    return normalizeChatConversation(await this.json('POST', `/api/workspaces/${enc(ws)}/chats`, input));
   }
-  async stop(ws: string) {
-    await this.json('POST', `/api/workspaces/${enc(ws)}/chat/stop`);
+  async rename(id: string, title: string) {
+    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/title`, { title }));
   }
-  async resume(ws: string) {
-    await this.json('POST', `/api/workspaces/${enc(ws)}/chat/resume`);
+  async remove(id: string) {
+    await this.json('DELETE', `/api/chats/${enc(id)}`);
   }
-  async clear(ws: string) {
-    await this.json('DELETE', `/api/workspaces/${enc(ws)}/chat`);
+  async get(id: string) {
+    return normalizeView(await this.json('GET', `/api/chats/${enc(id)}`));
   }
-  async setCritic(ws: string, on: boolean) {
-    return normalizeChatState(await this.json('PUT', `/api/workspaces/${enc(ws)}/chat/critic`, { on }));
+  async send(id: string, text: string, images: ChatImage[]) {
+    await this.json('POST', `/api/chats/${enc(id)}/messages`, { text, images });
   }
-  async setSettings(ws: string, settings: ChatSettings) {
-    return normalizeChatState(await this.json('PUT', `/api/workspaces/${enc(ws)}/chat/settings`, settings));
+  async stop(id: string) {
+    await this.json('POST', `/api/chats/${enc(id)}/stop`);
   }
-  async setEditing(ws: string, editing: boolean) {
-    await this.json('PUT', `/api/workspaces/${enc(ws)}/chat/editing`, { editing });
+  async resume(id: string) {
+    await this.json('POST', `/api/chats/${enc(id)}/resume`);
+  }
+  async clear(id: string) {
+    await this.json('DELETE', `/api/chats/${enc(id)}/messages`);
+  }
+  async setCritic(id: string, on: boolean) {
+    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/critic`, { on }));
+  }
+  async setSettings(id: string, settings: ChatSettings) {
+    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/settings`, settings));
+  }
+  async setEditing(id: string, editing: boolean) {
+    await this.json('PUT', `/api/chats/${enc(id)}/editing`, { editing });
   }
   answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
     return this.json<ChatApproval>('POST', `/api/chat/approvals/${enc(id)}`, { status: answer, reason });
@@ -234,14 +321,18 @@ export class HttpChat implements ChatApi {
 
 /** The bound Go methods of app_chat.go. */
 export interface WailsChatMethods {
-  Chat(workspaceId: string): Promise<unknown>;
-  ChatSend(workspaceId: string, text: string, images: ChatImage[]): Promise<void>;
-  ChatStop(workspaceId: string): Promise<void>;
-  ChatResume(workspaceId: string): Promise<void>;
-  ChatClear(workspaceId: string): Promise<void>;
-  ChatSetCritic(workspaceId: string, on: boolean): Promise<unknown>;
-  ChatSetSettings(workspaceId: string, settings: ChatSettings): Promise<unknown>;
-  ChatSetEditing(workspaceId: string, editing: boolean): Promise<void>;
+  ChatConversations(workspaceId: string): Promise<unknown>;
+  ChatCreate(workspaceId: string, input: NewChatConversation): Promise<unknown>;
+  ChatRename(conversationId: string, title: string): Promise<unknown>;
+  ChatDelete(conversationId: string): Promise<void>;
+  Chat(conversationId: string): Promise<unknown>;
+  ChatSend(conversationId: string, text: string, images: ChatImage[]): Promise<void>;
+  ChatStop(conversationId: string): Promise<void>;
+  ChatResume(conversationId: string): Promise<void>;
+  ChatClear(conversationId: string): Promise<void>;
+  ChatSetCritic(conversationId: string, on: boolean): Promise<unknown>;
+  ChatSetSettings(conversationId: string, settings: ChatSettings): Promise<unknown>;
+  ChatSetEditing(conversationId: string, editing: boolean): Promise<void>;
   ChatAnswerApproval(id: string, status: string, reason: string): Promise<ChatApproval>;
 }
 
@@ -251,29 +342,41 @@ export class WailsChat implements ChatApi {
   private call<T>(fn: () => Promise<T>) {
     return callWails(fn, CHAT_ERROR_FIELDS);
   }
-  async get(ws: string) {
-    return normalizeView(await this.call(() => this.app.Chat(ws)));
+  async list(ws: string) {
+    return normalizeList(await this.call(() => this.app.ChatConversations(ws)));
   }
-  send(ws: string, text: string, images: ChatImage[]) {
-    return this.call(() => this.app.ChatSend(ws, text, images));
+  async create(ws: string, input: NewChatConversation) {
+    return normalizeChatConversation(await this.call(() => this.app.ChatCreate(ws, input)));
   }
-  stop(ws: string) {
-    return this.call(() => this.app.ChatStop(ws));
+  async rename(id: string, title: string) {
+    return normalizeChatState(await this.call(() => this.app.ChatRename(id, title)));
   }
-  resume(ws: string) {
-    return this.call(() => this.app.ChatResume(ws));
+  remove(id: string) {
+    return this.call(() => this.app.ChatDelete(id));
   }
-  clear(ws: string) {
-    return this.call(() => this.app.ChatClear(ws));
+  async get(id: string) {
+    return normalizeView(await this.call(() => this.app.Chat(id)));
   }
-  async setCritic(ws: string, on: boolean) {
-    return normalizeChatState(await this.call(() => this.app.ChatSetCritic(ws, on)));
+  send(id: string, text: string, images: ChatImage[]) {
+    return this.call(() => this.app.ChatSend(id, text, images));
   }
-  async setSettings(ws: string, settings: ChatSettings) {
-    return normalizeChatState(await this.call(() => this.app.ChatSetSettings(ws, settings)));
+  stop(id: string) {
+    return this.call(() => this.app.ChatStop(id));
   }
-  setEditing(ws: string, editing: boolean) {
-    return this.call(() => this.app.ChatSetEditing(ws, editing));
+  resume(id: string) {
+    return this.call(() => this.app.ChatResume(id));
+  }
+  clear(id: string) {
+    return this.call(() => this.app.ChatClear(id));
+  }
+  async setCritic(id: string, on: boolean) {
+    return normalizeChatState(await this.call(() => this.app.ChatSetCritic(id, on)));
+  }
+  async setSettings(id: string, settings: ChatSettings) {
+    return normalizeChatState(await this.call(() => this.app.ChatSetSettings(id, settings)));
+  }
+  setEditing(id: string, editing: boolean) {
+    return this.call(() => this.app.ChatSetEditing(id, editing));
   }
   answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
     return this.call(() => this.app.ChatAnswerApproval(id, answer, reason));

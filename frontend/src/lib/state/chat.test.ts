@@ -1,19 +1,40 @@
 import { describe, expect, it, vi } from 'vitest';
-import { normalizeChatState, type Backend, type BackendEvent, type ChatApi, type ChatMessage, type ChatView, type ConnectionState } from '../api';
+import {
+  normalizeChatConversation,
+  normalizeChatState,
+  type Backend,
+  type BackendEvent,
+  type ChatApi,
+  type ChatConversation,
+  type ChatMessage,
+  type ChatView,
+  type ConnectionState,
+  type TestResult,
+} from '../api';
 import { ChatStore } from './chat.svelte';
 
 function msg(ws: string, seq: number, text: string, source: ChatMessage['source'] = 'user'): ChatMessage {
-  return { workspaceId: ws, seq, source, message: { role: 'user', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
+  return { conversationId: ws, workspaceId: ws, seq, source, message: { role: 'user', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
 }
 
 function view(ws: string, messages: ChatMessage[], over = {}): ChatView {
   return { messages, state: normalizeChatState({ workspaceId: ws, ...over }) };
 }
 
-function fakeBackend(chat: Partial<ChatApi> = {}) {
+function conversation(id: string, ws = 'w', over: Partial<ChatConversation> = {}): ChatConversation {
+  return { ...normalizeChatConversation({ conversationId: id, workspaceId: ws }), ...over };
+}
+
+// In the older tests below one id names both a workspace and its conversation: events carry
+// the workspace's id as their conversation's unless they say otherwise.
+function fakeBackend(chat: Partial<ChatApi> = {}, testProvider?: (id: string) => Promise<TestResult>) {
   let emit: (e: BackendEvent) => void = () => {};
   let setConn: (s: ConnectionState) => void = () => {};
   const api: ChatApi = {
+    list: vi.fn(async (ws: string) => [conversation(`${ws}-c1`, ws)]),
+    create: vi.fn(async (ws: string) => conversation(`${ws}-new`, ws)),
+    rename: vi.fn(async (id: string, title: string) => normalizeChatState({ conversationId: id, workspaceId: 'w', title })),
+    remove: vi.fn(async () => {}),
     get: vi.fn(async (ws: string) => view(ws, [msg(ws, 1, `hello ${ws}`)])),
     send: vi.fn(async () => {}),
     stop: vi.fn(async () => {}),
@@ -27,6 +48,7 @@ function fakeBackend(chat: Partial<ChatApi> = {}) {
   };
   const backend = {
     chat: api,
+    testProvider: testProvider ?? (async () => ({ ok: true, message: '', latencyMs: 1, models: [] })),
     subscribe: (h: (e: BackendEvent) => void) => {
       emit = h;
       return () => {};
@@ -36,7 +58,10 @@ function fakeBackend(chat: Partial<ChatApi> = {}) {
       return () => {};
     },
   } as unknown as Backend;
-  const chatEvent = (data: object) => emit({ topic: 'chat', type: (data as { type: string }).type, data });
+  const chatEvent = (data: object) => {
+    const d = data as { type: string; workspaceId: string; conversationId?: string };
+    emit({ topic: 'chat', type: d.type, data: { ...d, conversationId: d.conversationId ?? d.workspaceId } });
+  };
   return { backend, api, chatEvent, setConn: (s: ConnectionState) => setConn(s) };
 }
 
@@ -155,5 +180,90 @@ describe('ChatStore', () => {
     const { backend } = fakeBackend({ send: vi.fn(async () => Promise.reject(new Error('no provider'))) });
     const store = new ChatStore(backend, () => {});
     await expect(store.send('a', 'x', [])).rejects.toThrow('no provider');
+  });
+
+  it("reads a workspace's list, shows the newest conversation, and keeps each conversation its own history", async () => {
+    const { backend, api, chatEvent } = fakeBackend({
+      list: vi.fn(async () => [conversation('c2', 'w', { title: 'Deploy' }), conversation('c1', 'w', { title: 'Build' })]),
+      get: vi.fn(async (id: string) => view(id, [msg(id, 1, `only in ${id}`)])),
+    });
+    const store = new ChatStore(backend, () => {});
+    store.sync();
+    store.openWorkspace('w');
+    await vi.waitFor(() => expect(store.conversation('c2').loaded).toBe(true));
+    expect(store.selectedIn('w')).toBe('c2');
+    expect(store.list('w').map((c) => c.title)).toEqual(['Deploy', 'Build']);
+    // c1 is not shown yet: its events wait for its first read.
+    chatEvent({ workspaceId: 'w', conversationId: 'c1', type: 'message_finished', source: 'user', message: msg('c1', 2, 'early') });
+    expect(store.conversations.c1).toBeUndefined();
+    store.select('w', 'c1');
+    await vi.waitFor(() => expect(store.conversation('c1').loaded).toBe(true));
+    chatEvent({ workspaceId: 'w', conversationId: 'c2', type: 'message_started', source: 'actor', turn: 't' });
+    chatEvent({ workspaceId: 'w', conversationId: 'c2', type: 'message_delta', source: 'actor', turn: 't', text: 'for c2' });
+    expect(store.conversation('c1').messages.map((m) => m.message.parts[0])).toEqual([{ kind: 'text', text: 'only in c1' }]);
+    expect(store.conversation('c1').streaming).toEqual([]);
+    expect(store.conversation('c2').streaming.map((s) => s.text)).toEqual(['for c2']);
+    expect(store.conversation('c1').state.running).toBe(false);
+    expect(api.list).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes the list an event carries, moving the panel off a conversation deleted elsewhere', async () => {
+    const { backend, chatEvent } = fakeBackend({ list: vi.fn(async () => [conversation('c2'), conversation('c1')]) });
+    const store = new ChatStore(backend, () => {});
+    store.sync();
+    await store.loadList('w');
+    expect(store.selectedIn('w')).toBe('c2');
+    chatEvent({ workspaceId: 'w', type: 'conversations_changed', conversations: [conversation('c1', 'w', { title: 'Kept', running: true })] });
+    expect(store.selectedIn('w')).toBe('c1');
+    expect(store.list('w')[0]).toMatchObject({ title: 'Kept', running: true });
+    // A workspace whose list was never read ignores it: its first read has it all.
+    chatEvent({ workspaceId: 'other', type: 'conversations_changed', conversations: [conversation('x', 'other')] });
+    expect(store.lists.other).toBeUndefined();
+  });
+
+  it('starts, renames and deletes conversations, showing the next one after a delete', async () => {
+    const lists = [[conversation('c1', 'w', { messages: 3 })], [conversation('fresh')]];
+    const { backend, api } = fakeBackend({ list: vi.fn(async () => lists.shift() ?? []) });
+    const store = new ChatStore(backend, () => {});
+    await store.loadList('w');
+    const made = await store.create('w', { title: 'Second' });
+    expect(api.create).toHaveBeenCalledWith('w', { title: 'Second' });
+    expect(store.selectedIn('w')).toBe(made.conversationId);
+    expect(store.list('w').map((c) => c.conversationId)).toEqual([made.conversationId, 'c1']);
+    await store.rename('c1', 'Build log');
+    expect(store.list('w').find((c) => c.conversationId === 'c1')?.title).toBe('Build log');
+    await store.remove('w', made.conversationId);
+    expect(api.remove).toHaveBeenCalledWith(made.conversationId);
+    expect(store.selectedIn('w')).toBe('c1');
+    // Deleting the last one: the backend starts a fresh conversation, which the panel shows.
+    await store.remove('w', 'c1');
+    expect(store.selectedIn('w')).toBe('fresh');
+  });
+
+  it("lists a provider's models for the picker, and rejects with the provider's message", async () => {
+    const test = vi.fn(async (id: string): Promise<TestResult> =>
+      id === 'p1' ? { ok: true, message: 'connected', latencyMs: 3, models: ['small-1b', 'big-70b'] } : { ok: false, message: 'key refused', latencyMs: 3 },
+    );
+    const { backend } = fakeBackend({}, test);
+    const store = new ChatStore(backend, () => {});
+    await expect(store.listModels('p1')).resolves.toEqual(['small-1b', 'big-70b']);
+    expect(store.models.p1).toEqual(['small-1b', 'big-70b']);
+    await expect(store.listModels('p2')).rejects.toThrow('key refused');
+  });
+
+  it('knows a workspace waits for an approval from any of its conversations', async () => {
+    const { backend, chatEvent } = fakeBackend({ list: vi.fn(async () => [conversation('c2'), conversation('c1')]) });
+    const store = new ChatStore(backend, () => {});
+    store.sync();
+    await store.loadList('w');
+    expect(store.waitingIn('w')).toBe(false);
+    const approval = { id: 'q1', workspaceId: 'w', conversationId: 'c1', callId: 'c', tool: 'http_post', args: {}, risk: 'network_write', reason: 'r', status: 'pending', createdAt: '' };
+    chatEvent({ workspaceId: 'w', conversationId: 'c1', type: 'approval_requested', approval });
+    expect(store.waitingIn('w')).toBe(true);
+    // Another conversation of the workspace stopping leaves c1's question open.
+    chatEvent({ workspaceId: 'w', conversationId: 'c2', type: 'loop_stopped', reason: 'done' });
+    expect(store.waitingIn('w')).toBe(true);
+    chatEvent({ workspaceId: 'w', conversationId: 'c1', type: 'loop_stopped', reason: 'stopped' });
+    expect(store.waitingIn('w')).toBe(false);
   });
 });

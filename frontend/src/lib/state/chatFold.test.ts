@@ -6,6 +6,7 @@ const WS = 'ws-1';
 
 function msg(seq: number, source: ChatMessage['source'], text: string, over: Partial<ChatMessage> = {}): ChatMessage {
   return {
+    conversationId: WS,
     workspaceId: WS,
     seq,
     source,
@@ -124,13 +125,13 @@ describe('foldEvent: the loop and its state', () => {
   });
 
   it('takes a state event whole', () => {
-    const st = state({ criticMode: true, criticPrompt: 'be strict', settings: { provider: 'p', criticProvider: 'q', iterationCap: 3, askAbove: 'read_only' } });
+    const st = state({ criticMode: true, criticPrompt: 'be strict', settings: { provider: 'p', model: 'm', persona: '', skills: [], criticProvider: 'q', iterationCap: 3, askAbove: 'read_only' } });
     const c = fold(loaded(), ev('state', { state: st }));
     expect(c.state).toEqual(st);
   });
 
   it('adds and removes approvals, once each', () => {
-    const a = { id: 'ap1', workspaceId: WS, callId: 'c', tool: 't', args: {}, risk: 'network_write' as const, reason: 'r', status: 'pending' as const, createdAt: '' };
+    const a = { id: 'ap1', workspaceId: WS, conversationId: WS, callId: 'c', tool: 't', args: {}, risk: 'network_write' as const, reason: 'r', status: 'pending' as const, createdAt: '' };
     let c = fold(loaded(), ev('approval_requested', { approval: a }), ev('approval_requested', { approval: a }));
     expect(c.state.approvals.map((x) => x.id)).toEqual(['ap1']);
     c = fold(c, ev('approval_resolved', { approval: { ...a, status: 'deny' } }));

@@ -1,6 +1,6 @@
-// How one workspace's chat, as the panel shows it, follows the backend: a read of the stored
+// How one chat conversation, as the panel shows it, follows the backend: a read of the stored
 // conversation, then each event folded in. Pure functions over immutable values, so the store
-// (chat.svelte.ts) only decides when to read and which workspace an event belongs to.
+// (chat.svelte.ts) only decides when to read and which conversation an event belongs to.
 import { normalizeChatState, type ChatEvent, type ChatMessage, type ChatState, type ChatStopReason, type ChatToolRun, type ChatView } from '../api';
 
 /** A model message arriving as deltas (live only): replaced by the stored one when it finishes. */
@@ -33,7 +33,8 @@ export interface LiveNotice {
 }
 
 export interface Conversation {
-  workspaceId: string;
+  /** The conversation's id. */
+  id: string;
   /** True once a read of the stored conversation has been applied. */
   loaded: boolean;
   /** Stored messages, in seq order, each once. */
@@ -59,16 +60,16 @@ export interface ReadMark {
   stateVersion: number;
 }
 
-export function emptyConversation(workspaceId: string): Conversation {
+export function emptyConversation(id: string): Conversation {
   return {
-    workspaceId,
+    id,
     loaded: false,
     messages: [],
     streaming: [],
     tools: {},
     verdicts: {},
     notices: [],
-    state: { ...normalizeChatState({}), workspaceId },
+    state: { ...normalizeChatState({}), conversationId: id },
     epoch: 0,
     stateVersion: 0,
   };
@@ -108,7 +109,7 @@ export function mergeMessages(a: ChatMessage[], b: ChatMessage[]): ChatMessage[]
 
 let noticeIds = 0;
 
-/** Folds one event of this conversation's workspace into it. */
+/** Folds one event of this conversation into it. */
 export function foldEvent(c: Conversation, e: ChatEvent): Conversation {
   switch (e.type) {
     case 'message_delta':
@@ -177,7 +178,7 @@ export function foldEvent(c: Conversation, e: ChatEvent): Conversation {
       break;
     case 'cleared':
       return {
-        ...emptyConversation(c.workspaceId),
+        ...emptyConversation(c.id),
         loaded: c.loaded,
         state: { ...c.state, running: false, turn: undefined, queued: 0, next: '', approvals: [] },
         epoch: c.epoch + 1,
