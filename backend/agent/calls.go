@@ -325,6 +325,8 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 	if a.Hooks.ToolContext != nil {
 		tctx = a.Hooks.ToolContext(ctx)
 	}
+	gate := &nestGate{}
+	tctx = tools.WithDispatch(tctx, a.nested(call, gate))
 	if a.Tasks != nil {
 		a.Tasks.Add(1)
 	}
@@ -351,6 +353,9 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 			case o = <-ch:
 			case <-time.After(toolGrace):
 				o = outcome{err: context.Cause(ctx)}
+				// The loop moves on without the tool: from here on its nested calls must not
+				// touch the agent's state, which the loop goroutine owns again.
+				gate.close()
 			}
 		}
 	}
