@@ -77,7 +77,9 @@ func (t fillTool) AlwaysAsk(ctx context.Context, args json.RawMessage) string {
 }
 
 // Confirm is AlwaysAsk for the chat, which asks for what Confirmer names.
-func (t fillTool) Confirm(ctx context.Context, args json.RawMessage) string { return t.AlwaysAsk(ctx, args) }
+func (t fillTool) Confirm(ctx context.Context, args json.RawMessage) string {
+	return t.AlwaysAsk(ctx, args)
+}
 
 func (t fillTool) run(ctx context.Context, _ tools.Call, p fillParams) (tools.Result, error) {
 	l, origin, ok, err := t.saved(ctx, p.PaneID)
