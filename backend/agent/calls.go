@@ -303,7 +303,9 @@ func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v
 	// Stored and answerable before it is announced: whoever sees the event can answer it.
 	a.publish(Event{Kind: EventApprovalRequested, Approval: &req})
 	answer, err := wait(ctx)
-	if err != nil && !a.abandoning() {
+	// A nested call (a recipe's step) is never asked again on resume, only its parent is: its
+	// question is closed whatever the reason the wait ended.
+	if err != nil && (!a.abandoning() || isNested(ctx)) {
 		answer = a.Approvals.Withdraw(ctx, answer, fmt.Sprintf("the %s stopped waiting", a.Scope))
 	}
 	a.publish(Event{Kind: EventApprovalResolved, Approval: &answer})

@@ -11,6 +11,11 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
+type nestedKey struct{}
+
+// isNested reports whether ctx is that of a nested call (see Agent.nested).
+func isNested(ctx context.Context) bool { return ctx.Value(nestedKey{}) != nil }
+
 // errNestedClosed is what a nested call gets once its parent call was left behind by a stop.
 var errNestedClosed = errors.New("the call that ran this step was stopped")
 
@@ -39,6 +44,7 @@ func (a *Agent) nested(parent tools.Call, gate *nestGate) tools.Dispatch {
 			return tools.Result{}, context.Cause(ctx)
 		}
 		n++
+		ctx = context.WithValue(ctx, nestedKey{}, true)
 		c := llm.ToolCall{ID: fmt.Sprintf("%s.%d", parent.ID, n), Name: name, Args: args}
 		gate.mu.Lock()
 		if gate.closed {
