@@ -6,7 +6,9 @@ import "github.com/clusterspace/clusterspace/backend/recipes"
 func (a *App) ListRecipes() ([]recipes.Recipe, error) { return a.eng.Recipes.List(a.ctx) }
 
 // SaveRecipe saves a recipe (replacing one of the same name), checking every step.
-func (a *App) SaveRecipe(r recipes.Recipe) (recipes.Recipe, error) { return a.eng.Recipes.Save(a.ctx, r) }
+func (a *App) SaveRecipe(r recipes.Recipe) (recipes.Recipe, error) {
+	return a.eng.Recipes.Save(a.ctx, r)
+}
 
 // DeleteRecipe removes a recipe.
 func (a *App) DeleteRecipe(name string) error { return a.eng.Recipes.Delete(a.ctx, name) }
