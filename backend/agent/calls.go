@@ -303,7 +303,9 @@ func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v
 	// Stored and answerable before it is announced: whoever sees the event can answer it.
 	a.publish(Event{Kind: EventApprovalRequested, Approval: &req})
 	answer, err := wait(ctx)
-	if err != nil && !a.abandoning() {
+	// A nested call (a recipe's step) is never asked again on resume, only its parent is: its
+	// question is closed whatever the reason the wait ended.
+	if err != nil && (!a.abandoning() || isNested(ctx)) {
 		answer = a.Approvals.Withdraw(ctx, answer, fmt.Sprintf("the %s stopped waiting", a.Scope))
 	}
 	a.publish(Event{Kind: EventApprovalResolved, Approval: &answer})
@@ -325,6 +327,8 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 	if a.Hooks.ToolContext != nil {
 		tctx = a.Hooks.ToolContext(ctx)
 	}
+	gate := &nestGate{}
+	tctx = tools.WithDispatch(tctx, a.nested(call, gate))
 	if a.Tasks != nil {
 		a.Tasks.Add(1)
 	}
@@ -351,6 +355,9 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 			case o = <-ch:
 			case <-time.After(toolGrace):
 				o = outcome{err: context.Cause(ctx)}
+				// The loop moves on without the tool: from here on its nested calls must not
+				// touch the agent's state, which the loop goroutine owns again.
+				gate.close()
 			}
 		}
 	}

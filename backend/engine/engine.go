@@ -20,8 +20,10 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
+	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/recipes"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -47,6 +49,9 @@ type Engine struct {
 	Goals      *goal.Service
 	Fleets     *fleet.Service
 	Chat       *chat.Service
+	// Recipes are the saved browser recipes; Logins the saved per-site logins (passwords in the vault).
+	Recipes *recipes.Service
+	Logins  *logins.Service
 
 	wsEvents    *pubsub.Broker[workspace.List]
 	provEvents  *pubsub.Broker[config.ProviderList]
@@ -180,6 +185,10 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Panes = panes.New(e.Workspaces, e.Terminals, e.Browsers)
 	tools.RegisterTerminal(e.Registry, wakingTerminals{e.Terminals, e.Panes})
 	tools.RegisterWorkspace(e.Registry, e.Panes)
+	e.Recipes = recipes.NewService(e.Store, e.Registry, e.Browsers)
+	e.Logins = logins.NewService(e.Store, vault)
+	e.Registry.Register(recipes.Tools(e.Recipes)...)
+	e.Registry.Register(logins.Tool(e.Logins, e.Browsers))
 
 	var models goal.Models = storedModels{e.Providers}
 	if o.models != nil {

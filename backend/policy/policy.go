@@ -3,6 +3,7 @@
 package policy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -89,6 +90,13 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 	name := t.Name()
 	if slices.Contains(p.Denied, name) {
 		return Verdict{Deny, fmt.Sprintf("%s is on this goal's deny list", name)}
+	}
+	// Some calls are the person's to allow each time (filling a saved password): no ceiling,
+	// allow list or earlier grant covers them.
+	if aa, ok := t.(tools.AlwaysAsks); ok {
+		if why := aa.AlwaysAsk(context.Background(), call.Args); why != "" {
+			return Verdict{Ask, why}
+		}
 	}
 	var reasons []string
 	if len(p.Allowed) > 0 && !slices.Contains(p.Allowed, name) {

@@ -20,8 +20,10 @@ import (
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/recipes"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -68,6 +70,9 @@ type Deps struct {
 	Goals      *goal.Service
 	Chat       *chat.Service
 	SSH        *config.SSHServers
+	// Recipes and Logins are the browser recipes and saved logins (nil: their routes are off).
+	Recipes *recipes.Service
+	Logins  *logins.Service
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.

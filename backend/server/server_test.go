@@ -28,8 +28,10 @@ import (
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/recipes"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -141,6 +143,7 @@ func newHarness(t *testing.T) *harness {
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
 		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
+			Recipes: recipes.NewService(st, reg, browsers), Logins: logins.NewService(st, vault),
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,8 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
 import { HttpGoals } from './goals';
+import { HttpLogins } from './logins';
+import { HttpRecipes } from './recipes';
 import { BackendError, errorMessage, type BusyPane } from './errors';
 
 /** First reconnect delay after the socket drops; doubled per failed try up to the max. */
@@ -125,6 +127,8 @@ export class HttpBackend implements Backend {
   readonly auth: Auth;
   readonly goals: HttpGoals;
   readonly chat: HttpChat;
+  readonly recipes: HttpRecipes;
+  readonly logins: HttpLogins;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -163,6 +167,8 @@ export class HttpBackend implements Backend {
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
     this.goals = new HttpGoals(json);
     this.chat = new HttpChat(json);
+    this.recipes = new HttpRecipes(json);
+    this.logins = new HttpLogins(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

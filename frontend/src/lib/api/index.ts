@@ -27,6 +27,8 @@ import type {
 } from './types';
 import type { ChatApi } from './chat';
 import type { GoalsApi } from './goals';
+import type { LoginsApi } from './logins';
+import type { RecipesApi } from './recipes';
 import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
@@ -37,6 +39,8 @@ export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type Terminal
 export { parseBrowserEvent, type BrowserEvent } from './browser';
 export * from './goals';
 export * from './chat';
+export * from './recipes';
+export * from './logins';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -187,6 +191,10 @@ export interface Backend {
   goals: GoalsApi;
   /** The chat panel: one conversation per workspace, actor–critic mode. */
   chat: ChatApi;
+  /** Browser recipes: listed, run and deleted from a browser pane's menu. */
+  recipes: RecipesApi;
+  /** Saved logins (Settings → Logins); passwords only through reveal. */
+  logins: LoginsApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

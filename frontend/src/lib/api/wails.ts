@@ -45,10 +45,12 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
 import { WailsGoals, type WailsGoalMethods } from './goals';
+import { WailsLogins, type WailsLoginMethods } from './logins';
+import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -168,6 +170,8 @@ export class WailsBackend implements Backend {
 
   readonly goals: WailsGoals;
   readonly chat: WailsChat;
+  readonly recipes: WailsRecipes;
+  readonly logins: WailsLogins;
 
   constructor(
     private readonly app: WailsApp,
@@ -175,6 +179,8 @@ export class WailsBackend implements Backend {
   ) {
     this.goals = new WailsGoals(app);
     this.chat = new WailsChat(app);
+    this.recipes = new WailsRecipes(app);
+    this.logins = new WailsLogins(app);
   }
 
   version() {

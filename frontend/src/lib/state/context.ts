@@ -5,9 +5,11 @@ import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { notifierFor } from './desktopNotify';
 import { GoalStore } from './goals.svelte';
+import { LoginStore } from './logins.svelte';
 import { Notices } from './notices.svelte';
 import { PaneStore } from './panes.svelte';
 import { ProviderStore } from './providers.svelte';
+import { RecipeStore } from './recipes.svelte';
 import { Session } from './session.svelte';
 import { SSHStore } from './ssh.svelte';
 import { TerminalPrefs } from './terminalPrefs.svelte';
@@ -27,6 +29,9 @@ export interface AppContext {
   ssh: SSHStore;
   goals: GoalStore;
   chat: ChatStore;
+  /** Browser recipes (the browser pane's menu) and saved logins (Settings → Logins). */
+  recipes: RecipeStore;
+  logins: LoginStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -56,6 +61,8 @@ export function createAppContext(backend: Backend): AppContext {
     ssh: new SSHStore(backend),
     goals: new GoalStore(backend, notices.report, notifierFor(backend)),
     chat: new ChatStore(backend, notices.report),
+    recipes: new RecipeStore(backend),
+    logins: new LoginStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs,

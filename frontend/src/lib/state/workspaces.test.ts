@@ -89,6 +89,8 @@ function fakeBackend(over: Partial<Backend> = {}) {
     killRemoteSession: vi.fn(),
     goals: {} as Backend['goals'],
     chat: {} as Backend['chat'],
+    recipes: {} as Backend['recipes'],
+    logins: {} as Backend['logins'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
