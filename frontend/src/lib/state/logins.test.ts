@@ -49,7 +49,7 @@ describe('LoginStore', () => {
 
 describe('HttpLogins', () => {
   it('lists without passwords and reveals through its own call carrying the server password', async () => {
-    const json = vi.fn(async (method: string, path: string) => {
+    const json = vi.fn(async (_method: string, path: string) => {
       if (path === '/api/logins') return { logins: [login('l1', 'https://a.example')] };
       return { password: 'hunter2' };
     });
