@@ -210,11 +210,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
 	e.Panes.SetGoals(e.Goals.WorkingIn)
-	e.Fleets, err = fleet.NewService(ctx, e.Store, e.Goals, e.fleetEvents, fleet.Options{Logger: o.logger, EnsurePanes: e.ensureFleetPanes})
+	e.Fleets, err = fleet.NewService(ctx, e.Store, e.Goals, e.fleetEvents, fleet.Options{Logger: o.logger, EnsurePanes: e.ensureFleetPanes,
+		PaneExists: paneExists})
 	if err != nil {
 		return fmt.Errorf("start the fleets: %w", err)
 	}
 	e.Registry.Register(fleet.Tools(e.Fleets)...)
+	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})

@@ -62,3 +62,23 @@ func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []stri
 func (e *Engine) SubscribeFleets(ctx context.Context) <-chan pubsub.Event[fleet.Event] {
 	return e.fleetEvents.Subscribe(ctx)
 }
+
+// resumesFleets names the doors that go on with interrupted fleets by themselves when they
+// open: the window and `serve` live on, so a fleet cut off by a restart or a crash just
+// continues there. A CLI command does one job and exits; `fleet resume ID` is its way.
+var resumesFleets = map[string]bool{"desktop": true, "serve": true}
+
+// resumeFleets resumes every interrupted fleet (stored as interrupted at a clean shutdown, or
+// found running after a crash) when the door is one that lives on; verified tasks stay done.
+func (e *Engine) resumeFleets(ctx context.Context, o options) {
+	if !resumesFleets[o.command] {
+		return
+	}
+	ids, err := e.Fleets.ResumeInterrupted(ctx)
+	if err != nil {
+		o.logger.Warn("fleets: resume the interrupted ones", "err", err)
+	}
+	if len(ids) > 0 {
+		o.logger.Info("fleets: resumed after a restart", "fleets", ids)
+	}
+}

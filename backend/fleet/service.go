@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -40,6 +42,8 @@ type Options struct {
 	Logger *slog.Logger
 	// EnsurePanes makes the panes of a fleet's tasks that do not exist yet (nil: they must).
 	EnsurePanes func(ctx context.Context, f Fleet, paneIDs []string) error
+	// PaneExists says whether a pane exists (set_agent_role checks it); nil: any id goes.
+	PaneExists func(paneID string) bool
 }
 
 // Service creates fleets and drives them: it starts each task as a goal once its
@@ -54,9 +58,12 @@ type Service struct {
 
 	mu     sync.Mutex
 	active map[string]*live
-	// inbox holds context shared with a pane no goal works in yet: the next task started
-	// there gets it in its first prompt.
-	inbox map[string][]string
+	// preparing cancels the worktree preparation (git, setup) of a task, by fleet/task id.
+	preparing map[string]context.CancelFunc
+	// failedBy holds, by goal id, why fail_task ended a task's goal: the task ends failed with
+	// that reason rather than aborted.
+	failedBy map[string]string
+	stats    schedStats
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -78,7 +85,7 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Service{repo: repo, goals: goals, events: events, opts: opts, log: opts.Logger,
-		active: map[string]*live{}, inbox: map[string][]string{}, ctx: sctx, cancel: cancel}
+		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, ctx: sctx, cancel: cancel}
 	fs, err := repo.ListFleets(ctx)
 	if err != nil {
 		cancel()
@@ -137,9 +144,30 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		return Fleet{}, err
 	}
 	now := time.Now().UTC()
+	spec.Isolation, spec.Setup = file.Isolation, file.Setup
+	if spec.Isolation == "none" {
+		spec.Isolation = ""
+	}
 	f := Fleet{ID: agent.NewID("fleet-"), Name: file.Name, Status: StatusRunning, Spec: spec, CreatedAt: now, UpdatedAt: now}
 	for i, ts := range file.Tasks {
 		f.Tasks = append(f.Tasks, Task{TaskSpec: ts, Seq: i + 1, Status: TaskWaiting, CreatedAt: now})
+	}
+	for i := range f.Tasks {
+		t := &f.Tasks[i]
+		if !isolated(&f, t) {
+			continue
+		}
+		_, head, err := repoHead(ctx, repoDirOf(s.goalSpec(&f, t, "")))
+		if err != nil {
+			field := "isolation"
+			if t.Isolation == "" {
+				return Fleet{}, &FieldError{Field: field, Msg: strings.TrimPrefix(err.Error(), "isolation: ")}
+			}
+			return Fleet{}, &FieldError{Task: fmt.Sprintf("%q", t.ID), Field: field, Msg: strings.TrimPrefix(err.Error(), "isolation: ")}
+		}
+		if f.Spec.Base == "" {
+			f.Spec.Base = head
+		}
 	}
 	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {
 		return Fleet{}, err
@@ -154,6 +182,7 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.stats.add(time.Now())
 	l := &live{f: f, done: make(chan struct{})}
 	s.active[f.ID] = l
 	s.publishFleet(&l.f)
@@ -195,6 +224,13 @@ func (s *Service) goalSpec(f *Fleet, t *Task, handoff string) goal.Spec {
 	if t.Settings != nil {
 		spec.Settings = *t.Settings
 	}
+	if wt := t.Worktree; wt != nil && wt.WorkDir != "" {
+		// The task works in its worktree: its shell, its paths and its criterion all mean it.
+		if spec.Policy.SandboxDir != "" {
+			spec.Policy.SandboxDir = wt.WorkDir
+		}
+		spec.Settings.WorkDir = wt.WorkDir
+	}
 	return spec
 }
 
@@ -223,7 +259,7 @@ func (s *Service) schedule(l *live) {
 		if busy[t.Pane] || s.paneBusy(t.Pane) {
 			continue // one goal per pane: the task waits for the pane
 		}
-		s.start(f, t)
+		s.start(l, t)
 		if t.Status == TaskRunning {
 			running++
 			busy[t.Pane] = true
@@ -334,18 +370,71 @@ func (s *Service) propagateBlocks(f *Fleet) {
 	}
 }
 
-// start starts a task's goal, with its dependencies' reports and any context shared with
-// its pane in the first prompt. Called with s.mu held.
-func (s *Service) start(f *Fleet, t *Task) {
+// start starts a task: an isolated task first gets its worktree (in the background, holding
+// its slot), then its goal. Called with s.mu held.
+func (s *Service) start(l *live, t *Task) {
+	f := &l.f
+	wt := t.Worktree
+	ready := wt != nil && !wt.Pruned && dirExists(wt.Dir) && (wt.SetupDone || f.Spec.Setup == "")
+	if !isolated(f, t) || ready {
+		s.startGoal(f, t)
+		return
+	}
+	now := time.Now().UTC()
+	t.Status, t.StartedAt = TaskRunning, &now
+	s.publishTask(f, t)
+	key := f.ID + "/" + t.ID
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.preparing[key] = cancel
+	snap, task, spec := *f, *t, s.goalSpec(f, t, "")
+	snap.Tasks = cloneTasks(f.Tasks)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		wt, err := prepareWorktree(ctx, &snap, &task, spec)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.preparing, key)
+		if s.ctx.Err() != nil {
+			return // stopping: resume prepares it again
+		}
+		cur, ok := s.active[snap.ID]
+		t, found := l.f.Task(task.ID)
+		if !ok || cur != l || !found || t.Status != TaskRunning || t.GoalID != "" {
+			return // aborted or retried meanwhile
+		}
+		if wt != nil {
+			t.Worktree = wt
+		}
+		if err != nil {
+			end := time.Now().UTC()
+			t.Status, t.Report, t.EndedAt = TaskFailed, "Its worktree could not be prepared: "+err.Error(), &end
+			s.publishTask(&l.f, t)
+		} else {
+			s.startGoal(&l.f, t)
+		}
+		s.schedule(l)
+	}()
+}
+
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
+}
+
+// startGoal starts a task's goal, with its role, its dependencies' reports and the context
+// shared with its pane in the first prompt. Called with s.mu held.
+func (s *Service) startGoal(f *Fleet, t *Task) {
 	var b strings.Builder
+	b.WriteString(s.startBriefing(s.ctx, t))
 	for _, d := range t.DependsOn {
 		dt, _ := f.Task(d)
 		fmt.Fprintf(&b, "Task %s (%q) verified complete. Its report:\n%s\n\n", dt.ID, dt.Goal, dt.Report)
 	}
-	for _, c := range s.inbox[t.Pane] {
-		fmt.Fprintf(&b, "%s\n\n", c)
+	if wt := t.Worktree; wt != nil {
+		fmt.Fprintf(&b, "You work in your own git worktree, %s, on branch %s: other tasks of the fleet work in their own, so edit freely here. The fleet commits what you leave there when your task ends.\n\n", wt.WorkDir, wt.Branch)
 	}
-	delete(s.inbox, t.Pane)
 	now := time.Now().UTC()
 	g, err := s.goals.Start(s.ctx, s.goalSpec(f, t, strings.TrimSpace(b.String())))
 	if err != nil {
@@ -353,7 +442,10 @@ func (s *Service) start(f *Fleet, t *Task) {
 		s.publishTask(f, t)
 		return
 	}
-	t.Status, t.GoalID, t.StartedAt = TaskRunning, g.ID, &now
+	if t.StartedAt == nil || t.Status != TaskRunning {
+		t.StartedAt = &now
+	}
+	t.Status, t.GoalID = TaskRunning, g.ID
 	s.publishTask(f, t)
 	s.watch(f.ID, t.ID, g.ID)
 }
@@ -373,15 +465,49 @@ func (s *Service) watch(fleetID, taskID, goalID string) {
 		if !g.Status.Finished() {
 			return // interrupted: the app is stopping; resume picks it up
 		}
-		s.taskEnded(fleetID, taskID, g)
+		s.taskEnded(fleetID, taskID, g, s.finishTask(fleetID, taskID, g))
 	}()
 }
 
+// finishTask commits an isolated task's work on its branch once its goal ended, outside
+// s.mu (git takes a while), and returns its worktree as it is now (nil without one).
+func (s *Service) finishTask(fleetID, taskID string, g goal.Goal) *Worktree {
+	s.mu.Lock()
+	var snap Fleet
+	var task Task
+	if l, ok := s.active[fleetID]; ok {
+		if t, ok := l.f.Task(taskID); ok && t.Worktree != nil {
+			snap, task = l.f, *t
+			w := *t.Worktree
+			task.Worktree = &w
+		}
+	}
+	s.mu.Unlock()
+	if task.Worktree == nil {
+		return nil
+	}
+	task.Status = taskStatusOf(g)
+	finishWorktree(s.ctx, &snap, &task, task.Worktree)
+	return task.Worktree
+}
+
+func taskStatusOf(g goal.Goal) TaskStatus {
+	switch g.Status {
+	case goal.StatusCompleted:
+		return TaskCompleted
+	case goal.StatusAborted:
+		return TaskAborted
+	}
+	return TaskFailed
+}
+
 // taskEnded records a task's goal's end and schedules what it unblocks.
-func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal) {
+func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal, wt *Worktree) {
 	report := s.report(g)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	began := time.Now()
+	defer s.stats.add(began)
 	l, ok := s.active[fleetID]
 	if !ok {
 		return
@@ -391,14 +517,14 @@ func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal) {
 		return
 	}
 	now := time.Now().UTC()
-	t.Report, t.EndedAt = report, &now
-	switch g.Status {
-	case goal.StatusCompleted:
-		t.Status = TaskCompleted
-	case goal.StatusAborted:
-		t.Status = TaskAborted
-	default:
-		t.Status = TaskFailed
+	t.Report, t.EndedAt, t.Status = report, &now, taskStatusOf(g)
+	if why, ok := s.failedBy[g.ID]; ok {
+		delete(s.failedBy, g.ID)
+		t.Status, t.Report = TaskFailed, why+"\n\n"+report
+	}
+	if wt != nil {
+		t.Worktree = wt
+		t.Report += "\n" + branchLine(wt)
 	}
 	s.publishTask(&l.f, t)
 	s.schedule(l)
@@ -467,6 +593,11 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 		if t.Status != TaskRunning {
 			continue
 		}
+		if t.GoalID == "" {
+			// It was getting its worktree ready: it starts again with its turn.
+			t.Status, t.StartedAt = TaskWaiting, nil
+			continue
+		}
 		g, err := s.goals.Get(ctx, t.GoalID)
 		now := time.Now().UTC()
 		switch {
@@ -474,10 +605,12 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 			t.Status, t.Report, t.EndedAt = TaskFailed, "its goal is gone: "+err.Error(), &now
 		case g.Status.Finished():
 			// It ended after the last save: record it as the watcher would have.
-			t.Report, t.EndedAt = s.report(g), &now
-			t.Status = map[goal.Status]TaskStatus{goal.StatusCompleted: TaskCompleted, goal.StatusAborted: TaskAborted}[g.Status]
-			if t.Status == "" {
-				t.Status = TaskFailed
+			t.Report, t.EndedAt, t.Status = s.report(g), &now, taskStatusOf(g)
+			if t.Worktree != nil {
+				w := *t.Worktree
+				finishWorktree(ctx, &l.f, t, &w)
+				t.Worktree = &w
+				t.Report += "\n" + branchLine(&w)
 			}
 		case g.Status == goal.StatusPending:
 			s.watch(id, t.ID, g.ID) // the Goal Runner queued it again at start
@@ -505,6 +638,11 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 	if ok {
 		l.aborting = true
 		f = l.f
+		for key, cancel := range s.preparing {
+			if strings.HasPrefix(key, id+"/") {
+				cancel()
+			}
+		}
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -575,7 +713,7 @@ func (s *Service) Get(ctx context.Context, id string) (Fleet, error) {
 	s.mu.Lock()
 	if l, ok := s.active[id]; ok {
 		f := l.f
-		f.Tasks = slices.Clone(f.Tasks)
+		f.Tasks = cloneTasks(f.Tasks)
 		s.mu.Unlock()
 		return f, nil
 	}
@@ -594,7 +732,7 @@ func (s *Service) List(ctx context.Context) ([]Fleet, error) {
 	for i := range fs {
 		if l, ok := s.active[fs[i].ID]; ok {
 			fs[i] = l.f
-			fs[i].Tasks = slices.Clone(l.f.Tasks)
+			fs[i].Tasks = cloneTasks(l.f.Tasks)
 		}
 	}
 	return fs, nil
@@ -659,6 +797,7 @@ func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, err
 	for i := range l.f.Tasks {
 		t := &l.f.Tasks[i]
 		if reset[t.ID] {
+			// An isolated task keeps its worktree and branch: the retry goes on from its work.
 			t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
 			s.publishTask(&l.f, t)
 		}
@@ -671,4 +810,35 @@ func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, err
 	s.publishFleet(&l.f)
 	s.schedule(l)
 	return l.f, nil
+}
+
+// schedStats adds up the time the scheduler spends with s.mu held, from a task's end (or
+// the fleet's creation) to the next tasks started: the store writes, the goals' creation,
+// the queue. The benchmark divides it by the tasks run.
+type schedStats struct{ nanos atomic.Int64 }
+
+func (st *schedStats) add(began time.Time) { st.nanos.Add(int64(time.Since(began))) }
+
+// SchedulerTime is the time the scheduler has spent so far (see schedStats).
+func (s *Service) SchedulerTime() time.Duration { return time.Duration(s.stats.nanos.Load()) }
+
+// ResumeInterrupted resumes every interrupted fleet (see Resume) and returns their ids; a
+// fleet that cannot resume is logged and left interrupted for `fleet resume`.
+func (s *Service) ResumeInterrupted(ctx context.Context) ([]string, error) {
+	fs, err := s.repo.ListFleets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := len(fs) - 1; i >= 0; i-- { // oldest first: it was queued first
+		if fs[i].Status != StatusInterrupted {
+			continue
+		}
+		if _, err := s.Resume(ctx, fs[i].ID); err != nil {
+			s.log.Warn("fleet: resume after a restart", "fleet", fs[i].ID, "err", err)
+			continue
+		}
+		ids = append(ids, fs[i].ID)
+	}
+	return ids, nil
 }
