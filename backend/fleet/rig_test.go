@@ -31,7 +31,8 @@ type rig struct {
 	t   *testing.T
 	eng *engine.Engine
 	srv *llmtest.Server
-	dir string // the fleets' sandbox
+	dir     string // the fleets' sandbox
+	dataDir string
 
 	mu  sync.Mutex
 	log []string                     // "pane:turn" in the order the requests came
@@ -62,19 +63,39 @@ func newRig(t *testing.T, b behave) *rig {
 		return b(m[1], turn, req)
 	}
 	r.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Compute: compute, Repeat: 1 << 30}}})
+	r.dataDir = t.TempDir()
+	r.open()
+	t.Cleanup(func() {
+		if r.eng != nil {
+			r.eng.Close()
+		}
+	})
+	return r
+}
+
+// open opens the rig's engine on its data dir (as the window does: interrupted fleets go on).
+func (r *rig) open() {
+	r.t.Helper()
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	deny := func(agent.Approval) (agent.ApprovalStatus, string, bool) {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
-	eng, err := engine.Open(context.Background(), t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)),
-		engine.WithAutoApprove(deny),
+	eng, err := engine.Open(context.Background(), r.dataDir, engine.WithLogger(slog.New(slog.DiscardHandler)),
+		engine.WithAutoApprove(deny), engine.WithCommand("desktop"),
 		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
 	r.eng = eng
-	return r
+}
+
+// close closes the engine as the app does when it quits.
+func (r *rig) close() {
+	r.t.Helper()
+	if err := r.eng.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.eng = nil
 }
 
 type scriptedModels struct{ cfg llm.Config }
