@@ -28,9 +28,9 @@ type behave func(pane string, turn int, req llmtest.Request) llmtest.Reply
 // rig is a real engine (SQLite, PTYs, the Goal Runner) whose every model call goes over HTTP
 // to one scripted server, answering for each pane's agent with behave.
 type rig struct {
-	t   *testing.T
-	eng *engine.Engine
-	srv *llmtest.Server
+	t       *testing.T
+	eng     *engine.Engine
+	srv     *llmtest.Server
 	dir     string // the fleets' sandbox
 	dataDir string
 
