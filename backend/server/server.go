@@ -19,6 +19,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -67,6 +68,7 @@ type Deps struct {
 	Panes      *panes.Service
 	Goals      *goal.Service
 	Chat       *chat.Service
+	Fleets     *fleet.Service
 	SSH        *config.SSHServers
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
