@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -65,6 +65,10 @@ type Service struct {
 	failedBy map[string]string
 	stats    schedStats
 
+	// saved is each fleet's tasks as last stored, so a save writes only what changed.
+	savedMu sync.Mutex
+	saved   map[string]map[string]Task
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -85,7 +89,7 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Service{repo: repo, goals: goals, events: events, opts: opts, log: opts.Logger,
-		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, ctx: sctx, cancel: cancel}
+		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, saved: map[string]map[string]Task{}, ctx: sctx, cancel: cancel}
 	fs, err := repo.ListFleets(ctx)
 	if err != nil {
 		cancel()
@@ -106,9 +110,32 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 // Events is the live stream of fleet and task changes.
 func (s *Service) Events() *pubsub.Broker[Event] { return s.events }
 
+// save stores the fleet row and the tasks that changed since the last save: a fleet of 100
+// tasks rewrites one or two rows per event, not 100, which keeps the scheduler's time per
+// task flat as fleets grow.
 func (s *Service) save(ctx context.Context, f *Fleet) error {
 	f.UpdatedAt = time.Now().UTC()
-	return s.repo.SaveFleet(ctx, *f)
+	s.savedMu.Lock()
+	defer s.savedMu.Unlock()
+	prev := s.saved[f.ID]
+	out := *f
+	out.Tasks = nil
+	for _, t := range f.Tasks {
+		if p, ok := prev[t.ID]; !ok || !reflect.DeepEqual(p, t) {
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	if err := s.repo.SaveFleet(ctx, out); err != nil {
+		return err
+	}
+	if prev == nil {
+		prev = map[string]Task{}
+		s.saved[f.ID] = prev
+	}
+	for _, t := range cloneTasks(out.Tasks) {
+		prev[t.ID] = t
+	}
+	return nil
 }
 
 func (s *Service) publishTask(f *Fleet, t *Task) {
@@ -436,7 +463,9 @@ func (s *Service) startGoal(f *Fleet, t *Task) {
 		fmt.Fprintf(&b, "You work in your own git worktree, %s, on branch %s: other tasks of the fleet work in their own, so edit freely here. The fleet commits what you leave there when your task ends.\n\n", wt.WorkDir, wt.Branch)
 	}
 	now := time.Now().UTC()
+	began := time.Now()
 	g, err := s.goals.Start(s.ctx, s.goalSpec(f, t, strings.TrimSpace(b.String())))
+	s.stats.goalStart.Add(int64(time.Since(began)))
 	if err != nil {
 		t.Status, t.Report, t.EndedAt = TaskFailed, "Could not start: "+err.Error(), &now
 		s.publishTask(f, t)
@@ -565,280 +594,4 @@ func firstLine(s string) string {
 		s = string(r[:200]) + "…"
 	}
 	return s
-}
-
-// Resume goes on with an interrupted fleet: verified tasks stay done, tasks whose goal was
-// cut off resume that goal with its conversation, the rest wait their turn as before.
-func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l, ok := s.active[id]; ok {
-		return l.f, nil
-	}
-	f, err := s.repo.Fleet(ctx, id)
-	if err != nil {
-		return Fleet{}, err
-	}
-	if f.Status != StatusInterrupted && f.Status != StatusRunning {
-		return Fleet{}, fmt.Errorf("fleet %s has ended (%s); only an interrupted fleet resumes", id, f.Status)
-	}
-	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {
-		return Fleet{}, err
-	}
-	f.Status = StatusRunning
-	l := &live{f: f, done: make(chan struct{})}
-	s.active[id] = l
-	for i := range l.f.Tasks {
-		t := &l.f.Tasks[i]
-		if t.Status != TaskRunning {
-			continue
-		}
-		if t.GoalID == "" {
-			// It was getting its worktree ready: it starts again with its turn.
-			t.Status, t.StartedAt = TaskWaiting, nil
-			continue
-		}
-		g, err := s.goals.Get(ctx, t.GoalID)
-		now := time.Now().UTC()
-		switch {
-		case err != nil:
-			t.Status, t.Report, t.EndedAt = TaskFailed, "its goal is gone: "+err.Error(), &now
-		case g.Status.Finished():
-			// It ended after the last save: record it as the watcher would have.
-			t.Report, t.EndedAt, t.Status = s.report(g), &now, taskStatusOf(g)
-			if t.Worktree != nil {
-				w := *t.Worktree
-				finishWorktree(ctx, &l.f, t, &w)
-				t.Worktree = &w
-				t.Report += "\n" + branchLine(&w)
-			}
-		case g.Status == goal.StatusPending:
-			s.watch(id, t.ID, g.ID) // the Goal Runner queued it again at start
-			continue
-		default:
-			if err := s.goals.Resume(ctx, g.ID); err != nil {
-				t.Status, t.Report, t.EndedAt = TaskFailed, "its goal could not resume: "+err.Error(), &now
-			} else {
-				s.watch(id, t.ID, g.ID)
-				continue
-			}
-		}
-		s.publishTask(&l.f, t)
-	}
-	s.publishFleet(&l.f)
-	s.schedule(l)
-	return l.f, nil
-}
-
-// Abort ends a fleet: its running goals are aborted, its waiting tasks will not start.
-func (s *Service) Abort(ctx context.Context, id string) error {
-	s.mu.Lock()
-	l, ok := s.active[id]
-	var f Fleet
-	if ok {
-		l.aborting = true
-		f = l.f
-		for key, cancel := range s.preparing {
-			if strings.HasPrefix(key, id+"/") {
-				cancel()
-			}
-		}
-	}
-	s.mu.Unlock()
-	if !ok {
-		stored, err := s.repo.Fleet(ctx, id)
-		if err != nil {
-			return err
-		}
-		if stored.Status.Finished() {
-			return fmt.Errorf("fleet %s has already ended (%s)", id, stored.Status)
-		}
-		f = stored
-	}
-	for _, t := range f.Tasks {
-		if t.Status == TaskRunning && t.GoalID != "" {
-			if g, err := s.goals.Get(ctx, t.GoalID); err == nil && !g.Status.Finished() {
-				if err := s.goals.Abort(ctx, t.GoalID); err != nil {
-					s.log.Warn("fleet: abort a task's goal", "fleet", id, "goal", t.GoalID, "err", err)
-				}
-			}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l != nil {
-		f = l.f
-	}
-	now := time.Now().UTC()
-	for i := range f.Tasks {
-		t := &f.Tasks[i]
-		if t.Status == TaskWaiting || t.Status == TaskRunning {
-			t.Status, t.EndedAt = TaskAborted, &now
-			if t.Report == "" {
-				t.Report = "The fleet was aborted."
-			}
-			s.publishTask(&f, t)
-		}
-	}
-	f.Status = StatusAborted
-	if err := s.save(ctx, &f); err != nil {
-		return err
-	}
-	s.publishFleet(&f)
-	if l != nil {
-		l.f = f
-		delete(s.active, id)
-		close(l.done)
-	}
-	return nil
-}
-
-// Wait blocks until the fleet ends (or is no longer driven by this process) and returns it.
-func (s *Service) Wait(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	l, ok := s.active[id]
-	s.mu.Unlock()
-	if ok {
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return Fleet{}, ctx.Err()
-		}
-	}
-	return s.repo.Fleet(ctx, id)
-}
-
-// Get returns a fleet as it is now.
-func (s *Service) Get(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	if l, ok := s.active[id]; ok {
-		f := l.f
-		f.Tasks = cloneTasks(f.Tasks)
-		s.mu.Unlock()
-		return f, nil
-	}
-	s.mu.Unlock()
-	return s.repo.Fleet(ctx, id)
-}
-
-// List returns every fleet, newest first.
-func (s *Service) List(ctx context.Context) ([]Fleet, error) {
-	fs, err := s.repo.ListFleets(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range fs {
-		if l, ok := s.active[fs[i].ID]; ok {
-			fs[i] = l.f
-			fs[i].Tasks = cloneTasks(l.f.Tasks)
-		}
-	}
-	return fs, nil
-}
-
-// Shutdown stops following the goals (the Goal Runner interrupts them); the running fleets
-// are stored as interrupted, for Resume after a restart.
-func (s *Service) Shutdown() {
-	s.cancel()
-	s.wg.Wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, l := range s.active {
-		l.f.Status = StatusInterrupted
-		if err := s.save(context.Background(), &l.f); err != nil {
-			s.log.Error("fleet: save at shutdown", "fleet", id, "err", err)
-		}
-		delete(s.active, id)
-		close(l.done)
-	}
-}
-
-// Retry runs a failed, aborted or blocked task again: it and the tasks blocked behind it
-// wait again (their reasons cleared), and a fleet that had ended runs again.
-func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok := s.active[fleetID]
-	if !ok {
-		f, err := s.repo.Fleet(ctx, fleetID)
-		if err != nil {
-			return Fleet{}, err
-		}
-		if f.Status == StatusInterrupted {
-			return Fleet{}, fmt.Errorf("fleet %s is interrupted: resume it first", fleetID)
-		}
-		l = &live{f: f, done: make(chan struct{})}
-	}
-	t, ok := l.f.Task(taskID)
-	if !ok {
-		return Fleet{}, fmt.Errorf("fleet %s has no task %q", fleetID, taskID)
-	}
-	if t.Status != TaskFailed && t.Status != TaskAborted && t.Status != TaskBlocked {
-		return Fleet{}, fmt.Errorf("task %s is %s; only a failed, aborted or blocked task is retried", taskID, t.Status)
-	}
-	reset := map[string]bool{taskID: true}
-	for changed := true; changed; { // and what is blocked behind it
-		changed = false
-		for _, d := range l.f.Tasks {
-			if d.Status == TaskBlocked && !reset[d.ID] && slices.ContainsFunc(d.DependsOn, func(id string) bool { return reset[id] }) {
-				reset[d.ID], changed = true, true
-			}
-		}
-	}
-	for _, rt := range l.f.Tasks {
-		for _, d := range rt.DependsOn {
-			if dt, _ := l.f.Task(d); reset[rt.ID] && !reset[d] && dt.Status != TaskCompleted && dt.Status.Ended() {
-				return Fleet{}, fmt.Errorf("task %s depends on task %s, which %s: retry %s", rt.ID, d, dt.Status, d)
-			}
-		}
-	}
-	for i := range l.f.Tasks {
-		t := &l.f.Tasks[i]
-		if reset[t.ID] {
-			// An isolated task keeps its worktree and branch: the retry goes on from its work.
-			t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
-			s.publishTask(&l.f, t)
-		}
-	}
-	l.aborting = false
-	l.f.Status = StatusRunning
-	if _, ok := s.active[fleetID]; !ok {
-		s.active[fleetID] = l
-	}
-	s.publishFleet(&l.f)
-	s.schedule(l)
-	return l.f, nil
-}
-
-// schedStats adds up the time the scheduler spends with s.mu held, from a task's end (or
-// the fleet's creation) to the next tasks started: the store writes, the goals' creation,
-// the queue. The benchmark divides it by the tasks run.
-type schedStats struct{ nanos atomic.Int64 }
-
-func (st *schedStats) add(began time.Time) { st.nanos.Add(int64(time.Since(began))) }
-
-// SchedulerTime is the time the scheduler has spent so far (see schedStats).
-func (s *Service) SchedulerTime() time.Duration { return time.Duration(s.stats.nanos.Load()) }
-
-// ResumeInterrupted resumes every interrupted fleet (see Resume) and returns their ids; a
-// fleet that cannot resume is logged and left interrupted for `fleet resume`.
-func (s *Service) ResumeInterrupted(ctx context.Context) ([]string, error) {
-	fs, err := s.repo.ListFleets(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for i := len(fs) - 1; i >= 0; i-- { // oldest first: it was queued first
-		if fs[i].Status != StatusInterrupted {
-			continue
-		}
-		if _, err := s.Resume(ctx, fs[i].ID); err != nil {
-			s.log.Warn("fleet: resume after a restart", "fleet", fs[i].ID, "err", err)
-			continue
-		}
-		ids = append(ids, fs[i].ID)
-	}
-	return ids, nil
 }
