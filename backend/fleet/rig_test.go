@@ -33,6 +33,7 @@ type rig struct {
 	srv     *llmtest.Server
 	dir     string // the fleets' sandbox
 	dataDir string
+	opts    []engine.Option // the engine's, beyond the rig's own
 
 	mu  sync.Mutex
 	log []string                     // "pane:turn" in the order the requests came
@@ -41,9 +42,9 @@ type rig struct {
 
 var paneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
-func newRig(t *testing.T, b behave) *rig {
+func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 	t.Helper()
-	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}}
+	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}, opts: opts}
 	compute := func(req llmtest.Request) llmtest.Reply {
 		m := paneRe.FindStringSubmatch(string(req.Body))
 		if m == nil {
@@ -80,9 +81,10 @@ func (r *rig) open() {
 	deny := func(agent.Approval) (agent.ApprovalStatus, string, bool) {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
-	eng, err := engine.Open(context.Background(), r.dataDir, engine.WithLogger(slog.New(slog.DiscardHandler)),
+	opts := append([]engine.Option{engine.WithLogger(slog.New(slog.DiscardHandler)),
 		engine.WithAutoApprove(deny), engine.WithCommand("desktop"),
-		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })}, r.opts...)
+	eng, err := engine.Open(context.Background(), r.dataDir, opts...)
 	if err != nil {
 		r.t.Fatal(err)
 	}
