@@ -428,11 +428,14 @@ func (s *Service) start(l *live, t *Task) {
 		}
 		cur, ok := s.active[snap.ID]
 		t, found := l.f.Task(task.ID)
-		if !ok || cur != l || !found || t.Status != TaskRunning || t.GoalID != "" {
-			return // aborted or retried meanwhile
+		if found && wt != nil {
+			t.Worktree = wt // even if aborted meanwhile: prune must find it
 		}
-		if wt != nil {
-			t.Worktree = wt
+		if !ok || cur != l || !found || t.Status != TaskRunning || t.GoalID != "" {
+			if found && wt != nil && !ok {
+				s.save(s.ctx, &l.f) // Best effort: the fleet ended meanwhile; keep the worktree on record.
+			}
+			return // aborted or retried meanwhile
 		}
 		if err != nil {
 			end := time.Now().UTC()
