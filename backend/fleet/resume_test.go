@@ -78,3 +78,47 @@ func readFleet(dataDir, id string) (fleet.Fleet, error) {
 	defer rd.Close()
 	return rd.Store.Fleet(context.Background(), id)
 }
+
+// A fleet found running when the engine opens (its process crashed, so nobody stored it as
+// interrupted) goes on by itself too.
+func TestFleetFoundRunningAfterACrashGoesOn(t *testing.T) {
+	var reopened atomic.Bool
+	started := make(chan struct{}, 1)
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		if !reopened.Load() {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return call("wait", map[string]int{"ms": 60000})
+		}
+		return claim(pane + " done")
+	})
+	file, _ := fleet.Parse([]byte("name: crash\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n"))
+	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a never started")
+	}
+	r.close()
+	// What a crash leaves: the fleet still marked running.
+	rd, err := engine.OpenReader(context.Background(), r.dataDir, "test", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed, _ := rd.Store.Fleet(context.Background(), f.ID)
+	crashed.Status = fleet.StatusRunning
+	if err := rd.Store.SaveFleet(context.Background(), crashed); err != nil {
+		t.Fatal(err)
+	}
+	rd.Close()
+	reopened.Store(true)
+	r.open()
+	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
+		t.Fatalf("after the crash: %s %+v", f.Status, f.Tasks)
+	}
+}
