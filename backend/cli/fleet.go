@@ -427,8 +427,12 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "      blocked: %s\n", t.Reason)
 		}
 		printBranch(stdout, t)
-		if t.Report != "" {
-			fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(t.Report, "\n", "\n      "))
+		report := t.Report
+		if i := strings.Index(report, "\nBranch: "); i >= 0 && t.Worktree != nil {
+			report = report[:i] // the branch and its diff stat are listed just above
+		}
+		if report != "" {
+			fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(report, "\n", "\n      "))
 		}
 	}
 	return ExitOK
