@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestAgentsCarryRoleQueueHistoryAndInbox(t *testing.T) {
 	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
 		if pane == "a-term" && turn == 0 {
 			aRunning <- struct{}{}
-			return call("wait", map[string]int{"ms": 1500})
+			return call("wait", map[string]int{"ms": 3000})
 		}
 		return claim(pane + " done")
 	})
@@ -111,14 +112,21 @@ tasks:
 // share_context with broadcast reaches every other agent of the caller's fleet: a running
 // one on its next turn, a waiting one in its first prompt; not the caller itself.
 func TestShareContextBroadcastReachesEveryAgentOfTheFleet(t *testing.T) {
+	// The scripted server answers one request at a time, so the boss polls rather than blocks:
+	// it broadcasts once the worker has had its first turn and is inside its wait.
+	var workerAsked, sent atomic.Bool
+	var broadcastTurn atomic.Int32
 	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
 		switch {
-		case pane == "boss" && turn == 0:
-			return call("wait", map[string]int{"ms": 300}) // the worker is inside its wait by then
-		case pane == "boss" && turn == 1:
+		case pane == "boss" && !sent.Load() && !workerAsked.Load():
+			return call("wait", map[string]int{"ms": 100})
+		case pane == "boss" && !sent.Load():
+			sent.Store(true)
+			broadcastTurn.Store(int32(turn))
 			return call("share_context", map[string]any{"broadcast": true, "context": "BROADCAST-7: use port 8080"})
 		case pane == "worker" && turn == 0:
-			return call("wait", map[string]int{"ms": 1500})
+			workerAsked.Store(true)
+			return call("wait", map[string]int{"ms": 3000})
 		}
 		return claim(pane + " done")
 	})
@@ -133,7 +141,7 @@ tasks:
 		t.Fatalf("fleet %s: %+v", f.Status, f.Tasks)
 	}
 	const shared = "BROADCAST-7: use port 8080"
-	res := r.requests("boss")[2].LastToolResult()
+	res := r.requests("boss")[broadcastTurn.Load()+1].LastToolResult()
 	if !strings.Contains(res, "Broadcast to the 2 other agents") || !strings.Contains(res, "next turn") || !strings.Contains(res, "first prompt") {
 		t.Fatalf("share_context broadcast said: %s", res)
 	}
