@@ -44,8 +44,13 @@ type Worktree struct {
 	Pruned    bool   `json:"pruned,omitempty"` // the worktree was removed; the branch stays
 }
 
-// isolated reports whether a task runs in its own worktree.
+// isolated reports whether a task runs in its own worktree. A task handed out with
+// assign_task never does: it works in its caller's sandbox, and a worktree of its own would
+// lie outside it, widening what the caller may touch.
 func isolated(f *Fleet, t *Task) bool {
+	if t.AssignedBy != "" {
+		return false
+	}
 	switch t.Isolation {
 	case IsolationWorktree:
 		return true
