@@ -140,3 +140,27 @@ func TestWorktreeSetupFailureFailsTheTask(t *testing.T) {
 		t.Fatalf("b %s; a reached the model %d times", b.Status, len(r.requests("a-term")))
 	}
 }
+
+// In an isolated fleet, a task its agent hands out with assign_task works in that agent's
+// own worktree (its sandbox), not in a new worktree outside it.
+func TestAssignedTaskStaysInsideTheCallersWorktree(t *testing.T) {
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		switch {
+		case pane == "lead-term" && turn == 0:
+			return call("assign_task", map[string]any{"pane_id": "helper", "description": "Help", "criterion": map[string]any{"check_shell": "true"}})
+		case pane == "lead-term" && turn == 1:
+			return call("wait_for_agent", map[string]any{"pane_id": "helper"})
+		}
+		return claim(pane + " done")
+	})
+	gitRepo(t, r.dir)
+	f := r.run("name: lead\nisolation: worktree\ntasks:\n  - {id: lead, goal: Lead, check_shell: \"true\"}\n")
+	if f.Status != fleet.StatusCompleted || len(f.Tasks) != 2 {
+		t.Fatalf("fleet %s: %+v", f.Status, f.Tasks)
+	}
+	lead, helper := taskOf(t, f, "lead"), f.Tasks[1]
+	g, _ := r.eng.Goals.Get(context.Background(), helper.GoalID)
+	if helper.Worktree != nil || g.Spec.Policy.SandboxDir != lead.Worktree.WorkDir {
+		t.Fatalf("the helper works in %q (worktree %+v), want its caller's worktree %s", g.Spec.Policy.SandboxDir, helper.Worktree, lead.Worktree.WorkDir)
+	}
+}
