@@ -269,3 +269,53 @@ tasks:
 		t.Fatalf("fleet list: %s", list)
 	}
 }
+
+// `isolation: worktree` headless: two tasks write the same file of the sandbox's repository,
+// each on its own branch; the summary and `fleet show` list the branches and diff stats;
+// `fleet prune` removes the worktrees and keeps the branches.
+func TestFleetCLIWorktreeIsolationShowAndPrune(t *testing.T) {
+	m := newFleetModel(t, func(pane string, turn int) llmtest.Reply {
+		if turn == 0 {
+			return toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": "echo " + pane + " > shared.txt"})
+		}
+		return fleetClaim(pane + " wrote shared.txt")
+	})
+	sandbox, dataDir := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", sandbox}, args...)...)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	code, out, errs := runToEnd(t, fleetCmd(t, m, `
+name: parallel
+isolation: worktree
+tasks:
+  - {id: a, goal: Write a, pane: a-term, check_shell: "grep -qx a-term shared.txt"}
+  - {id: b, goal: Write b, pane: b-term, check_shell: "grep -qx b-term shared.txt"}
+`, sandbox, dataDir))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	fleetID := regexp.MustCompile(`fleet (fleet-[0-9a-f]+) `).FindStringSubmatch(out)
+	if fleetID == nil || !strings.Contains(out, "branch fleet/"+fleetID[1]+"/a") || !strings.Contains(out, "shared.txt | 1 +") {
+		t.Fatalf("the summary lacks the branches and diff stats:\n%s", out)
+	}
+	for _, task := range []string{"a", "b"} {
+		got, err := exec.Command("git", "-C", sandbox, "show", "fleet/"+fleetID[1]+"/"+task+":shared.txt").Output()
+		if err != nil || strings.TrimSpace(string(got)) != task+"-term" {
+			t.Errorf("branch of %s has shared.txt %q (%v)", task, got, err)
+		}
+	}
+	show, err := exec.Command(testBinary(t), "fleet", "show", fleetID[1], "--data-dir", dataDir).Output()
+	if err != nil || !strings.Contains(string(show), "branch fleet/"+fleetID[1]+"/b") || !strings.Contains(string(show), "1 file changed") {
+		t.Fatalf("fleet show: %v\n%s", err, show)
+	}
+	code, out, errs = runToEnd(t, exec.Command(testBinary(t), "fleet", "prune", fleetID[1], "--data-dir", dataDir))
+	if code != cli.ExitOK || !strings.Contains(out, "worktree removed; branch fleet/"+fleetID[1]+"/a kept") {
+		t.Fatalf("prune: exit %d\n%s\n%s", code, out, errs)
+	}
+	if list, _ := exec.Command("git", "-C", sandbox, "worktree", "list").Output(); strings.Contains(string(list), "clusterspace-worktrees") {
+		t.Fatalf("worktrees left after prune:\n%s", list)
+	}
+}

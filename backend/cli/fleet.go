@@ -24,11 +24,13 @@ const fleetUsage = `Usage:
   clusterspace fleet run FILE [--concurrency N] [options]
     FILE is a fleet in YAML: name, concurrency, tasks (id, goal, pane, role, priority, depends_on,
     and a criterion: check_shell, exit_code, check_timeout, check_question, threshold, check_json,
-    json_source, check_manual, check_visual; default a strict judge question on the evidence).
+    json_source, check_manual, check_visual; default a strict judge question on the evidence),
+    and isolation: worktree (fleet-wide or per task) with setup: CMD run in each new worktree.
     options are goal run's: --provider | --base-url URL --model NAME …, --critic-…, --critic-every N,
     --risk LEVEL, --sandbox DIR, --allow-tools, --deny-tools, --approve ask|allow|deny, --wall-clock,
     --max-steps, --budget-usd, --budget-tokens, --data-dir DIR, --config-dir DIR, --json (JSON Lines)
-  clusterspace fleet list | show ID | abort ID | resume ID
+  clusterspace fleet list | show ID | abort ID | resume ID | prune ID
+    (prune removes the tasks' git worktrees, keeping their branches; refused while a task runs)
     (resume takes --base-url/--model/--api-kind/--api-key-env and --approve again if the run used them)
 Exit status: 0 every task completed, 1 a task failed or is blocked (or the data dir is in use),
 2 the fleet was aborted, 64 a bad file or usage (the message names the task and the field).
@@ -45,8 +47,8 @@ func Fleet(args []string, stdout, stderr io.Writer) int {
 		return fleetRun(args[0], args[1:], stdout, stderr)
 	case "list", "show":
 		return fleetRead(args[0], args[1:], stdout, stderr)
-	case "abort":
-		return fleetAbort(args[1:], stdout, stderr)
+	case "abort", "prune":
+		return fleetAbort(args[0], args[1:], stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, fleetUsage)
 		return ExitOK
@@ -222,7 +224,17 @@ func followFleet(eng *engine.Engine, fl fleet.Fleet, fevs <-chan pubsubFleetEven
 
 func fleetSummary(w io.Writer, f fleet.Fleet, asJSON bool) int {
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"type": "ended", "fleetId": f.ID, "status": f.Status, "tasks": f.Counts()})
+		ended := map[string]any{"type": "ended", "fleetId": f.ID, "status": f.Status, "tasks": f.Counts()}
+		branches := map[string]any{}
+		for _, t := range f.Tasks {
+			if t.Worktree != nil {
+				branches[t.ID] = map[string]string{"branch": t.Worktree.Branch, "diffStat": t.Worktree.DiffStat}
+			}
+		}
+		if len(branches) > 0 {
+			ended["branches"] = branches
+		}
+		b, _ := json.Marshal(ended)
 		fmt.Fprintln(w, string(b))
 	} else {
 		fmt.Fprintf(w, "fleet %s %s\n", f.ID, f.Status)
@@ -232,6 +244,7 @@ func fleetSummary(w io.Writer, f fleet.Fleet, asJSON bool) int {
 				line += ": " + t.Reason
 			}
 			fmt.Fprintf(w, "  %-16s %s\n", t.ID, line)
+			printBranch(w, t)
 		}
 	}
 	switch f.Status {
@@ -284,22 +297,41 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func fleetAbort(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fleet abort", flag.ContinueOnError)
+// fleetAbort runs `fleet abort ID` and `fleet prune ID`, which change a fleet and so need the
+// data dir to themselves.
+func fleetAbort(cmd string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fleet "+cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dataDir := fs.String("data-dir", "", "")
 	id, err := parseWithArg(fs, args)
 	if err != nil || id == "" {
-		fmt.Fprintf(stderr, "clusterspace fleet abort: name the fleet: clusterspace fleet abort ID\n")
+		fmt.Fprintf(stderr, "clusterspace fleet %s: name the fleet: clusterspace fleet %s ID\n", cmd, cmd)
 		return ExitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithCommand("fleet abort"))
+	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithCommand("fleet "+cmd))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace fleet: %v\n", err)
 		return ExitError
 	}
 	defer eng.Close()
+	if cmd == "prune" {
+		f, err := eng.Fleets.Prune(context.Background(), id)
+		for _, t := range f.Tasks {
+			if t.Worktree != nil && t.Worktree.Pruned {
+				fmt.Fprintf(stdout, "  %-16s worktree removed; branch %s kept\n", t.ID, t.Worktree.Branch)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "clusterspace fleet prune: %v\n", err)
+			if errors.Is(err, fleet.ErrNotFound) {
+				return ExitUsage
+			}
+			return ExitError
+		}
+		fmt.Fprintf(stdout, "fleet %s pruned\n", id)
+		return ExitOK
+	}
 	if err := eng.Fleets.Abort(context.Background(), id); err != nil {
 		fmt.Fprintf(stderr, "clusterspace fleet abort: %v\n", err)
 		if errors.Is(err, fleet.ErrNotFound) {
@@ -309,6 +341,22 @@ func fleetAbort(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "fleet %s aborted\n", id)
 	return ExitOK
+}
+
+// printBranch lists an isolated task's branch and diff stat under it.
+func printBranch(w io.Writer, t fleet.Task) {
+	wt := t.Worktree
+	if wt == nil {
+		return
+	}
+	where := wt.Dir
+	if wt.Pruned {
+		where = "pruned"
+	}
+	fmt.Fprintf(w, "      branch %s  (worktree %s)\n", wt.Branch, where)
+	if wt.DiffStat != "" {
+		fmt.Fprintf(w, "        %s\n", strings.ReplaceAll(wt.DiffStat, "\n", "\n        "))
+	}
 }
 
 // fleetRead runs list and show from the store alone, like goal list and show: they work
@@ -378,8 +426,13 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 		if t.Reason != "" {
 			fmt.Fprintf(stdout, "      blocked: %s\n", t.Reason)
 		}
-		if t.Report != "" {
-			fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(t.Report, "\n", "\n      "))
+		printBranch(stdout, t)
+		report := t.Report
+		if i := strings.Index(report, "\nBranch: "); i >= 0 && t.Worktree != nil {
+			report = report[:i] // the branch and its diff stat are listed just above
+		}
+		if report != "" {
+			fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(report, "\n", "\n      "))
 		}
 	}
 	return ExitOK

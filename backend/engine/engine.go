@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
@@ -61,6 +62,10 @@ type Engine struct {
 	fleetEvents *pubsub.Broker[fleet.Event]
 
 	lock *config.DataDirLock
+
+	// sshPanes maps the panes of fleet tasks with `ssh:` to their saved server's id.
+	sshMu    sync.Mutex
+	sshPanes map[string]string
 }
 
 // options adjust what Open builds for one door.
@@ -77,6 +82,8 @@ type options struct {
 	vision tools.Vision
 	// hiddenEnv names the variables holding this process's API keys, kept out of every pane.
 	hiddenEnv []string
+	// sshOptions go to every ssh a terminal runs (tests keep ssh off the machine's own set-up).
+	sshOptions []string
 	// command names the door in the data dir's lock file, for the message another process gets.
 	command string
 	// configDir is the --config-dir flag ("" picks the default, see config.ResolveConfigDir).
@@ -102,6 +109,11 @@ func WithAutoApprove(a agent.AutoAnswer) Option { return func(o *options) { o.au
 // --api-key-env and --critic-api-key-env), so no terminal pane inherits them.
 func WithHiddenEnv(names ...string) Option {
 	return func(o *options) { o.hiddenEnv = append(o.hiddenEnv, names...) }
+}
+
+// WithSSHOptions adds ssh client options to every SSH terminal (a test's known_hosts file).
+func WithSSHOptions(opts ...string) Option {
+	return func(o *options) { o.sshOptions = append(o.sshOptions, opts...) }
 }
 
 // WithPaneExists replaces the workspaces' pane check for goals (the CLI has no workspace, only
@@ -173,7 +185,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	e.Providers = config.NewProviders(e.Store, vault, e.provEvents, config.LLMTester{})
 	e.SSH = config.NewSSHServers(e.Store, vault, e.sshEvents)
-	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger, HiddenEnv: o.hiddenEnv})
+	e.Terminals = terminal.NewManager(terminal.Options{Logger: o.logger, HiddenEnv: o.hiddenEnv, SSHOptions: o.sshOptions})
 	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
 	e.Registry = tools.NewRegistry()
 	e.Registry.Register(tools.GoalTools()...)
@@ -219,11 +231,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		return fmt.Errorf("start the goal runner: %w", err)
 	}
 	e.Panes.SetGoals(e.Goals.WorkingIn)
-	e.Fleets, err = fleet.NewService(ctx, e.Store, e.Goals, e.fleetEvents, fleet.Options{Logger: o.logger, EnsurePanes: e.ensureFleetPanes})
+	e.Fleets, err = fleet.NewService(ctx, e.Store, e.Goals, e.fleetEvents, fleet.Options{Logger: o.logger, EnsurePanes: e.ensureFleetPanes,
+		PaneExists: paneExists})
 	if err != nil {
 		return fmt.Errorf("start the fleets: %w", err)
 	}
 	e.Registry.Register(fleet.Tools(e.Fleets)...)
+	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
@@ -237,6 +251,9 @@ func (e *Engine) start(ctx context.Context, o options) error {
 // the kernel confines to the sandbox (and, below network_get, keeps off the network). Where
 // the kernel cannot, the goal's story says so instead of pretending.
 func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string, error) {
+	if notices, ok, err := e.fleetSSHTerminal(ctx, g); ok {
+		return notices, err
+	}
 	dir := g.Spec.Policy.SandboxDir
 	if dir == "" {
 		// No sandbox: the pane just needs a shell, in the goal's working dir.

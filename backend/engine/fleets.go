@@ -3,7 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/terminal"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -14,6 +19,9 @@ import (
 // they go into workspaces of the fleet's own ("fleet-<id>", then "-2", … six panes each), so
 // the window shows them and the pane tools find them like any other pane.
 func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []string) error {
+	if err := e.noteSSHPanes(ctx, f, ids); err != nil {
+		return err
+	}
 	prefix := "ws-" + f.ID
 	var panes []workspace.Pane
 	seen := map[string]bool{}
@@ -61,4 +69,79 @@ func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []stri
 // SubscribeFleets streams fleet and task changes (the CLI follows a fleet with it) until ctx ends.
 func (e *Engine) SubscribeFleets(ctx context.Context) <-chan pubsub.Event[fleet.Event] {
 	return e.fleetEvents.Subscribe(ctx)
+}
+
+// resumesFleets names the doors that go on with interrupted fleets by themselves when they
+// open: the window and `serve` live on, so a fleet cut off by a restart or a crash just
+// continues there. A CLI command does one job and exits; `fleet resume ID` is its way.
+var resumesFleets = map[string]bool{"desktop": true, "serve": true}
+
+// resumeFleets resumes every interrupted fleet (stored as interrupted at a clean shutdown, or
+// found running after a crash) when the door is one that lives on; verified tasks stay done.
+func (e *Engine) resumeFleets(ctx context.Context, o options) {
+	if !resumesFleets[o.command] {
+		return
+	}
+	ids, err := e.Fleets.ResumeInterrupted(ctx)
+	if err != nil {
+		o.logger.Warn("fleets: resume the interrupted ones", "err", err)
+	}
+	if len(ids) > 0 {
+		o.logger.Info("fleets: resumed after a restart", "fleets", ids)
+	}
+}
+
+// noteSSHPanes resolves the saved SSH server each task with `ssh:` names (by name or id) and
+// remembers it for the task's pane; an unknown server is the file's mistake, named.
+func (e *Engine) noteSSHPanes(ctx context.Context, f fleet.Fleet, ids []string) error {
+	var servers []config.SSHServer
+	for _, t := range f.Tasks {
+		if t.SSH == "" || !slices.Contains(ids, t.Pane) {
+			continue
+		}
+		if servers == nil {
+			var err error
+			if servers, err = e.SSH.List(ctx); err != nil {
+				return err
+			}
+		}
+		i := slices.IndexFunc(servers, func(s config.SSHServer) bool { return s.ID == t.SSH || strings.EqualFold(s.Name, t.SSH) })
+		if i < 0 {
+			return &fleet.FieldError{Task: fmt.Sprintf("%q", t.ID), Field: "ssh",
+				Msg: fmt.Sprintf("no saved SSH server is named %q: add it in the terminal's SSH menu (or Settings), then name it here", t.SSH)}
+		}
+		e.sshMu.Lock()
+		if e.sshPanes == nil {
+			e.sshPanes = map[string]string{}
+		}
+		e.sshPanes[t.Pane] = servers[i].ID
+		e.sshMu.Unlock()
+	}
+	return nil
+}
+
+// fleetSSHTerminal gives the goal of an SSH task its terminal: a new tab in its pane logged
+// in to the saved server (inside the pane's tmux session there). ok is false for any other
+// goal. No sandbox confines a shell on another host: the goal's story says so.
+func (e *Engine) fleetSSHTerminal(ctx context.Context, g goal.Goal) (notices []string, ok bool, err error) {
+	e.sshMu.Lock()
+	id, ok := e.sshPanes[g.Spec.PaneID]
+	e.sshMu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	r, err := e.SSH.Resolve(ctx, id)
+	if err != nil {
+		return nil, true, fmt.Errorf("the task's SSH server: %w", err)
+	}
+	target := terminal.SSHTarget{Host: r.Host, Port: r.Port, User: r.User, KeyPath: r.KeyPath, Password: r.Password}
+	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, SSH: &target})
+	if err != nil {
+		return nil, true, err
+	}
+	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
+		return nil, true, err
+	}
+	return []string{fmt.Sprintf("the goal's terminal (tab %s) is an SSH session to %s: it runs on that host, where no sandbox confines it; "+
+		"the policy still checks every tool call, and shell criteria run on this machine", tab.TabID, target)}, true, nil
 }

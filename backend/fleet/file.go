@@ -36,6 +36,15 @@ type TaskSpec struct {
 	Priority  int            `json:"priority,omitempty"`
 	DependsOn []string       `json:"dependsOn,omitempty"`
 	Criterion criterion.Spec `json:"criterion"`
+	// Isolation is IsolationWorktree to give the task its own git worktree and branch ("":
+	// the fleet's setting).
+	Isolation string `json:"isolation,omitempty"`
+	// SSH names a stored SSH server: the task's pane is a terminal on that host, so its agent
+	// works there.
+	SSH string `json:"ssh,omitempty"`
+	// AssignedBy is who handed the task out with assign_task (a goal id, or chat:<workspace>):
+	// it may end the task with fail_task.
+	AssignedBy string `json:"assignedBy,omitempty"`
 	// Policy and Settings replace the fleet's for this task: a task assigned by an agent runs
 	// under its caller's (never above it). nil: the fleet's.
 	Policy   *policy.Policy `json:"policy,omitempty"`
@@ -44,9 +53,23 @@ type TaskSpec struct {
 
 // File is a fleet as its YAML file describes it.
 type File struct {
-	Name        string     `json:"name"`
-	Concurrency int        `json:"concurrency"`
-	Tasks       []TaskSpec `json:"tasks"`
+	Name        string `json:"name"`
+	Concurrency int    `json:"concurrency"`
+	// Isolation is IsolationWorktree to give every task its own git worktree ("" none).
+	Isolation string `json:"isolation,omitempty"`
+	// Setup is a shell command run in each new worktree before its task starts (npm ci…).
+	Setup string     `json:"setup,omitempty"`
+	Tasks []TaskSpec `json:"tasks"`
+}
+
+// IsolationWorktree gives a task its own git worktree on its own branch.
+const IsolationWorktree = "worktree"
+
+func checkIsolation(v string) error {
+	if v != "" && v != IsolationWorktree && v != "none" {
+		return fmt.Errorf("%q is not an isolation; use worktree (each task in its own git worktree and branch) or none", v)
+	}
+	return nil
 }
 
 // FieldError is a mistake in a fleet file, naming the task (if any) and the field.
@@ -65,9 +88,9 @@ func (e *FieldError) Error() string {
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-var fileKeys = []string{"name", "concurrency", "tasks"}
+var fileKeys = []string{"name", "concurrency", "isolation", "setup", "tasks"}
 
-var taskKeys = append([]string{"id", "goal", "pane", "role", "priority", "depends_on"}, criterion.Keys...)
+var taskKeys = append([]string{"id", "goal", "pane", "role", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
 
 // Parse reads and validates a fleet file. Every mistake is a *FieldError naming the task and
 // the field: unknown or duplicate ids, a missing goal, two criteria on one task, a cycle.
@@ -100,6 +123,30 @@ func Parse(data []byte) (File, error) {
 			return File{}, &FieldError{Field: "concurrency", Msg: fmt.Sprintf("must be a whole number from 1 to %d (how many tasks run at once; default %d)", MaxConcurrency, DefaultConcurrency)}
 		}
 		f.Concurrency = n
+	}
+	for _, fld := range []struct {
+		key string
+		dst *string
+	}{{"isolation", &f.Isolation}, {"setup", &f.Setup}} {
+		v, err := str(raw[fld.key])
+		if err != nil {
+			return File{}, &FieldError{Field: fld.key, Msg: err.Error()}
+		}
+		*fld.dst = strings.TrimSpace(v)
+	}
+	if err := checkIsolation(f.Isolation); err != nil {
+		return File{}, &FieldError{Field: "isolation", Msg: err.Error()}
+	}
+	if f.Setup != "" && f.Isolation != IsolationWorktree {
+		isolated := false
+		for _, item := range asList(raw["tasks"]) {
+			if m, ok := item.(map[string]any); ok && m["isolation"] == IsolationWorktree {
+				isolated = true
+			}
+		}
+		if !isolated {
+			return File{}, &FieldError{Field: "setup", Msg: "runs in each new worktree, and no task has isolation: worktree; add it or remove setup"}
+		}
 	}
 	list, ok := raw["tasks"].([]any)
 	if !ok || len(list) == 0 {
@@ -153,7 +200,7 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 	for _, f := range []struct {
 		key string
 		dst *string
-	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}} {
+	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}, {"isolation", &t.Isolation}, {"ssh", &t.SSH}} {
 		v, err := str(m[f.key])
 		if err != nil {
 			return t, fe(f.key, "%v", err)
@@ -162,6 +209,16 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 	}
 	if t.Goal == "" {
 		return t, fe("goal", "must not be empty: say what the task should achieve")
+	}
+	if err := checkIsolation(t.Isolation); err != nil {
+		return t, fe("isolation", "%v", err)
+	}
+	if t.Role != "" {
+		role, err := NormalizeRole(t.Role)
+		if err != nil {
+			return t, fe("role", "%v", err)
+		}
+		t.Role = role
 	}
 	if t.Pane == "" {
 		t.Pane = t.ID + "-term"
@@ -381,6 +438,11 @@ func strList(v any) ([]string, error) {
 		out = append(out, strings.TrimSpace(s))
 	}
 	return out, nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -50,6 +50,13 @@ type Spec struct {
 	Settings    goal.Settings `json:"settings"`
 	// Owner is the goal whose agent made the fleet with assign_task ("" for a file's fleet).
 	Owner string `json:"owner,omitempty"`
+	// Isolation is the file's fleet-wide `isolation:` (IsolationWorktree or ""); a task's own
+	// setting wins. Setup runs in each new worktree before its task starts (`setup:`).
+	Isolation string `json:"isolation,omitempty"`
+	Setup     string `json:"setup,omitempty"`
+	// Base is the commit the fleet's isolated tasks branch from: the repository's HEAD when
+	// the fleet was created ("" without isolation).
+	Base string `json:"base,omitempty"`
 }
 
 // Task is a task as stored and shown.
@@ -63,6 +70,8 @@ type Task struct {
 	CreatedAt time.Time  `json:"createdAt"`
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	// Worktree is the task's own git worktree and branch (isolation: worktree), nil without.
+	Worktree *Worktree `json:"worktree,omitempty"`
 }
 
 // Fleet is a fleet as stored and shown.
@@ -103,4 +112,8 @@ type Repo interface {
 	// ListFleets returns every fleet, newest first.
 	ListFleets(ctx context.Context) ([]Fleet, error)
 	DeleteFleet(ctx context.Context, id string) error
+	// SaveAgent writes a pane's agent (role, purpose, inbox).
+	SaveAgent(ctx context.Context, a AgentRecord) error
+	// AgentRecords returns every stored agent, by pane id.
+	AgentRecords(ctx context.Context) ([]AgentRecord, error)
 }

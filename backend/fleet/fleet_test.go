@@ -342,7 +342,7 @@ tasks:
 	if strings.Join(firsts, ",") != "y,x,z" || maxRunning != 1 {
 		t.Fatalf("start order %v (want y,x,z), at most %d at once (want 1)", firsts, maxRunning)
 	}
-	for _, want := range []string{`"concurrency": 1`, `"running": 1`, `"queue": [` + "\n" + `      "x",` + "\n" + `      "z"`} {
+	for _, want := range []string{`"concurrency": 1`, `"running": 1`, `"queue": [` + "\n" + `        "x",` + "\n" + `        "z"`} {
 		if !strings.Contains(status, want) {
 			t.Errorf("get_fleet_status lacks %q:\n%s", want, status)
 		}

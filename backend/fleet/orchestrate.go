@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +121,7 @@ func (s *Service) Assign(ctx context.Context, c Caller, a Assignment) (Task, Fle
 		return Task{}, Fleet{}, fmt.Errorf("pane_id: a goal already works in pane %s; wait_for_agent on it first, or pick another pane", a.PaneID)
 	}
 	t := Task{TaskSpec: TaskSpec{ID: fmt.Sprintf("task-%d", len(f.Tasks)+1), Goal: a.Description, Pane: a.PaneID,
-		Priority: a.Priority, DependsOn: a.DependsOn, Criterion: crit, Policy: &pol, Settings: &settings},
+		Priority: a.Priority, DependsOn: a.DependsOn, Criterion: crit, Policy: &pol, Settings: &settings, AssignedBy: c.owner()},
 		Seq: len(f.Tasks) + 1, Status: TaskWaiting, CreatedAt: time.Now().UTC()}
 	for _, exists := f.Task(t.ID); exists; _, exists = f.Task(t.ID) {
 		t.ID += "x"
@@ -216,28 +217,184 @@ func (s *Service) WaitForPane(ctx context.Context, pane string, timeout time.Dur
 	return g, true, err
 }
 
-// Share delivers context to the agent in a pane: on its next turn if a goal runs there,
-// else in the first prompt of the next fleet task started there.
-func (s *Service) Share(ctx context.Context, c Caller, pane, text string) (string, error) {
-	text = strings.TrimSpace(text)
+// Share delivers context to the agent in a pane, or with broadcast to every agent of the
+// caller's fleet: a goal running there reads it on its next turn; otherwise it waits in the
+// agent's inbox and the next task started in that pane gets it in its first prompt.
+func (s *Service) Share(ctx context.Context, c Caller, pane, text string, broadcast bool) (string, error) {
+	text, pane = strings.TrimSpace(text), strings.TrimSpace(pane)
 	if text == "" {
 		return "", errors.New("context: write the context to share")
 	}
-	if id, ok := s.goals.WorkingIn(pane); ok {
-		if err := s.goals.ShareContext(ctx, id, c.label(), text); err != nil {
-			return "", err
+	if !broadcast {
+		if pane == "" {
+			return "", errors.New("to_pane_id: name the pane whose agent gets the context, or set broadcast: true to reach every agent of your fleet")
 		}
-		return fmt.Sprintf("Delivered to goal %s in pane %s: it reads it on its next turn.", id, pane), nil
+		return s.deliver(ctx, c, pane, text, false)
+	}
+	if pane != "" {
+		return "", errors.New("to_pane_id: give to_pane_id or broadcast: true, not both")
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range s.active {
+	l := s.fleetOf(c)
+	var panes []string
+	if l != nil {
 		for _, t := range l.f.Tasks {
-			if t.Pane == pane && t.Status == TaskWaiting {
-				s.inbox[pane] = append(s.inbox[pane], fmt.Sprintf("[Context shared by %s]: %s", c.label(), text))
-				return fmt.Sprintf("No goal runs in pane %s yet; task %s will start there with this context in its first prompt.", pane, t.ID), nil
+			if t.Pane != c.PaneID && !slices.Contains(panes, t.Pane) {
+				panes = append(panes, t.Pane)
 			}
 		}
 	}
-	return "", fmt.Errorf("to_pane_id: no agent works in pane %s, and no task waits for it; assign_task gives it work", pane)
+	s.mu.Unlock()
+	if l == nil {
+		return "", errors.New("broadcast: you belong to no running fleet, so there is no one to broadcast to; name a pane with to_pane_id")
+	}
+	if len(panes) == 0 {
+		return "", fmt.Errorf("broadcast: fleet %s has no agent besides you", l.f.ID)
+	}
+	var lines []string
+	for _, p := range panes {
+		msg, err := s.deliver(ctx, c, p, text, true)
+		if err != nil {
+			msg = "not delivered: " + err.Error()
+		}
+		lines = append(lines, "- "+msg)
+	}
+	return fmt.Sprintf("Broadcast to the %d other agents of fleet %s:\n%s", len(panes), l.f.ID, strings.Join(lines, "\n")), nil
+}
+
+// deliver gives one pane's agent shared context. keep: with no goal there and no task
+// waiting for it, it waits in the inbox anyway (a broadcast reaches agents between tasks).
+func (s *Service) deliver(ctx context.Context, c Caller, pane, text string, keep bool) (string, error) {
+	item := InboxItem{From: c.label(), Text: text, At: time.Now().UTC()}
+	if id, ok := s.goals.WorkingIn(pane); ok {
+		if err := s.goals.ShareContext(ctx, id, c.label(), text); err == nil {
+			item.Delivered = true
+			s.mu.Lock()
+			err := s.addToInbox(ctx, pane, item)
+			s.mu.Unlock()
+			if err != nil {
+				s.log.Warn("fleet: keep shared context on the agent's card", "pane", pane, "err", err)
+			}
+			return fmt.Sprintf("Delivered to goal %s in pane %s: it reads it on its next turn.", id, pane), nil
+		}
+		// It ended meanwhile: the context waits for the pane's next task.
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	waiting := ""
+	for _, l := range s.active {
+		for _, t := range l.f.Tasks {
+			if t.Pane == pane && t.Status == TaskWaiting && waiting == "" {
+				waiting = t.ID
+			}
+		}
+	}
+	if waiting == "" && !keep {
+		return "", fmt.Errorf("to_pane_id: no agent works in pane %s, and no task waits for it; assign_task gives it work", pane)
+	}
+	if err := s.addToInbox(ctx, pane, item); err != nil {
+		return "", err
+	}
+	if waiting == "" {
+		return fmt.Sprintf("No goal runs in pane %s now; the context waits in its agent's inbox for the next task there.", pane), nil
+	}
+	return fmt.Sprintf("No goal runs in pane %s yet; task %s will start there with this context in its first prompt.", pane, waiting), nil
+}
+
+// taskOfGoal is the running fleet task whose goal is goalID. Called with s.mu held.
+func (s *Service) taskOfGoal(goalID string) (*live, *Task) {
+	if goalID == "" {
+		return nil, nil
+	}
+	for _, l := range s.active {
+		for i := range l.f.Tasks {
+			if l.f.Tasks[i].GoalID == goalID && l.f.Tasks[i].Status == TaskRunning {
+				return l, &l.f.Tasks[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// CompleteTask is complete_task: the agent of a fleet task says its task is done. It is a
+// claim like claim_complete, verified against the task's criterion before the task
+// completes; nobody else can complete a task, since nobody else's word can be verified by
+// that task's goal.
+func (s *Service) CompleteTask(ctx context.Context, c Caller, gc tools.GoalControl, taskID, summary string) (string, error) {
+	summary, taskID = strings.TrimSpace(summary), strings.TrimSpace(taskID)
+	if summary == "" {
+		return "", errors.New("summary: say what was done and what evidence shows it; it is verified against the task's criterion")
+	}
+	s.mu.Lock()
+	_, own := s.taskOfGoal(c.GoalID)
+	var ownID string
+	if own != nil {
+		ownID = own.ID
+	}
+	s.mu.Unlock()
+	switch {
+	case own == nil || gc == nil:
+		return "", errors.New("you are not working on a fleet task, so there is none to complete; a goal ends with claim_complete, and a task you assigned completes when its own agent's claim verifies (wait_for_agent waits for it)")
+	case taskID != "" && taskID != ownID:
+		return "", fmt.Errorf("task_id: only the agent of task %s can complete it, because completion is verified against that task's criterion by its own goal; tell it with share_context, or end it with fail_task", taskID)
+	}
+	return fmt.Sprintf("Task %s: %s The task completes only when the claim verifies.", ownID, gc.ClaimComplete(summary)), nil
+}
+
+// FailTask is fail_task: the agent of a fleet task gives its task up, or the agent that
+// assigned a task ends it. The task ends failed with the reason, and what depends on it is
+// blocked.
+func (s *Service) FailTask(ctx context.Context, c Caller, gc tools.GoalControl, taskID, reason string) (string, error) {
+	reason, taskID = strings.TrimSpace(reason), strings.TrimSpace(taskID)
+	if reason == "" {
+		return "", errors.New("reason: say why the task failed; it goes into the task's report and its dependants' blocked reason")
+	}
+	s.mu.Lock()
+	_, own := s.taskOfGoal(c.GoalID)
+	if taskID == "" || (own != nil && own.ID == taskID) {
+		if own == nil || gc == nil {
+			s.mu.Unlock()
+			return "", errors.New("task_id: you are not working on a fleet task; name the task you assigned that should fail (get_fleet_status lists them)")
+		}
+		id := own.ID
+		s.failedBy[c.GoalID] = "Failed by its agent (fail_task): " + reason
+		s.mu.Unlock()
+		gc.AbortWithReport("fail_task: "+reason, "")
+		return fmt.Sprintf("Task %s ends as failed with your reason after this turn; the tasks that depend on it are blocked.", id), nil
+	}
+	defer s.mu.Unlock()
+	var l *live
+	var t *Task
+	for _, x := range s.active {
+		if task, ok := x.f.Task(taskID); ok && (task.AssignedBy == c.owner() || x.f.Spec.Owner == c.owner()) {
+			l, t = x, task
+		}
+	}
+	if t == nil {
+		return "", fmt.Errorf("task_id: you assigned no running fleet's task %s; only a task's own agent, or the agent that assigned it, can fail it", taskID)
+	}
+	why := fmt.Sprintf("Failed by %s (fail_task): %s", c.label(), reason)
+	switch {
+	case t.Status.Ended():
+		return "", fmt.Errorf("task_id: task %s has already ended (%s)", taskID, t.Status)
+	case t.Status == TaskRunning && t.GoalID != "":
+		s.failedBy[t.GoalID] = why
+		goalID := t.GoalID
+		// Abort outside s.mu: the goal's end comes back through the watcher, which takes it.
+		s.mu.Unlock()
+		err := s.goals.Abort(ctx, goalID)
+		s.mu.Lock()
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Task %s's goal %s is stopping; the task ends failed with your reason and its dependants are blocked.", taskID, goalID), nil
+	}
+	if cancel, ok := s.preparing[l.f.ID+"/"+t.ID]; ok {
+		cancel()
+	}
+	now := time.Now().UTC()
+	t.Status, t.Report, t.EndedAt = TaskFailed, why, &now
+	s.publishTask(&l.f, t)
+	s.schedule(l)
+	return fmt.Sprintf("Task %s failed before it started; the tasks that depend on it are blocked.", taskID), nil
 }

@@ -28,10 +28,12 @@ type behave func(pane string, turn int, req llmtest.Request) llmtest.Reply
 // rig is a real engine (SQLite, PTYs, the Goal Runner) whose every model call goes over HTTP
 // to one scripted server, answering for each pane's agent with behave.
 type rig struct {
-	t   *testing.T
-	eng *engine.Engine
-	srv *llmtest.Server
-	dir string // the fleets' sandbox
+	t       *testing.T
+	eng     *engine.Engine
+	srv     *llmtest.Server
+	dir     string // the fleets' sandbox
+	dataDir string
+	opts    []engine.Option // the engine's, beyond the rig's own
 
 	mu  sync.Mutex
 	log []string                     // "pane:turn" in the order the requests came
@@ -40,9 +42,9 @@ type rig struct {
 
 var paneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
-func newRig(t *testing.T, b behave) *rig {
+func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 	t.Helper()
-	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}}
+	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}, opts: opts}
 	compute := func(req llmtest.Request) llmtest.Reply {
 		m := paneRe.FindStringSubmatch(string(req.Body))
 		if m == nil {
@@ -62,19 +64,40 @@ func newRig(t *testing.T, b behave) *rig {
 		return b(m[1], turn, req)
 	}
 	r.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Compute: compute, Repeat: 1 << 30}}})
+	r.dataDir = t.TempDir()
+	r.open()
+	t.Cleanup(func() {
+		if r.eng != nil {
+			r.eng.Close()
+		}
+	})
+	return r
+}
+
+// open opens the rig's engine on its data dir (as the window does: interrupted fleets go on).
+func (r *rig) open() {
+	r.t.Helper()
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	deny := func(agent.Approval) (agent.ApprovalStatus, string, bool) {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
-	eng, err := engine.Open(context.Background(), t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)),
-		engine.WithAutoApprove(deny),
-		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+	opts := append([]engine.Option{engine.WithLogger(slog.New(slog.DiscardHandler)),
+		engine.WithAutoApprove(deny), engine.WithCommand("desktop"),
+		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })}, r.opts...)
+	eng, err := engine.Open(context.Background(), r.dataDir, opts...)
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
 	r.eng = eng
-	return r
+}
+
+// close closes the engine as the app does when it quits.
+func (r *rig) close() {
+	r.t.Helper()
+	if err := r.eng.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.eng = nil
 }
 
 type scriptedModels struct{ cfg llm.Config }

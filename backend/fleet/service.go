@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +42,8 @@ type Options struct {
 	Logger *slog.Logger
 	// EnsurePanes makes the panes of a fleet's tasks that do not exist yet (nil: they must).
 	EnsurePanes func(ctx context.Context, f Fleet, paneIDs []string) error
+	// PaneExists says whether a pane exists (set_agent_role checks it); nil: any id goes.
+	PaneExists func(paneID string) bool
 }
 
 // Service creates fleets and drives them: it starts each task as a goal once its
@@ -54,9 +58,16 @@ type Service struct {
 
 	mu     sync.Mutex
 	active map[string]*live
-	// inbox holds context shared with a pane no goal works in yet: the next task started
-	// there gets it in its first prompt.
-	inbox map[string][]string
+	// preparing cancels the worktree preparation (git, setup) of a task, by fleet/task id.
+	preparing map[string]context.CancelFunc
+	// failedBy holds, by goal id, why fail_task ended a task's goal: the task ends failed with
+	// that reason rather than aborted.
+	failedBy map[string]string
+	stats    schedStats
+
+	// saved is each fleet's tasks as last stored, so a save writes only what changed.
+	savedMu sync.Mutex
+	saved   map[string]map[string]Task
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -78,7 +89,7 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Service{repo: repo, goals: goals, events: events, opts: opts, log: opts.Logger,
-		active: map[string]*live{}, inbox: map[string][]string{}, ctx: sctx, cancel: cancel}
+		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, saved: map[string]map[string]Task{}, ctx: sctx, cancel: cancel}
 	fs, err := repo.ListFleets(ctx)
 	if err != nil {
 		cancel()
@@ -99,9 +110,32 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 // Events is the live stream of fleet and task changes.
 func (s *Service) Events() *pubsub.Broker[Event] { return s.events }
 
+// save stores the fleet row and the tasks that changed since the last save: a fleet of 100
+// tasks rewrites one or two rows per event, not 100, which keeps the scheduler's time per
+// task flat as fleets grow.
 func (s *Service) save(ctx context.Context, f *Fleet) error {
 	f.UpdatedAt = time.Now().UTC()
-	return s.repo.SaveFleet(ctx, *f)
+	s.savedMu.Lock()
+	defer s.savedMu.Unlock()
+	prev := s.saved[f.ID]
+	out := *f
+	out.Tasks = nil
+	for _, t := range f.Tasks {
+		if p, ok := prev[t.ID]; !ok || !reflect.DeepEqual(p, t) {
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	if err := s.repo.SaveFleet(ctx, out); err != nil {
+		return err
+	}
+	if prev == nil {
+		prev = map[string]Task{}
+		s.saved[f.ID] = prev
+	}
+	for _, t := range cloneTasks(out.Tasks) {
+		prev[t.ID] = t
+	}
+	return nil
 }
 
 func (s *Service) publishTask(f *Fleet, t *Task) {
@@ -137,9 +171,30 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		return Fleet{}, err
 	}
 	now := time.Now().UTC()
+	spec.Isolation, spec.Setup = file.Isolation, file.Setup
+	if spec.Isolation == "none" {
+		spec.Isolation = ""
+	}
 	f := Fleet{ID: agent.NewID("fleet-"), Name: file.Name, Status: StatusRunning, Spec: spec, CreatedAt: now, UpdatedAt: now}
 	for i, ts := range file.Tasks {
 		f.Tasks = append(f.Tasks, Task{TaskSpec: ts, Seq: i + 1, Status: TaskWaiting, CreatedAt: now})
+	}
+	for i := range f.Tasks {
+		t := &f.Tasks[i]
+		if !isolated(&f, t) {
+			continue
+		}
+		_, head, err := repoHead(ctx, repoDirOf(s.goalSpec(&f, t, "")))
+		if err != nil {
+			field := "isolation"
+			if t.Isolation == "" {
+				return Fleet{}, &FieldError{Field: field, Msg: strings.TrimPrefix(err.Error(), "isolation: ")}
+			}
+			return Fleet{}, &FieldError{Task: fmt.Sprintf("%q", t.ID), Field: field, Msg: strings.TrimPrefix(err.Error(), "isolation: ")}
+		}
+		if f.Spec.Base == "" {
+			f.Spec.Base = head
+		}
 	}
 	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {
 		return Fleet{}, err
@@ -154,6 +209,7 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.stats.add(time.Now())
 	l := &live{f: f, done: make(chan struct{})}
 	s.active[f.ID] = l
 	s.publishFleet(&l.f)
@@ -195,6 +251,13 @@ func (s *Service) goalSpec(f *Fleet, t *Task, handoff string) goal.Spec {
 	if t.Settings != nil {
 		spec.Settings = *t.Settings
 	}
+	if wt := t.Worktree; wt != nil && wt.WorkDir != "" {
+		// The task works in its worktree: its shell, its paths and its criterion all mean it.
+		if spec.Policy.SandboxDir != "" {
+			spec.Policy.SandboxDir = wt.WorkDir
+		}
+		spec.Settings.WorkDir = wt.WorkDir
+	}
 	return spec
 }
 
@@ -223,7 +286,7 @@ func (s *Service) schedule(l *live) {
 		if busy[t.Pane] || s.paneBusy(t.Pane) {
 			continue // one goal per pane: the task waits for the pane
 		}
-		s.start(f, t)
+		s.start(l, t)
 		if t.Status == TaskRunning {
 			running++
 			busy[t.Pane] = true
@@ -334,26 +397,87 @@ func (s *Service) propagateBlocks(f *Fleet) {
 	}
 }
 
-// start starts a task's goal, with its dependencies' reports and any context shared with
-// its pane in the first prompt. Called with s.mu held.
-func (s *Service) start(f *Fleet, t *Task) {
+// start starts a task: an isolated task first gets its worktree (in the background, holding
+// its slot), then its goal. Called with s.mu held.
+func (s *Service) start(l *live, t *Task) {
+	f := &l.f
+	wt := t.Worktree
+	ready := wt != nil && !wt.Pruned && dirExists(wt.Dir) && (wt.SetupDone || f.Spec.Setup == "")
+	if !isolated(f, t) || ready {
+		s.startGoal(f, t)
+		return
+	}
+	now := time.Now().UTC()
+	t.Status, t.StartedAt = TaskRunning, &now
+	s.publishTask(f, t)
+	key := f.ID + "/" + t.ID
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.preparing[key] = cancel
+	snap, task, spec := *f, *t, s.goalSpec(f, t, "")
+	snap.Tasks = cloneTasks(f.Tasks)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		wt, err := prepareWorktree(ctx, &snap, &task, spec)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.preparing, key)
+		if s.ctx.Err() != nil {
+			return // stopping: resume prepares it again
+		}
+		cur, ok := s.active[snap.ID]
+		t, found := l.f.Task(task.ID)
+		if found && wt != nil {
+			t.Worktree = wt // even if aborted meanwhile: prune must find it
+		}
+		if !ok || cur != l || !found || t.Status != TaskRunning || t.GoalID != "" {
+			if found && wt != nil && !ok {
+				s.save(s.ctx, &l.f) // Best effort: the fleet ended meanwhile; keep the worktree on record.
+			}
+			return // aborted or retried meanwhile
+		}
+		if err != nil {
+			end := time.Now().UTC()
+			t.Status, t.Report, t.EndedAt = TaskFailed, "Its worktree could not be prepared: "+err.Error(), &end
+			s.publishTask(&l.f, t)
+		} else {
+			s.startGoal(&l.f, t)
+		}
+		s.schedule(l)
+	}()
+}
+
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
+}
+
+// startGoal starts a task's goal, with its role, its dependencies' reports and the context
+// shared with its pane in the first prompt. Called with s.mu held.
+func (s *Service) startGoal(f *Fleet, t *Task) {
 	var b strings.Builder
+	b.WriteString(s.startBriefing(s.ctx, t))
 	for _, d := range t.DependsOn {
 		dt, _ := f.Task(d)
 		fmt.Fprintf(&b, "Task %s (%q) verified complete. Its report:\n%s\n\n", dt.ID, dt.Goal, dt.Report)
 	}
-	for _, c := range s.inbox[t.Pane] {
-		fmt.Fprintf(&b, "%s\n\n", c)
+	if wt := t.Worktree; wt != nil {
+		fmt.Fprintf(&b, "You work in your own git worktree, %s, on branch %s: other tasks of the fleet work in their own, so edit freely here. The fleet commits what you leave there when your task ends.\n\n", wt.WorkDir, wt.Branch)
 	}
-	delete(s.inbox, t.Pane)
 	now := time.Now().UTC()
+	began := time.Now()
 	g, err := s.goals.Start(s.ctx, s.goalSpec(f, t, strings.TrimSpace(b.String())))
+	s.stats.goalStart.Add(int64(time.Since(began)))
 	if err != nil {
 		t.Status, t.Report, t.EndedAt = TaskFailed, "Could not start: "+err.Error(), &now
 		s.publishTask(f, t)
 		return
 	}
-	t.Status, t.GoalID, t.StartedAt = TaskRunning, g.ID, &now
+	if t.StartedAt == nil || t.Status != TaskRunning {
+		t.StartedAt = &now
+	}
+	t.Status, t.GoalID = TaskRunning, g.ID
 	s.publishTask(f, t)
 	s.watch(f.ID, t.ID, g.ID)
 }
@@ -373,15 +497,49 @@ func (s *Service) watch(fleetID, taskID, goalID string) {
 		if !g.Status.Finished() {
 			return // interrupted: the app is stopping; resume picks it up
 		}
-		s.taskEnded(fleetID, taskID, g)
+		s.taskEnded(fleetID, taskID, g, s.finishTask(fleetID, taskID, g))
 	}()
 }
 
+// finishTask commits an isolated task's work on its branch once its goal ended, outside
+// s.mu (git takes a while), and returns its worktree as it is now (nil without one).
+func (s *Service) finishTask(fleetID, taskID string, g goal.Goal) *Worktree {
+	s.mu.Lock()
+	var snap Fleet
+	var task Task
+	if l, ok := s.active[fleetID]; ok {
+		if t, ok := l.f.Task(taskID); ok && t.Worktree != nil {
+			snap, task = l.f, *t
+			w := *t.Worktree
+			task.Worktree = &w
+		}
+	}
+	s.mu.Unlock()
+	if task.Worktree == nil {
+		return nil
+	}
+	task.Status = taskStatusOf(g)
+	finishWorktree(s.ctx, &snap, &task, task.Worktree)
+	return task.Worktree
+}
+
+func taskStatusOf(g goal.Goal) TaskStatus {
+	switch g.Status {
+	case goal.StatusCompleted:
+		return TaskCompleted
+	case goal.StatusAborted:
+		return TaskAborted
+	}
+	return TaskFailed
+}
+
 // taskEnded records a task's goal's end and schedules what it unblocks.
-func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal) {
+func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal, wt *Worktree) {
 	report := s.report(g)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	began := time.Now()
+	defer s.stats.add(began)
 	l, ok := s.active[fleetID]
 	if !ok {
 		return
@@ -391,14 +549,14 @@ func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal) {
 		return
 	}
 	now := time.Now().UTC()
-	t.Report, t.EndedAt = report, &now
-	switch g.Status {
-	case goal.StatusCompleted:
-		t.Status = TaskCompleted
-	case goal.StatusAborted:
-		t.Status = TaskAborted
-	default:
-		t.Status = TaskFailed
+	t.Report, t.EndedAt, t.Status = report, &now, taskStatusOf(g)
+	if why, ok := s.failedBy[g.ID]; ok {
+		delete(s.failedBy, g.ID)
+		t.Status, t.Report = TaskFailed, why+"\n\n"+report
+	}
+	if wt != nil {
+		t.Worktree = wt
+		t.Report += "\n" + branchLine(wt)
 	}
 	s.publishTask(&l.f, t)
 	s.schedule(l)
@@ -439,236 +597,4 @@ func firstLine(s string) string {
 		s = string(r[:200]) + "…"
 	}
 	return s
-}
-
-// Resume goes on with an interrupted fleet: verified tasks stay done, tasks whose goal was
-// cut off resume that goal with its conversation, the rest wait their turn as before.
-func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l, ok := s.active[id]; ok {
-		return l.f, nil
-	}
-	f, err := s.repo.Fleet(ctx, id)
-	if err != nil {
-		return Fleet{}, err
-	}
-	if f.Status != StatusInterrupted && f.Status != StatusRunning {
-		return Fleet{}, fmt.Errorf("fleet %s has ended (%s); only an interrupted fleet resumes", id, f.Status)
-	}
-	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {
-		return Fleet{}, err
-	}
-	f.Status = StatusRunning
-	l := &live{f: f, done: make(chan struct{})}
-	s.active[id] = l
-	for i := range l.f.Tasks {
-		t := &l.f.Tasks[i]
-		if t.Status != TaskRunning {
-			continue
-		}
-		g, err := s.goals.Get(ctx, t.GoalID)
-		now := time.Now().UTC()
-		switch {
-		case err != nil:
-			t.Status, t.Report, t.EndedAt = TaskFailed, "its goal is gone: "+err.Error(), &now
-		case g.Status.Finished():
-			// It ended after the last save: record it as the watcher would have.
-			t.Report, t.EndedAt = s.report(g), &now
-			t.Status = map[goal.Status]TaskStatus{goal.StatusCompleted: TaskCompleted, goal.StatusAborted: TaskAborted}[g.Status]
-			if t.Status == "" {
-				t.Status = TaskFailed
-			}
-		case g.Status == goal.StatusPending:
-			s.watch(id, t.ID, g.ID) // the Goal Runner queued it again at start
-			continue
-		default:
-			if err := s.goals.Resume(ctx, g.ID); err != nil {
-				t.Status, t.Report, t.EndedAt = TaskFailed, "its goal could not resume: "+err.Error(), &now
-			} else {
-				s.watch(id, t.ID, g.ID)
-				continue
-			}
-		}
-		s.publishTask(&l.f, t)
-	}
-	s.publishFleet(&l.f)
-	s.schedule(l)
-	return l.f, nil
-}
-
-// Abort ends a fleet: its running goals are aborted, its waiting tasks will not start.
-func (s *Service) Abort(ctx context.Context, id string) error {
-	s.mu.Lock()
-	l, ok := s.active[id]
-	var f Fleet
-	if ok {
-		l.aborting = true
-		f = l.f
-	}
-	s.mu.Unlock()
-	if !ok {
-		stored, err := s.repo.Fleet(ctx, id)
-		if err != nil {
-			return err
-		}
-		if stored.Status.Finished() {
-			return fmt.Errorf("fleet %s has already ended (%s)", id, stored.Status)
-		}
-		f = stored
-	}
-	for _, t := range f.Tasks {
-		if t.Status == TaskRunning && t.GoalID != "" {
-			if g, err := s.goals.Get(ctx, t.GoalID); err == nil && !g.Status.Finished() {
-				if err := s.goals.Abort(ctx, t.GoalID); err != nil {
-					s.log.Warn("fleet: abort a task's goal", "fleet", id, "goal", t.GoalID, "err", err)
-				}
-			}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l != nil {
-		f = l.f
-	}
-	now := time.Now().UTC()
-	for i := range f.Tasks {
-		t := &f.Tasks[i]
-		if t.Status == TaskWaiting || t.Status == TaskRunning {
-			t.Status, t.EndedAt = TaskAborted, &now
-			if t.Report == "" {
-				t.Report = "The fleet was aborted."
-			}
-			s.publishTask(&f, t)
-		}
-	}
-	f.Status = StatusAborted
-	if err := s.save(ctx, &f); err != nil {
-		return err
-	}
-	s.publishFleet(&f)
-	if l != nil {
-		l.f = f
-		delete(s.active, id)
-		close(l.done)
-	}
-	return nil
-}
-
-// Wait blocks until the fleet ends (or is no longer driven by this process) and returns it.
-func (s *Service) Wait(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	l, ok := s.active[id]
-	s.mu.Unlock()
-	if ok {
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return Fleet{}, ctx.Err()
-		}
-	}
-	return s.repo.Fleet(ctx, id)
-}
-
-// Get returns a fleet as it is now.
-func (s *Service) Get(ctx context.Context, id string) (Fleet, error) {
-	s.mu.Lock()
-	if l, ok := s.active[id]; ok {
-		f := l.f
-		f.Tasks = slices.Clone(f.Tasks)
-		s.mu.Unlock()
-		return f, nil
-	}
-	s.mu.Unlock()
-	return s.repo.Fleet(ctx, id)
-}
-
-// List returns every fleet, newest first.
-func (s *Service) List(ctx context.Context) ([]Fleet, error) {
-	fs, err := s.repo.ListFleets(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range fs {
-		if l, ok := s.active[fs[i].ID]; ok {
-			fs[i] = l.f
-			fs[i].Tasks = slices.Clone(l.f.Tasks)
-		}
-	}
-	return fs, nil
-}
-
-// Shutdown stops following the goals (the Goal Runner interrupts them); the running fleets
-// are stored as interrupted, for Resume after a restart.
-func (s *Service) Shutdown() {
-	s.cancel()
-	s.wg.Wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, l := range s.active {
-		l.f.Status = StatusInterrupted
-		if err := s.save(context.Background(), &l.f); err != nil {
-			s.log.Error("fleet: save at shutdown", "fleet", id, "err", err)
-		}
-		delete(s.active, id)
-		close(l.done)
-	}
-}
-
-// Retry runs a failed, aborted or blocked task again: it and the tasks blocked behind it
-// wait again (their reasons cleared), and a fleet that had ended runs again.
-func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok := s.active[fleetID]
-	if !ok {
-		f, err := s.repo.Fleet(ctx, fleetID)
-		if err != nil {
-			return Fleet{}, err
-		}
-		if f.Status == StatusInterrupted {
-			return Fleet{}, fmt.Errorf("fleet %s is interrupted: resume it first", fleetID)
-		}
-		l = &live{f: f, done: make(chan struct{})}
-	}
-	t, ok := l.f.Task(taskID)
-	if !ok {
-		return Fleet{}, fmt.Errorf("fleet %s has no task %q", fleetID, taskID)
-	}
-	if t.Status != TaskFailed && t.Status != TaskAborted && t.Status != TaskBlocked {
-		return Fleet{}, fmt.Errorf("task %s is %s; only a failed, aborted or blocked task is retried", taskID, t.Status)
-	}
-	reset := map[string]bool{taskID: true}
-	for changed := true; changed; { // and what is blocked behind it
-		changed = false
-		for _, d := range l.f.Tasks {
-			if d.Status == TaskBlocked && !reset[d.ID] && slices.ContainsFunc(d.DependsOn, func(id string) bool { return reset[id] }) {
-				reset[d.ID], changed = true, true
-			}
-		}
-	}
-	for _, rt := range l.f.Tasks {
-		for _, d := range rt.DependsOn {
-			if dt, _ := l.f.Task(d); reset[rt.ID] && !reset[d] && dt.Status != TaskCompleted && dt.Status.Ended() {
-				return Fleet{}, fmt.Errorf("task %s depends on task %s, which %s: retry %s", rt.ID, d, dt.Status, d)
-			}
-		}
-	}
-	for i := range l.f.Tasks {
-		t := &l.f.Tasks[i]
-		if reset[t.ID] {
-			t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
-			s.publishTask(&l.f, t)
-		}
-	}
-	l.aborting = false
-	l.f.Status = StatusRunning
-	if _, ok := s.active[fleetID]; !ok {
-		s.active[fleetID] = l
-	}
-	s.publishFleet(&l.f)
-	s.schedule(l)
-	return l.f, nil
 }

@@ -78,8 +78,25 @@ type waitForAgentParams struct {
 }
 
 type shareParams struct {
-	ToPaneID string `json:"to_pane_id" desc:"The pane whose agent gets the context."`
-	Context  string `json:"context" desc:"What that agent should know: findings, paths, decisions."`
+	ToPaneID  string `json:"to_pane_id,omitempty" desc:"The pane whose agent gets the context (or set broadcast instead)."`
+	Broadcast bool   `json:"broadcast,omitempty" desc:"Send it to every other agent of your fleet instead of one pane."`
+	Context   string `json:"context" desc:"What that agent should know: findings, paths, decisions."`
+}
+
+type roleParams struct {
+	PaneID  string `json:"pane_id" desc:"The pane whose agent gets the role (from list_panes)."`
+	Role    string `json:"role" desc:"Builder, Monitor, Tester, Deployer, Reviewer, General, or a role of your own (a short name)."`
+	Purpose string `json:"purpose,omitempty" desc:"What this agent is for, in a sentence; it starts each of its tasks with it."`
+}
+
+type completeTaskParams struct {
+	TaskID  string `json:"task_id,omitempty" desc:"Your own task's id (default: the task you work on); only a task's own agent can complete it."`
+	Summary string `json:"summary" desc:"What was done and the evidence; it is verified against your task's criterion before the task completes."`
+}
+
+type failTaskParams struct {
+	TaskID string `json:"task_id,omitempty" desc:"A task you assigned, to end it; default your own task, to give it up."`
+	Reason string `json:"reason" desc:"Why the task failed; its dependants are blocked with it."`
 }
 
 type waitParams struct {
@@ -149,11 +166,43 @@ func Tools(s *Service) []tools.Tool {
 				return jsonResult(map[string]any{"pane_id": p.PaneID, "goal_id": g.ID, "status": g.Status, "ended": true, "report": s.report(g)})
 			}),
 		// write_local: it changes what another agent reads.
-		tools.New("share_context", "Pass context to the agent in another pane: it reads it on its next turn (or, if its task has not started, in its first prompt).",
+		tools.New("share_context", "Pass context to the agent in another pane, or with broadcast to every agent of your fleet: it reads it on its next turn (or, if its task has not started, in its first prompt).",
 			tools.WriteLocal, func(ctx context.Context, call tools.Call, p shareParams) (tools.Result, error) {
-				msg, err := s.Share(ctx, callerOf(call), p.ToPaneID, p.Context)
+				msg, err := s.Share(ctx, callerOf(call), p.ToPaneID, p.Context, p.Broadcast)
 				if err != nil {
 					return tools.Errorf("share_context: %v", err), nil
+				}
+				return tools.Result{Text: msg}, nil
+			}),
+		// write_local: it changes what another agent is told it is for.
+		tools.New("set_agent_role", "Give the agent in a pane a role (Builder, Monitor, Tester, Deployer, Reviewer, General or your own) and a purpose. "+
+			"It is told on its next turn, and each task it starts begins with it.",
+			tools.WriteLocal, func(ctx context.Context, call tools.Call, p roleParams) (tools.Result, error) {
+				r, err := s.SetRole(ctx, callerOf(call), p.PaneID, p.Role, p.Purpose)
+				if err != nil {
+					return tools.Errorf("set_agent_role: %v", err), nil
+				}
+				return jsonResult(map[string]any{"pane_id": r.PaneID, "role": r.Role, "purpose": r.Purpose})
+			}),
+		// Read-only: like claim_complete, it only asks for the task's own verification.
+		tools.New("complete_task", "Say your fleet task is done. Like claim_complete, the claim is verified against your task's criterion; "+
+			"only when it passes does the task complete and its dependants start.",
+			tools.ReadOnly, func(ctx context.Context, call tools.Call, p completeTaskParams) (tools.Result, error) {
+				gc, _ := tools.GoalFrom(ctx)
+				msg, err := s.CompleteTask(ctx, callerOf(call), gc, p.TaskID, p.Summary)
+				if err != nil {
+					return tools.Errorf("complete_task: %v", err), nil
+				}
+				return tools.Result{Text: msg}, nil
+			}),
+		// write_local: it can stop another agent's goal (one the caller assigned).
+		tools.New("fail_task", "End a fleet task as failed with a reason: your own (you cannot finish it) or one you assigned. "+
+			"The tasks that depend on it are blocked.",
+			tools.WriteLocal, func(ctx context.Context, call tools.Call, p failTaskParams) (tools.Result, error) {
+				gc, _ := tools.GoalFrom(ctx)
+				msg, err := s.FailTask(ctx, callerOf(call), gc, p.TaskID, p.Reason)
+				if err != nil {
+					return tools.Errorf("fail_task: %v", err), nil
 				}
 				return tools.Result{Text: msg}, nil
 			}),
@@ -206,6 +255,35 @@ type fleetView struct {
 	Tasks       []taskView `json:"tasks"`
 }
 
+// agentView is an agent as get_fleet_status shows it: short, for the model.
+type agentView struct {
+	PaneID   string    `json:"pane_id"`
+	Role     string    `json:"role,omitempty"`
+	Purpose  string    `json:"purpose,omitempty"`
+	Status   string    `json:"status"`
+	Current  string    `json:"current_task,omitempty"`
+	Queue    []string  `json:"queue,omitempty"`
+	Done     int       `json:"tasks_ended"`
+	Progress *Progress `json:"progress,omitempty"`
+	Inbox    int       `json:"inbox_undelivered,omitempty"`
+}
+
+func viewAgent(a Agent) agentView {
+	v := agentView{PaneID: a.PaneID, Role: a.Role, Purpose: a.Purpose, Status: string(a.Status), Done: len(a.History), Progress: a.Progress}
+	if a.CurrentTask != nil {
+		v.Current = a.CurrentTask.FleetID + "/" + a.CurrentTask.TaskID
+	}
+	for _, q := range a.Queue {
+		v.Queue = append(v.Queue, q.FleetID+"/"+q.TaskID)
+	}
+	for _, it := range a.Inbox {
+		if !it.Delivered {
+			v.Inbox++
+		}
+	}
+	return v
+}
+
 func (s *Service) statusResult(ctx context.Context, c Caller, id string) (tools.Result, error) {
 	fs, err := s.List(ctx)
 	if err != nil {
@@ -238,5 +316,22 @@ func (s *Service) statusResult(ctx context.Context, c Caller, id string) (tools.
 	if out == nil {
 		return tools.Result{Text: "No fleet is running. assign_task starts one."}, nil
 	}
-	return jsonResult(out)
+	// The agents of the panes these fleets use: role, status, current task, queue, inbox.
+	panes := map[string]bool{}
+	for _, v := range out {
+		for _, t := range v.Tasks {
+			panes[t.Pane] = true
+		}
+	}
+	all, err := s.Agents(ctx)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var agents []agentView
+	for _, a := range all {
+		if panes[a.PaneID] {
+			agents = append(agents, viewAgent(a))
+		}
+	}
+	return jsonResult(map[string]any{"fleets": out, "agents": agents})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
@@ -69,6 +70,7 @@ type Deps struct {
 	Panes      *panes.Service
 	Goals      *goal.Service
 	Chat       *chat.Service
+	Fleets     *fleet.Service
 	SSH        *config.SSHServers
 	// Recipes and Logins are the browser recipes and saved logins (nil: their routes are off).
 	Recipes *recipes.Service

@@ -28,11 +28,19 @@ func (s *Store) SaveFleet(ctx context.Context, f fleet.Fleet) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at)
-				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			wt := ""
+			if t.Worktree != nil {
+				b, err := json.Marshal(t.Worktree)
+				if err != nil {
+					return err
+				}
+				wt = string(b)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT(fleet_id, task_id) DO UPDATE SET seq = excluded.seq, spec = excluded.spec, status = excluded.status, reason = excluded.reason,
-					goal_id = excluded.goal_id, report = excluded.report, started_at = excluded.started_at, ended_at = excluded.ended_at`,
-				f.ID, t.ID, t.Seq, string(ts), string(t.Status), t.Reason, t.GoalID, t.Report, ms(t.CreatedAt), msPtr(t.StartedAt), msPtr(t.EndedAt)); err != nil {
+					goal_id = excluded.goal_id, report = excluded.report, started_at = excluded.started_at, ended_at = excluded.ended_at, worktree = excluded.worktree`,
+				f.ID, t.ID, t.Seq, string(ts), string(t.Status), t.Reason, t.GoalID, t.Report, ms(t.CreatedAt), msPtr(t.StartedAt), msPtr(t.EndedAt), wt); err != nil {
 				return fmt.Errorf("save task %s of fleet %s: %w", t.ID, f.ID, err)
 			}
 		}
@@ -106,7 +114,7 @@ func scanFleet(r scanner) (fleet.Fleet, error) {
 }
 
 func (s *Store) fleetTasks(ctx context.Context, id string) ([]fleet.Task, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at
+	rows, err := s.db.QueryContext(ctx, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree
 		FROM fleet_tasks WHERE fleet_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
@@ -115,11 +123,17 @@ func (s *Store) fleetTasks(ctx context.Context, id string) ([]fleet.Task, error)
 	var out []fleet.Task
 	for rows.Next() {
 		var t fleet.Task
-		var id, spec string
+		var id, spec, wt string
 		var created int64
 		var started, ended sql.NullInt64
-		if err := rows.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended); err != nil {
+		if err := rows.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended, &wt); err != nil {
 			return nil, err
+		}
+		if wt != "" {
+			t.Worktree = new(fleet.Worktree)
+			if err := json.Unmarshal([]byte(wt), t.Worktree); err != nil {
+				return nil, fmt.Errorf("task %s: stored worktree unreadable: %w", id, err)
+			}
 		}
 		if err := json.Unmarshal([]byte(spec), &t.TaskSpec); err != nil {
 			return nil, fmt.Errorf("task %s: stored spec unreadable: %w", id, err)

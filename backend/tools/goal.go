@@ -47,6 +47,10 @@ func WithGoal(ctx context.Context, g GoalControl) context.Context {
 	return context.WithValue(ctx, goalKey{}, g)
 }
 
+// GoalFrom returns the running goal a tool call comes from, for tools beyond the goal tools
+// that end it through its own controls (the fleet's complete_task and fail_task).
+func GoalFrom(ctx context.Context) (GoalControl, bool) { return goalFrom(ctx) }
+
 func goalFrom(ctx context.Context) (GoalControl, bool) {
 	g, ok := ctx.Value(goalKey{}).(GoalControl)
 	return g, ok
