@@ -19,6 +19,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -67,7 +68,9 @@ type Deps struct {
 	Panes      *panes.Service
 	Goals      *goal.Service
 	Chat       *chat.Service
-	SSH        *config.SSHServers
+	// Fleets is optional: without it the fleet routes are not served.
+	Fleets *fleet.Service
+	SSH    *config.SSHServers
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.
