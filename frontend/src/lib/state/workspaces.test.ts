@@ -89,6 +89,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     killRemoteSession: vi.fn(),
     goals: {} as Backend['goals'],
     chat: {} as Backend['chat'],
+    fleets: {} as Backend['fleets'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
