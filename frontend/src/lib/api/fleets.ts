@@ -108,6 +108,8 @@ export interface FleetsApi {
   resume(id: string): Promise<Fleet>;
   /** Applies one action to a selection of tasks; each task gets its own outcome. */
   bulk(id: string, taskIds: string[], action: FleetAction, text?: string): Promise<FleetBulkResult>;
+  /** Saves a fleet file: a download in a browser, the native save dialog on the desktop. */
+  saveFile(name: string, yaml: string): Promise<void>;
 }
 
 // ---- where an error points ---------------------------------------------------------------------
@@ -252,6 +254,16 @@ export class HttpFleets implements FleetsApi {
   async bulk(id: string, taskIds: string[], action: FleetAction, text = '') {
     return normalizeBulk(await this.json('POST', `/api/fleets/${enc(id)}/tasks/bulk`, { task_ids: taskIds, action, text }));
   }
+  async saveFile(name: string, yaml: string) {
+    const url = URL.createObjectURL(new Blob([yaml], { type: 'application/yaml' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `${name}.yaml`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
 }
 
 // ---- desktop transport -----------------------------------------------------------------------
@@ -266,6 +278,7 @@ export interface WailsFleetMethods {
   AbortFleet(id: string): Promise<unknown>;
   ResumeFleet(id: string): Promise<unknown>;
   FleetBulk(id: string, taskIds: string[], action: string, text: string): Promise<unknown>;
+  SaveFleetFile(name: string, text: string): Promise<void>;
 }
 
 export class WailsFleets implements FleetsApi {
@@ -297,5 +310,8 @@ export class WailsFleets implements FleetsApi {
   }
   async bulk(id: string, taskIds: string[], action: FleetAction, text = '') {
     return normalizeBulk(await this.call(() => this.app.FleetBulk(id, taskIds, action, text)));
+  }
+  saveFile(name: string, yaml: string) {
+    return this.call(() => this.app.SaveFleetFile(name, yaml));
   }
 }
