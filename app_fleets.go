@@ -10,6 +10,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/server"
+	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 // FleetRun is how a fleet started from the window runs: nil parts take the defaults
@@ -60,6 +61,20 @@ func (a *App) CreateFleet(text string, run FleetRun) (fleet.Fleet, error) {
 	}
 	if run.Settings != nil {
 		spec.Settings = *run.Settings
+	}
+	// Checked first with a stand-in pane, so a refused fleet leaves no workspace behind.
+	standIn := ""
+	if list, err := a.eng.Workspaces.List(a.ctx); err == nil {
+		for _, ws := range list.Workspaces {
+			for _, p := range ws.Panes {
+				if standIn == "" && p.Kind == workspace.KindTerminal {
+					standIn = p.ID
+				}
+			}
+		}
+	}
+	if err := a.eng.Fleets.Check(a.ctx, file, spec, standIn); err != nil {
+		return fleet.Fleet{}, err
 	}
 	return a.eng.Fleets.Create(a.ctx, file, spec)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -103,7 +104,8 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	step(t, ctx, "the server's refusal shows next to the sandbox field, and nothing runs",
 		chromedp.Click(`[data-testid=composer-run]`),
 		waitJS(`(document.querySelector('[data-testid=composer-error][data-field=sandboxDir]')?.textContent ?? '').includes('/no/such/dir')`),
-		chromedp.WaitVisible(`[data-testid=fleet-composer]`))
+		chromedp.WaitVisible(`[data-testid=fleet-composer]`),
+		waitJS(`document.querySelectorAll('[data-testid=ws-tab]').length === 1`)) // no workspace made for its panes
 	shot(t, ctx, "fleet-composer")
 
 	step(t, ctx, "fix the sandbox and run",
@@ -129,7 +131,7 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 		waitJS(`(document.querySelector('[data-testid=fleet-summary]')?.textContent ?? '').includes('1 of 2 done')`))
 	select {
 	case <-secondStarted:
-	default:
+	case <-time.After(15 * time.Second):
 		t.Fatal("the page shows the second task running, but its agent never asked the model")
 	}
 	shot(t, ctx, "fleet-second-running")
@@ -145,4 +147,18 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 		waitJS(`document.querySelector('[data-testid=fleet-detail]').dataset.status === 'failed'`),
 		waitJS(`document.querySelector('[data-testid=fleet-row]').dataset.status === 'failed'`))
 	shot(t, ctx, "fleet-aborted")
+
+	step(t, ctx, "Edit as YAML loads the fleet's file back into the Composer",
+		chromedp.Click(`[data-testid=fleet-edit]`),
+		chromedp.WaitVisible(`[data-testid=fleet-composer]`),
+		waitJS(`document.querySelector('[data-testid=composer-name]').value === 'pair'`),
+		waitJS(`document.querySelectorAll('[data-testid=composer-task]').length === 2`),
+		waitJS(composerTaskJS(1, `[data-testid=composer-task-dep][data-dep=first]`)+`?.checked === true`),
+		waitJS(composerTaskJS(0, `[data-testid=composer-task-check-text]`)+`?.value === 'true'`),
+		waitJS(composerTaskJS(1, `[data-testid=composer-task-role]`)+`?.value === 'Tester'`))
+}
+
+// composerTaskJS is the JS for an element of the Composer's task number i (from 0).
+func composerTaskJS(i int, sel string) string {
+	return fmt.Sprintf(`document.querySelector(%q)`, composerTask(i, sel))
 }

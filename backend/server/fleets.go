@@ -15,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 // maxFleetFileBytes bounds a fleet file sent to the server: 200 tasks of a few lines each
@@ -122,8 +123,30 @@ func (s *Server) createFleet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, err := s.deps.Fleets.Create(r.Context(), req.File, fleet.Spec{Policy: req.Policy, Settings: req.Settings})
+	spec := fleet.Spec{Policy: req.Policy, Settings: req.Settings}
+	if err := s.deps.Fleets.Check(r.Context(), req.File, spec, s.standInPane(r)); err != nil {
+		writeFleetError(w, err)
+		return
+	}
+	f, err := s.deps.Fleets.Create(r.Context(), req.File, spec)
 	respondFleet(w, http.StatusCreated, f, err)
+}
+
+// standInPane is an existing terminal pane, for checking the goals of tasks whose panes the
+// fleet will make ("" when there is none).
+func (s *Server) standInPane(r *http.Request) string {
+	list, err := s.deps.Workspaces.List(r.Context())
+	if err != nil {
+		return ""
+	}
+	for _, ws := range list.Workspaces {
+		for _, p := range ws.Panes {
+			if p.Kind == workspace.KindTerminal {
+				return p.ID
+			}
+		}
+	}
+	return ""
 }
 
 // parseFleet checks a fleet file for the Composer and answers its tasks, as Parse reads them,

@@ -173,6 +173,13 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 	if bad.Task != "first" || bad.Field != "policy.sandboxDir" {
 		t.Errorf("a bad sandbox: %+v", bad)
 	}
+	var wl struct{ Workspaces []struct{ ID string } }
+	h.call(t, "GET", "/api/workspaces", "", "", 200, &wl)
+	for _, ws := range wl.Workspaces {
+		if strings.HasPrefix(ws.ID, "ws-fleet-") {
+			t.Errorf("a refused fleet made the workspace %s for its panes", ws.ID)
+		}
+	}
 	var fl struct{ Fleets []fleet.Fleet }
 	if h.call(t, "GET", "/api/fleets", "", "", 200, &fl); len(fl.Fleets) != 0 {
 		t.Fatalf("a refused fleet was stored: %+v", fl.Fleets)
