@@ -4,7 +4,7 @@ import { fleetErrorPlace, HttpFleets, WailsFleets, type WailsFleetMethods } from
 
 describe('backend.fleets', () => {
   it('web: sends the Composer’s YAML with the run options, and the bulk action as the API names it', async () => {
-    const json = vi.fn(async (method: string, path: string) => {
+    const json = vi.fn(async (_method: string, path: string) => {
       if (path.endsWith('/bulk')) return { outcomes: [{ taskId: 'a', ok: true }], fleet: { id: 'fleet-1', tasks: [{ id: 'a', status: 'aborted' }] } };
       if (path.endsWith('/yaml')) return { name: 'pair', yaml: 'name: pair\n' };
       return { id: 'fleet-1', name: 'pair', status: 'running', tasks: null };
