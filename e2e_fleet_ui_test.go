@@ -11,13 +11,13 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// nodeStatus is the JS that is true when the dependency graph shows the task in that state.
-func nodeStatus(task, status string) string {
+// fleetNodeStatus is the JS that is true when the dependency graph shows the task in that state.
+func fleetNodeStatus(task, status string) string {
 	return fmt.Sprintf(`document.querySelector('[data-testid=fleet-graph] [data-testid=graph-node][data-task=%q]')?.dataset.status === %q`, task, status)
 }
 
-// replaceText selects what an input holds and types text over it, as a person does.
-func replaceText(sel, text string) chromedp.Action {
+// fleetTypeOver selects what an input holds and types text over it, as a person does.
+func fleetTypeOver(sel, text string) chromedp.Action {
 	return chromedp.Tasks{
 		chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).select()`, sel), nil),
 		chromedp.SendKeys(sel, text),
@@ -84,14 +84,14 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=fleet-composer]`),
 		chromedp.SendKeys(`[data-testid=composer-name]`, "pair"),
 		chromedp.SendKeys(`[data-testid=composer-sandbox]`, "/no/such/dir"),
-		replaceText(composerTask(0, `[data-testid=composer-task-id]`), "first"),
+		fleetTypeOver(composerTask(0, `[data-testid=composer-task-id]`), "first"),
 		chromedp.SendKeys(composerTask(0, `[data-testid=composer-task-goal]`), "Make the thing"),
 		chromedp.SendKeys(composerTask(0, `[data-testid=composer-task-role]`), "Builder"),
 		pickOption(composerTask(0, `[data-testid=composer-task-check]`), "shell"),
 		chromedp.SendKeys(composerTask(0, `[data-testid=composer-task-check-text]`), "true"),
 		chromedp.Click(`[data-testid=composer-add-task]`),
 		chromedp.WaitVisible(composerTask(1, `[data-testid=composer-task-id]`)),
-		replaceText(composerTask(1, `[data-testid=composer-task-id]`), "second"),
+		fleetTypeOver(composerTask(1, `[data-testid=composer-task-id]`), "second"),
 		chromedp.SendKeys(composerTask(1, `[data-testid=composer-task-goal]`), "Use the thing"),
 		chromedp.SendKeys(composerTask(1, `[data-testid=composer-task-role]`), "Tester"),
 		chromedp.Click(composerTask(1, `[data-testid=composer-task-dep][data-dep=first]`)),
@@ -109,24 +109,24 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	shot(t, ctx, "fleet-composer")
 
 	step(t, ctx, "fix the sandbox and run",
-		replaceText(`[data-testid=composer-sandbox]`, sandbox),
+		fleetTypeOver(`[data-testid=composer-sandbox]`, sandbox),
 		chromedp.Click(`[data-testid=composer-run]`),
 		waitJS(`!document.querySelector('[data-testid=fleet-composer]')`),
 		chromedp.WaitVisible(`[data-testid=fleet-detail]`),
 		waitJS(`document.querySelector('[data-testid=fleet-name]').textContent === 'pair'`))
 
 	step(t, ctx, "the graph shows the first running while the second waits, with its card following the goal",
-		waitJS(nodeStatus("first", "running")),
-		waitJS(nodeStatus("second", "waiting")),
+		waitJS(fleetNodeStatus("first", "running")),
+		waitJS(fleetNodeStatus("second", "waiting")),
 		waitJS(`document.querySelector('[data-testid=graph-edge][data-from=first][data-to=second]').dataset.state === 'pending'`),
 		waitJS(`(document.querySelector('[data-testid=task-card][data-task=first] [data-testid=task-progress]')?.textContent ?? '').includes('0 of 2')`),
 		waitJS(`document.querySelector('[data-testid=task-card][data-task=first] [data-testid=task-role]').textContent === 'Builder'`))
 	shot(t, ctx, "fleet-first-running")
 
 	step(t, ctx, "the first completes, and only then does the second run",
-		waitJS(nodeStatus("first", "completed")),
+		waitJS(fleetNodeStatus("first", "completed")),
 		waitJS(`document.querySelector('[data-testid=graph-edge][data-from=first][data-to=second]').dataset.state === 'done'`),
-		waitJS(nodeStatus("second", "running")),
+		waitJS(fleetNodeStatus("second", "running")),
 		waitJS(`Number(document.querySelector('[data-testid=task-card][data-task=first] [data-testid=task-steps]').textContent) >= 2`),
 		waitJS(`(document.querySelector('[data-testid=fleet-summary]')?.textContent ?? '').includes('1 of 2 done')`))
 	select {
@@ -141,8 +141,8 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 		waitJS(`document.querySelectorAll('[data-testid=task-select]:checked').length === 2`),
 		waitJS(`document.querySelector('[data-testid=bulk-retry]').disabled`), // nothing selected failed
 		chromedp.Click(`[data-testid=bulk-abort]`),
-		waitJS(nodeStatus("second", "aborted")),
-		waitJS(nodeStatus("first", "completed")),
+		waitJS(fleetNodeStatus("second", "aborted")),
+		waitJS(fleetNodeStatus("first", "completed")),
 		waitJS(`(document.querySelector('[data-testid=bulk-outcomes] [data-task=first]')?.textContent ?? '').includes('already ended')`),
 		waitJS(`document.querySelector('[data-testid=fleet-detail]').dataset.status === 'failed'`),
 		waitJS(`document.querySelector('[data-testid=fleet-row]').dataset.status === 'failed'`))

@@ -13,8 +13,8 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// start creates a fleet from YAML without waiting for it.
-func (r *rig) start(yaml string) fleet.Fleet {
+// bulkStart creates a fleet from YAML without waiting for it.
+func (r *rig) bulkStart(yaml string) fleet.Fleet {
 	r.t.Helper()
 	file, err := fleet.Parse([]byte(yaml))
 	if err != nil {
@@ -27,8 +27,8 @@ func (r *rig) start(yaml string) fleet.Fleet {
 	return f
 }
 
-// until polls the fleet until cond holds of it (10 s), failing with where it is.
-func (r *rig) until(id, what string, cond func(fleet.Fleet) bool) fleet.Fleet {
+// bulkUntil polls the fleet until cond holds of it (10 s), failing with where it is.
+func (r *rig) bulkUntil(id, what string, cond func(fleet.Fleet) bool) fleet.Fleet {
 	r.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -43,7 +43,7 @@ func (r *rig) until(id, what string, cond func(fleet.Fleet) bool) fleet.Fleet {
 	}
 }
 
-func (r *rig) goalStatus(id string) goal.Status {
+func (r *rig) bulkGoalStatus(id string) goal.Status {
 	g, err := r.eng.Goals.Get(context.Background(), id)
 	if err != nil {
 		r.t.Fatal(err)
@@ -51,7 +51,7 @@ func (r *rig) goalStatus(id string) goal.Status {
 	return g.Status
 }
 
-func (r *rig) bulk(f fleet.Fleet, action fleet.Action, text string, ids ...string) []fleet.Outcome {
+func (r *rig) bulkOK(f fleet.Fleet, action fleet.Action, text string, ids ...string) []fleet.Outcome {
 	r.t.Helper()
 	out, err := r.eng.Fleets.Bulk(context.Background(), f.ID, ids, action, text)
 	if err != nil {
@@ -75,8 +75,8 @@ func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.start("name: refuse\ntasks:\n  - {id: slow, goal: Slow, check_shell: \"true\"}\n  - {id: after, goal: After, depends_on: [slow], check_shell: \"true\"}\n")
-	f = r.until(f.ID, "slow to run", func(f fleet.Fleet) bool { return taskOf(t, f, "slow").Status == fleet.TaskRunning })
+	f := r.bulkStart("name: refuse\ntasks:\n  - {id: slow, goal: Slow, check_shell: \"true\"}\n  - {id: after, goal: After, depends_on: [slow], check_shell: \"true\"}\n")
+	f = r.bulkUntil(f.ID, "slow to run", func(f fleet.Fleet) bool { return taskOf(t, f, "slow").Status == fleet.TaskRunning })
 	for _, c := range []struct {
 		ids    []string
 		action fleet.Action
@@ -98,7 +98,7 @@ func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
 	if _, err := r.eng.Fleets.Bulk(context.Background(), "fleet-none", []string{"a"}, fleet.ActionAbort, ""); !errors.Is(err, fleet.ErrNotFound) {
 		t.Errorf("unknown fleet: %v", err)
 	}
-	if got := taskOf(t, r.until(f.ID, "", func(fleet.Fleet) bool { return true }), "slow"); got.Status != fleet.TaskRunning {
+	if got := taskOf(t, r.bulkUntil(f.ID, "", func(fleet.Fleet) bool { return true }), "slow"); got.Status != fleet.TaskRunning {
 		t.Fatalf("a refused request changed the task: %+v", got)
 	}
 	// Pausing a waiting task does not fit; the running one pauses all the same.
@@ -106,9 +106,9 @@ func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
 	if err != nil || len(out) != 2 || out[0].OK || !strings.Contains(out[0].Error, "only a running task pauses") || !out[1].OK {
 		t.Fatalf("pause: %+v %v", out, err)
 	}
-	r.until(f.ID, "slow's goal to pause", func(f fleet.Fleet) bool { return r.goalStatus(taskOf(t, f, "slow").GoalID) == goal.StatusPaused })
+	r.bulkUntil(f.ID, "slow's goal to pause", func(f fleet.Fleet) bool { return r.bulkGoalStatus(taskOf(t, f, "slow").GoalID) == goal.StatusPaused })
 	release.Store(true)
-	r.bulk(f, fleet.ActionResume, "", "slow")
+	r.bulkOK(f, fleet.ActionResume, "", "slow")
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("after resume: %s %+v", f.Status, f.Tasks)
 	}
@@ -126,9 +126,9 @@ func TestBulkSteerReachesRunningAndWaitingTasks(t *testing.T) {
 		}
 		return call("abort_with_report", map[string]string{"reason": "nobody told me the port", "what_was_learned": "-"})
 	})
-	f := r.start("name: steer\ntasks:\n  - {id: api, goal: Serve the API, check_shell: \"true\"}\n  - {id: web, goal: Point the web app at the API, depends_on: [api], check_shell: \"true\"}\n")
-	f = r.until(f.ID, "api to run", func(f fleet.Fleet) bool { return taskOf(t, f, "api").Status == fleet.TaskRunning })
-	r.bulk(f, fleet.ActionSteer, "USE-PORT-8080", "api", "web")
+	f := r.bulkStart("name: steer\ntasks:\n  - {id: api, goal: Serve the API, check_shell: \"true\"}\n  - {id: web, goal: Point the web app at the API, depends_on: [api], check_shell: \"true\"}\n")
+	f = r.bulkUntil(f.ID, "api to run", func(f fleet.Fleet) bool { return taskOf(t, f, "api").Status == fleet.TaskRunning })
+	r.bulkOK(f, fleet.ActionSteer, "USE-PORT-8080", "api", "web")
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("fleet %s: %+v", f.Status, f.Tasks)
 	}
@@ -148,9 +148,9 @@ func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.start("name: abort\ntasks:\n  - {id: build, goal: Build, check_shell: \"true\"}\n  - {id: test, goal: Test, depends_on: [build], check_shell: \"true\"}\n  - {id: ship, goal: Ship, depends_on: [test], check_shell: \"true\"}\n")
-	f = r.until(f.ID, "build to run", func(f fleet.Fleet) bool { return taskOf(t, f, "build").Status == fleet.TaskRunning })
-	r.bulk(f, fleet.ActionAbort, "", "build")
+	f := r.bulkStart("name: abort\ntasks:\n  - {id: build, goal: Build, check_shell: \"true\"}\n  - {id: test, goal: Test, depends_on: [build], check_shell: \"true\"}\n  - {id: ship, goal: Ship, depends_on: [test], check_shell: \"true\"}\n")
+	f = r.bulkUntil(f.ID, "build to run", func(f fleet.Fleet) bool { return taskOf(t, f, "build").Status == fleet.TaskRunning })
+	r.bulkOK(f, fleet.ActionAbort, "", "build")
 	f = r.wait(f.ID)
 	if f.Status != fleet.StatusFailed || taskOf(t, f, "build").Status != fleet.TaskAborted {
 		t.Fatalf("after abort: %s %+v", f.Status, f.Tasks)
@@ -159,7 +159,7 @@ func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
 		t.Fatalf("test: %+v", test)
 	}
 	attempt.Store(1)
-	r.bulk(f, fleet.ActionRetry, "", "ship") // blocked twice removed: retries build
+	r.bulkOK(f, fleet.ActionRetry, "", "ship") // blocked twice removed: retries build
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("after retry: %s %+v", f.Status, f.Tasks)
 	}
@@ -174,9 +174,9 @@ func TestBulkAbortOfAWaitingTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.start("name: waiting\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n  - {id: c, goal: C, depends_on: [b], check_shell: \"true\"}\n")
-	f = r.until(f.ID, "a to run", func(f fleet.Fleet) bool { return taskOf(t, f, "a").Status == fleet.TaskRunning })
-	r.bulk(f, fleet.ActionAbort, "", "b")
+	f := r.bulkStart("name: waiting\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n  - {id: c, goal: C, depends_on: [b], check_shell: \"true\"}\n")
+	f = r.bulkUntil(f.ID, "a to run", func(f fleet.Fleet) bool { return taskOf(t, f, "a").Status == fleet.TaskRunning })
+	r.bulkOK(f, fleet.ActionAbort, "", "b")
 	release.Store(true)
 	f = r.wait(f.ID)
 	want := map[string]fleet.TaskStatus{"a": fleet.TaskCompleted, "b": fleet.TaskAborted, "c": fleet.TaskBlocked}
@@ -203,7 +203,7 @@ func TestBulkSteerStartsABlockedTask(t *testing.T) {
 	if taskOf(t, f, "b").Status != fleet.TaskBlocked {
 		t.Fatalf("before: %+v", f.Tasks)
 	}
-	r.bulk(f, fleet.ActionSteer, "GO-OFFLINE: use the vendored copy", "b")
+	r.bulkOK(f, fleet.ActionSteer, "GO-OFFLINE: use the vendored copy", "b")
 	f = r.wait(f.ID)
 	if b, c := taskOf(t, f, "b"), taskOf(t, f, "c"); b.Status != fleet.TaskCompleted || c.Status != fleet.TaskCompleted {
 		t.Fatalf("after steer: b %+v, c %+v", b, c)

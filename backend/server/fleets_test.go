@@ -22,9 +22,9 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-type scriptedModels struct{ cfg llm.Config }
+type fleetScriptedModels struct{ cfg llm.Config }
 
-func (m scriptedModels) Model(context.Context, string) (agent.Model, error) {
+func (m fleetScriptedModels) Model(context.Context, string) (agent.Model, error) {
 	return engine.ModelFor(m.cfg, nil)
 }
 
@@ -48,7 +48,7 @@ func newFleetHarness(t *testing.T) *fleetHarness {
 	dir := t.TempDir()
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)),
-		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+		engine.WithModels(func(goal.Models) goal.Models { return fleetScriptedModels{cfg} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +117,14 @@ func (h *fleetHarness) until(t *testing.T, id, what string, cond func(fleet.Flee
 	}
 }
 
-func taskStatus(f fleet.Fleet, id string) fleet.TaskStatus {
+func fleetTaskStatus(f fleet.Fleet, id string) fleet.TaskStatus {
 	if t, ok := f.Task(id); ok {
 		return t.Status
 	}
 	return ""
 }
 
-const twoTasks = `name: pair
+const fleetTwoTasks = `name: pair
 concurrency: 2
 tasks:
   - id: first
@@ -169,7 +169,7 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 	}
 
 	// A sandbox that does not exist is refused before anything runs, naming the task.
-	h.call(t, "POST", "/api/fleets", "application/json", mustJSONString(map[string]any{"yaml": twoTasks, "policy": map[string]any{"risk": "write_local", "sandboxDir": "/nonexistent/dir"}}), 400, &bad)
+	h.call(t, "POST", "/api/fleets", "application/json", fleetJSON(map[string]any{"yaml": fleetTwoTasks, "policy": map[string]any{"risk": "write_local", "sandboxDir": "/nonexistent/dir"}}), 400, &bad)
 	if bad.Task != "first" || bad.Field != "policy.sandboxDir" {
 		t.Errorf("a bad sandbox: %+v", bad)
 	}
@@ -186,12 +186,12 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 	}
 
 	var f fleet.Fleet
-	h.call(t, "POST", "/api/fleets", "application/yaml", twoTasks, 201, &f)
+	h.call(t, "POST", "/api/fleets", "application/yaml", fleetTwoTasks, 201, &f)
 	if f.Spec.Policy.Ceiling.String() != "write_local" || len(f.Tasks) != 2 {
 		t.Fatalf("created: %+v", f)
 	}
 	f = h.until(t, f.ID, "first to complete and slow to run", func(f fleet.Fleet) bool {
-		return taskStatus(f, "first") == fleet.TaskCompleted && taskStatus(f, "slow") == fleet.TaskRunning
+		return fleetTaskStatus(f, "first") == fleet.TaskCompleted && fleetTaskStatus(f, "slow") == fleet.TaskRunning
 	})
 
 	h.call(t, "POST", "/api/fleets/"+f.ID+"/tasks/bulk", "application/json", `{"task_ids": ["slow"], "action": "explode"}`, 400, &bad)
@@ -211,7 +211,7 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 		t.Errorf("bulk abort outcomes: %+v", res.Outcomes)
 	}
 	f = h.until(t, f.ID, "the fleet to end", func(f fleet.Fleet) bool { return f.Status.Finished() })
-	if f.Status != fleet.StatusFailed || taskStatus(f, "slow") != fleet.TaskAborted || taskStatus(f, "first") != fleet.TaskCompleted {
+	if f.Status != fleet.StatusFailed || fleetTaskStatus(f, "slow") != fleet.TaskAborted || fleetTaskStatus(f, "first") != fleet.TaskCompleted {
 		t.Fatalf("after the bulk abort: %s %+v", f.Status, f.Tasks)
 	}
 
@@ -237,14 +237,14 @@ func TestFleetRouteAbortsARunningFleet(t *testing.T) {
 	h := newFleetHarness(t)
 	var f fleet.Fleet
 	h.call(t, "POST", "/api/fleets", "text/yaml", "name: one\ntasks:\n  - {id: s, goal: Wait, pane: slow-term, check_shell: \"true\"}\n", 201, &f)
-	h.until(t, f.ID, "s to run", func(f fleet.Fleet) bool { return taskStatus(f, "s") == fleet.TaskRunning })
+	h.until(t, f.ID, "s to run", func(f fleet.Fleet) bool { return fleetTaskStatus(f, "s") == fleet.TaskRunning })
 	h.call(t, "POST", "/api/fleets/"+f.ID+"/abort", "", "", 200, &f)
-	if f.Status != fleet.StatusAborted || taskStatus(f, "s") != fleet.TaskAborted {
+	if f.Status != fleet.StatusAborted || fleetTaskStatus(f, "s") != fleet.TaskAborted {
 		t.Fatalf("after abort: %s %+v", f.Status, f.Tasks)
 	}
 }
 
-func mustJSONString(v any) string {
+func fleetJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
