@@ -74,7 +74,8 @@ func readFleetRequest(w http.ResponseWriter, r *http.Request) (fleetRequest, boo
 			return req, false
 		}
 		if _, ok := keys["yaml"]; ok {
-			var env fleetEnvelope
+			// A policy without "risk" keeps the default ceiling rather than dropping to read_only.
+			env := fleetEnvelope{Policy: &policy.Policy{Ceiling: DefaultFleetRisk}}
 			dec := json.NewDecoder(bytes.NewReader(body))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&env); err != nil {
@@ -85,9 +86,7 @@ func readFleetRequest(w http.ResponseWriter, r *http.Request) (fleetRequest, boo
 				writeError(w, http.StatusBadRequest, "request body: "+err.Error()+"; send yaml, policy and settings", field)
 				return req, false
 			}
-			if env.Policy != nil {
-				req.Policy = *env.Policy
-			}
+			req.Policy = *env.Policy
 			if env.Settings != nil {
 				req.Settings = *env.Settings
 			}

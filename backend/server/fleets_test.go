@@ -236,7 +236,10 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 func TestFleetRouteAbortsARunningFleet(t *testing.T) {
 	h := newFleetHarness(t)
 	var f fleet.Fleet
-	h.call(t, "POST", "/api/fleets", "text/yaml", "name: one\ntasks:\n  - {id: s, goal: Wait, pane: slow-term, check_shell: \"true\"}\n", 201, &f)
+	h.call(t, "POST", "/api/fleets", "application/json", `{"yaml": "name: one\ntasks:\n  - {id: s, goal: Wait, pane: slow-term, check_shell: \"true\"}\n", "policy": {}}`, 201, &f)
+	if f.Spec.Policy.Ceiling.String() != "write_local" {
+		t.Errorf("a policy without a risk runs at %s, want the default write_local", f.Spec.Policy.Ceiling)
+	}
 	h.until(t, f.ID, "s to run", func(f fleet.Fleet) bool { return fleetTaskStatus(f, "s") == fleet.TaskRunning })
 	h.call(t, "POST", "/api/fleets/"+f.ID+"/abort", "", "", 200, &f)
 	if f.Status != fleet.StatusAborted || fleetTaskStatus(f, "s") != fleet.TaskAborted {
