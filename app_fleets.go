@@ -73,7 +73,7 @@ func (a *App) CreateFleet(text string, run FleetRun) (fleet.Fleet, error) {
 			}
 		}
 	}
-	if err := a.eng.Fleets.Check(a.ctx, file, spec, standIn); err != nil {
+	if err := a.eng.Fleets.Precheck(a.ctx, file, spec, standIn); err != nil {
 		return fleet.Fleet{}, err
 	}
 	return a.eng.Fleets.Create(a.ctx, file, spec)

@@ -123,7 +123,7 @@ func (s *Server) createFleet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	spec := fleet.Spec{Policy: req.Policy, Settings: req.Settings}
-	if err := s.deps.Fleets.Check(r.Context(), req.File, spec, s.standInPane(r)); err != nil {
+	if err := s.deps.Fleets.Precheck(r.Context(), req.File, spec, s.standInPane(r)); err != nil {
 		writeFleetError(w, err)
 		return
 	}
