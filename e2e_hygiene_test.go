@@ -45,6 +45,9 @@ func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 		{"trailing garbage", "PUT", "/api/workspaces/" + ws + "/grid", `{"rows":2,"cols":2}]`, 400, "request body"},
 		{"negative wall clock", "POST", "/api/goals", goal(`{"wallClock":"-5m"}`), 400, "settings.wallClock"},
 		{"negative max steps", "POST", "/api/goals", goal(`{"maxSteps":-1}`), 400, "settings.maxSteps"},
+		{"fleet with no provider", "POST", "/api/fleets", `{"yaml":"name: f\ntasks:\n  - {id: a, goal: x, check_manual: true}\n"}`, 400, "no model provider is set up"},
+		{"fleet null body", "POST", "/api/fleets", `null`, 400, "send a JSON object"},
+		{"fleet bulk of an unknown fleet", "POST", "/api/fleets/fleet-none/tasks/bulk", `{"task_ids":["a"],"action":"abort"}`, 404, "not found"},
 		{"bad force flag", "DELETE", "/api/workspaces/" + ws + "?force=maybe", ``, 400, "force"},
 		{"assets directory", "GET", "/assets/", ``, 404, ""},
 		{"assets directory without slash", "GET", "/assets", ``, 404, ""},
@@ -74,6 +77,9 @@ func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
 	if n := len(list.Workspaces[0].Panes); n != 4 {
 		t.Errorf("a refused request changed the grid: %d panes", n)
+	}
+	if n := len(list.Workspaces); n != 1 {
+		t.Errorf("a refused request made workspaces: %d in all", n) // the refused fleet's panes
 	}
 }
 

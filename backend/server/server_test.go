@@ -27,6 +27,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
@@ -136,13 +137,20 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(chatEvents.Shutdown)
 	chatSvc := chat.NewService(st, noModels{}, reg, chatEvents, chat.Options{})
 	t.Cleanup(chatSvc.Shutdown)
+	fleetEvents := pubsub.NewBroker[fleet.Event]()
+	t.Cleanup(fleetEvents.Shutdown)
+	fleets, err := fleet.NewService(ctx, st, goals, fleetEvents, fleet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fleets.Shutdown)
 	frontend := fstest.MapFS{
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
+		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Fleets: fleets, Settings: st, SSH: config.NewSSHServers(st, vault, sshBroker),
 			Recipes: recipes.NewService(st, reg, browsers), Logins: logins.NewService(st, vault),
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {

@@ -6,6 +6,7 @@ import { COMMAND } from '../../lib/state/keymap';
 export function toggleGoals(ctx: AppContext): void {
   ctx.ui.paletteOpen = false;
   ctx.ui.goalsOpen = !ctx.ui.goalsOpen;
+  if (ctx.ui.goalsOpen) ctx.fleets.open = false; // it would cover the goals
 }
 
 /** Opens the dashboard on one goal (a pane's goal badge). */

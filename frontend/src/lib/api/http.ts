@@ -42,6 +42,7 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
+import { HttpFleets } from './fleets';
 import { HttpGoals } from './goals';
 import { HttpLogins } from './logins';
 import { HttpRecipes } from './recipes';
@@ -129,6 +130,7 @@ export class HttpBackend implements Backend {
   readonly chat: HttpChat;
   readonly recipes: HttpRecipes;
   readonly logins: HttpLogins;
+  readonly fleets: HttpFleets;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -169,6 +171,7 @@ export class HttpBackend implements Backend {
     this.chat = new HttpChat(json);
     this.recipes = new HttpRecipes(json);
     this.logins = new HttpLogins(json);
+    this.fleets = new HttpFleets(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

@@ -26,6 +26,7 @@ import type {
   WorkspaceList,
 } from './types';
 import type { ChatApi } from './chat';
+import type { FleetsApi } from './fleets';
 import type { GoalsApi } from './goals';
 import type { LoginsApi } from './logins';
 import type { RecipesApi } from './recipes';
@@ -41,6 +42,7 @@ export * from './goals';
 export * from './chat';
 export * from './recipes';
 export * from './logins';
+export * from './fleets';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -195,6 +197,8 @@ export interface Backend {
   recipes: RecipesApi;
   /** Saved logins (Settings → Logins); passwords only through reveal. */
   logins: LoginsApi;
+  /** Fleets: many goals as one job, with dependencies; the Fleet Dashboard and Composer. */
+  fleets: FleetsApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

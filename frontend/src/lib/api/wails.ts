@@ -44,13 +44,14 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
+import { WailsFleets, type WailsFleetMethods } from './fleets';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -172,6 +173,7 @@ export class WailsBackend implements Backend {
   readonly chat: WailsChat;
   readonly recipes: WailsRecipes;
   readonly logins: WailsLogins;
+  readonly fleets: WailsFleets;
 
   constructor(
     private readonly app: WailsApp,
@@ -181,6 +183,7 @@ export class WailsBackend implements Backend {
     this.chat = new WailsChat(app);
     this.recipes = new WailsRecipes(app);
     this.logins = new WailsLogins(app);
+    this.fleets = new WailsFleets(app);
   }
 
   version() {

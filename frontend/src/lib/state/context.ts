@@ -4,6 +4,7 @@ import { BrowserStore } from './browsers.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { notifierFor } from './desktopNotify';
+import { FleetStore } from './fleets.svelte';
 import { GoalStore } from './goals.svelte';
 import { LoginStore } from './logins.svelte';
 import { Notices } from './notices.svelte';
@@ -28,6 +29,8 @@ export interface AppContext {
   browsers: BrowserStore;
   ssh: SSHStore;
   goals: GoalStore;
+  /** Fleets, and the Fleet Dashboard's own state (open, Composer, chosen fleet). */
+  fleets: FleetStore;
   chat: ChatStore;
   /** Browser recipes (the browser pane's menu) and saved logins (Settings → Logins). */
   recipes: RecipeStore;
@@ -60,6 +63,7 @@ export function createAppContext(backend: Backend): AppContext {
     browsers: new BrowserStore(backend),
     ssh: new SSHStore(backend),
     goals: new GoalStore(backend, notices.report, notifierFor(backend)),
+    fleets: new FleetStore(backend),
     chat: new ChatStore(backend, notices.report),
     recipes: new RecipeStore(backend),
     logins: new LoginStore(backend),

@@ -91,6 +91,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     chat: {} as Backend['chat'],
     recipes: {} as Backend['recipes'],
     logins: {} as Backend['logins'],
+    fleets: {} as Backend['fleets'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});

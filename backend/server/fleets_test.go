@@ -1,0 +1,253 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+type fleetScriptedModels struct{ cfg llm.Config }
+
+func (m fleetScriptedModels) Model(context.Context, string) (agent.Model, error) {
+	return engine.ModelFor(m.cfg, nil)
+}
+
+var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
+
+// fleetHarness is `serve` over a real engine (SQLite, PTYs, the Goal Runner) whose model is
+// the scripted server: the agent in pane "slow-term" waits until aborted, every other claims.
+type fleetHarness struct {
+	url, token string
+}
+
+func newFleetHarness(t *testing.T) *fleetHarness {
+	t.Helper()
+	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+		if m := fleetPaneRe.FindStringSubmatch(string(req.Body)); m != nil && m[1] == "slow-term" {
+			return llmtest.Calls(llmtest.Call("wait", map[string]int{"ms": 200}))
+		}
+		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "done"}))
+	}}}})
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	dir := t.TempDir()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)),
+		engine.WithModels(func(goal.Models) goal.Models { return fleetScriptedModels{cfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte(testPassword+"\n"), 0o600)
+	auth, _, err := SetupAuth(ctx, eng.DataDir, eng.Store, pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}, Deps{Auth: auth, Workspaces: eng.Workspaces,
+		Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals,
+		Chat: eng.Chat, Fleets: eng.Fleets, SSH: eng.SSH, Settings: eng.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	h := &fleetHarness{url: hs.URL}
+	var tok Tokens
+	h.call(t, "POST", "/api/login", "application/json", `{"password":"`+testPassword+`"}`, 200, &tok)
+	h.token = tok.AccessToken
+	return h
+}
+
+// call sends one request and checks its status; out (may be nil) gets the JSON answer.
+func (h *fleetHarness) call(t *testing.T, method, path, contentType, body string, want int, out any) string {
+	t.Helper()
+	req, _ := http.NewRequest(method, h.url+path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, want, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, path, err, b)
+		}
+	}
+	return string(b)
+}
+
+func (h *fleetHarness) until(t *testing.T, id, what string, cond func(fleet.Fleet) bool) fleet.Fleet {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var f fleet.Fleet
+		h.call(t, "GET", "/api/fleets/"+id, "", "", 200, &f)
+		if cond(f) {
+			return f
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: %s %+v", what, f.Status, f.Tasks)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func fleetTaskStatus(f fleet.Fleet, id string) fleet.TaskStatus {
+	if t, ok := f.Task(id); ok {
+		return t.Status
+	}
+	return ""
+}
+
+const fleetTwoTasks = `name: pair
+concurrency: 2
+tasks:
+  - id: first
+    goal: Make the thing
+    role: Builder
+    check_shell: "true"
+  - id: slow
+    goal: Use the thing
+    pane: slow-term
+    role: Tester
+    depends_on: [first]
+    check_shell: "true"
+`
+
+// The Composer's routes: a file checked (YAML or JSON) answers its tasks or the task and field
+// at fault; a fleet created runs in dependency order, a bulk abort ends the running task and
+// the fleet, the export reads back to the same tasks, and controls that do not fit answer 409.
+func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
+	h := newFleetHarness(t)
+
+	var bad fleetErrorBody
+	h.call(t, "POST", "/api/fleets/parse", "application/yaml",
+		"name: loop\ntasks:\n  - {id: a, goal: A, depends_on: [b]}\n  - {id: b, goal: B, depends_on: [a]}\n", 400, &bad)
+	if bad.Field != "depends_on" || bad.Task != "b" || !strings.Contains(bad.Error, "cycle") {
+		t.Errorf("a cycle: %+v", bad)
+	}
+	h.call(t, "POST", "/api/fleets/parse", "application/json", `{"yaml": "name: x\ntasks:\n  - {id: a, goal: A, check_shell: ls, check_manual: true}\n"}`, 400, &bad)
+	if bad.Field != "check_shell" && bad.Field != "check_manual" || bad.Task != "a" {
+		t.Errorf("two criteria: %+v", bad)
+	}
+	h.call(t, "POST", "/api/fleets/parse", "application/json", `{"yaml": "name: x", "risk": "high"}`, 400, &bad)
+	if bad.Field != "risk" {
+		t.Errorf("an unknown field of the request: %+v", bad)
+	}
+	var parsed struct {
+		File fleet.File
+		YAML string
+	}
+	h.call(t, "POST", "/api/fleets/parse", "application/json", `{"name": "j", "tasks": [{"id": "a", "goal": "A", "check_question": "Is it done?"}]}`, 200, &parsed)
+	if len(parsed.File.Tasks) != 1 || parsed.File.Tasks[0].Criterion.Question != "Is it done?" || !strings.Contains(parsed.YAML, "check_question: Is it done?") {
+		t.Errorf("the file as JSON: %+v", parsed)
+	}
+
+	// A sandbox that does not exist is refused before anything runs, naming the task.
+	h.call(t, "POST", "/api/fleets", "application/json", fleetJSON(map[string]any{"yaml": fleetTwoTasks, "policy": map[string]any{"risk": "write_local", "sandboxDir": "/nonexistent/dir"}}), 400, &bad)
+	if bad.Task != "first" || bad.Field != "policy.sandboxDir" {
+		t.Errorf("a bad sandbox: %+v", bad)
+	}
+	var wl struct{ Workspaces []struct{ ID string } }
+	h.call(t, "GET", "/api/workspaces", "", "", 200, &wl)
+	for _, ws := range wl.Workspaces {
+		if strings.HasPrefix(ws.ID, "ws-fleet-") {
+			t.Errorf("a refused fleet made the workspace %s for its panes", ws.ID)
+		}
+	}
+	var fl struct{ Fleets []fleet.Fleet }
+	if h.call(t, "GET", "/api/fleets", "", "", 200, &fl); len(fl.Fleets) != 0 {
+		t.Fatalf("a refused fleet was stored: %+v", fl.Fleets)
+	}
+
+	var f fleet.Fleet
+	h.call(t, "POST", "/api/fleets", "application/yaml", fleetTwoTasks, 201, &f)
+	if f.Spec.Policy.Ceiling.String() != "write_local" || len(f.Tasks) != 2 {
+		t.Fatalf("created: %+v", f)
+	}
+	f = h.until(t, f.ID, "first to complete and slow to run", func(f fleet.Fleet) bool {
+		return fleetTaskStatus(f, "first") == fleet.TaskCompleted && fleetTaskStatus(f, "slow") == fleet.TaskRunning
+	})
+
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/tasks/bulk", "application/json", `{"task_ids": ["slow"], "action": "explode"}`, 400, &bad)
+	if bad.Field != "action" {
+		t.Errorf("a bad action: %+v", bad)
+	}
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/tasks/bulk", "application/json", `{"task_ids": ["ghost"], "action": "abort"}`, 400, &bad)
+	if bad.Field != "task_ids" || !strings.Contains(bad.Error, "ghost") {
+		t.Errorf("an unknown task: %+v", bad)
+	}
+	var res struct {
+		Outcomes []fleet.Outcome
+		Fleet    fleet.Fleet
+	}
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/tasks/bulk", "application/json", `{"task_ids": ["first", "slow"], "action": "abort"}`, 200, &res)
+	if len(res.Outcomes) != 2 || res.Outcomes[0].OK || !strings.Contains(res.Outcomes[0].Error, "already ended") || !res.Outcomes[1].OK {
+		t.Errorf("bulk abort outcomes: %+v", res.Outcomes)
+	}
+	f = h.until(t, f.ID, "the fleet to end", func(f fleet.Fleet) bool { return f.Status.Finished() })
+	if f.Status != fleet.StatusFailed || fleetTaskStatus(f, "slow") != fleet.TaskAborted || fleetTaskStatus(f, "first") != fleet.TaskCompleted {
+		t.Fatalf("after the bulk abort: %s %+v", f.Status, f.Tasks)
+	}
+
+	var exp struct{ Name, YAML string }
+	h.call(t, "GET", "/api/fleets/"+f.ID+"/yaml", "", "", 200, &exp)
+	back, err := fleet.Parse([]byte(exp.YAML))
+	if err != nil || exp.Name != "pair" || back.Concurrency != 2 || len(back.Tasks) != 2 || back.Tasks[1].DependsOn[0] != "first" ||
+		back.Tasks[1].Pane != "slow-term" || back.Tasks[1].Role != "Tester" || back.Tasks[0].Criterion.Command != "true" {
+		t.Errorf("export %v:\n%s\n%+v", err, exp.YAML, back)
+	}
+
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/abort", "", "", 409, nil)
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/resume", "", "", 409, nil)
+	h.call(t, "GET", "/api/fleets/fleet-none", "", "", 404, nil)
+	h.call(t, "POST", "/api/fleets/fleet-none/tasks/bulk", "application/json", `{"task_ids": ["a"], "action": "abort"}`, 404, nil)
+	if h.call(t, "GET", "/api/fleets", "", "", 200, &fl); len(fl.Fleets) != 1 || fl.Fleets[0].ID != f.ID {
+		t.Errorf("list: %+v", fl.Fleets)
+	}
+}
+
+// An abort of the whole fleet through its route ends its running task.
+func TestFleetRouteAbortsARunningFleet(t *testing.T) {
+	h := newFleetHarness(t)
+	var f fleet.Fleet
+	h.call(t, "POST", "/api/fleets", "application/json", `{"yaml": "name: one\ntasks:\n  - {id: s, goal: Wait, pane: slow-term, check_shell: \"true\"}\n", "policy": {}}`, 201, &f)
+	if f.Spec.Policy.Ceiling.String() != "write_local" {
+		t.Errorf("a policy without a risk runs at %s, want the default write_local", f.Spec.Policy.Ceiling)
+	}
+	h.until(t, f.ID, "s to run", func(f fleet.Fleet) bool { return fleetTaskStatus(f, "s") == fleet.TaskRunning })
+	h.call(t, "POST", "/api/fleets/"+f.ID+"/abort", "", "", 200, &f)
+	if f.Status != fleet.StatusAborted || fleetTaskStatus(f, "s") != fleet.TaskAborted {
+		t.Fatalf("after abort: %s %+v", f.Status, f.Tasks)
+	}
+}
+
+func fleetJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
