@@ -252,7 +252,7 @@ func TestTaskOverrideMalformedAndRender(t *testing.T) {
 	}
 
 	def, _ := open(t, t.TempDir()).Task("review-change")
-	if _, err := def.Render(map[string]string{"repo": "/r", "branch": "b"}); err == nil || !strings.Contains(err.Error(), `"base"`) {
+	if _, err := def.Render(map[string]string{"repo": "/r", "branch": "b"}); err == nil || !strings.Contains(err.Error(), "{{base}}") {
 		t.Errorf("a missing parameter must be named, got %v", err)
 	}
 }

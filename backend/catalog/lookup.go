@@ -67,13 +67,19 @@ type LookupError struct {
 }
 
 func (e *LookupError) Error() string {
-	return fmt.Sprintf("%s: %q is not one; use one of %s (or add %s/%s.md to the config dir)", e.Field, e.ID,
-		strings.Join(e.Known, ", "), kindOfField(e.Field), e.ID)
+	msg := fmt.Sprintf("%s: %q is not one; use one of %s", e.Field, e.ID, strings.Join(e.Known, ", "))
+	if e.Field != "kind" && e.Field != "id" {
+		msg += fmt.Sprintf(" (or add %s/%s.md to the config dir)", kindOfField(e.Field), e.ID)
+	}
+	return msg
 }
 
 func kindOfField(field string) string {
-	if strings.HasPrefix(field, "skill") {
+	switch {
+	case strings.HasPrefix(field, "skill"):
 		return KindSkills
+	case field == "task":
+		return KindTasks
 	}
 	return KindPersonas
 }
@@ -119,10 +125,10 @@ func (c *Catalog) OverridePath(kind, id string) string {
 // returns the file's path. An existing file is left alone (and its path returned).
 func (c *Catalog) Customize(kind, id string) (string, error) {
 	if !slices.Contains(Kinds, kind) {
-		return "", fmt.Errorf("kind: %q is not one of %s", kind, strings.Join(Kinds, ", "))
+		return "", &LookupError{Field: "kind", ID: kind, Known: Kinds}
 	}
 	if !idPattern.MatchString(id) {
-		return "", fmt.Errorf("id: %q is not an id", id)
+		return "", &FieldError{"id", fmt.Sprintf("%q is not an id: letters, digits, - _ . (at most 64)", id)}
 	}
 	dst := c.OverridePath(kind, id)
 	if _, err := os.Stat(dst); err == nil {
@@ -160,7 +166,7 @@ func (c *Catalog) builtinText(kind, id string) ([]byte, error) {
 			return []byte(b.String()), nil
 		}
 	}
-	return nil, fmt.Errorf("id: there is no built-in %s %q to copy; create %s yourself", strings.TrimSuffix(kind, "s"), id, c.OverridePath(kind, id))
+	return nil, &FieldError{"id", fmt.Sprintf("there is no built-in %s %q to copy; create %s yourself", strings.TrimSuffix(kind, "s"), id, c.OverridePath(kind, id))}
 }
 
 func quoteAll(ss []string) string {
@@ -169,4 +175,93 @@ func quoteAll(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// Listing is everything the Settings pages show: the items with where each comes from, the
+// folders to open, and the problems.
+type Listing struct {
+	Dir       string            `json:"dir"`
+	Folders   map[string]string `json:"folders"`
+	Personas  []Persona         `json:"personas"`
+	Skills    []Skill           `json:"skills"`
+	Tasks     []Task            `json:"tasks"`
+	Templates []PaneTemplate    `json:"templates"`
+	Problems  []Problem         `json:"problems"`
+}
+
+// List is the whole catalog as one snapshot.
+func (c *Catalog) List() Listing {
+	l := Listing{Dir: c.dir, Folders: map[string]string{}, Personas: c.Personas(), Skills: c.Skills(), Tasks: c.Tasks(),
+		Templates: c.Templates(), Problems: c.Problems()}
+	for _, k := range Kinds {
+		l.Folders[k] = c.KindDir(k)
+	}
+	return l
+}
+
+// PathFor is what "open" shows for a kind (its folder, created if missing so the person can
+// put files in it) or for one item (its file; a built-in's folder, since it has no file yet).
+func (c *Catalog) PathFor(kind, id string) (string, error) {
+	if !slices.Contains(Kinds, kind) {
+		return "", &LookupError{Field: "kind", ID: kind, Known: Kinds}
+	}
+	dir := c.KindDir(kind)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	if id == "" {
+		return dir, nil
+	}
+	source := ""
+	switch kind {
+	case KindPersonas:
+		p, _ := c.Persona(id)
+		source = p.Source
+	case KindSkills:
+		s, _ := c.Skill(id)
+		source = s.Source
+	case KindTasks:
+		t, _ := c.Task(id)
+		source = t.Source
+	case KindTemplates:
+		for _, t := range c.Templates() {
+			if t.ID == id {
+				source = t.Source
+			}
+		}
+	}
+	if source == "" {
+		return "", &LookupError{Field: "id", ID: id, Known: c.ids(kind)}
+	}
+	if strings.HasPrefix(source, "builtin:") {
+		return dir, nil
+	}
+	return source, nil
+}
+
+func (c *Catalog) ids(kind string) []string {
+	s := c.current()
+	switch kind {
+	case KindPersonas:
+		return sortedKeys(s.personas)
+	case KindSkills:
+		return sortedKeys(s.skills)
+	case KindTasks:
+		return sortedKeys(s.tasks)
+	}
+	return s.templateOrder
+}
+
+// FieldError is a request about the catalog that is wrong in one field.
+type FieldError struct{ Field, Msg string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// RenderTask renders task template id with params (the New Goal dialog's "From template").
+func (c *Catalog) RenderTask(id string, params map[string]string) (Rendered, error) {
+	t, ok := c.Task(id)
+	if !ok {
+		return Rendered{}, &LookupError{Field: "task", ID: id, Known: c.ids(KindTasks)}
+	}
+	return t.Render(params)
 }

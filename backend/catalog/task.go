@@ -68,8 +68,9 @@ func (t Task) findParameters(questions map[string]string) []Parameter {
 // ParamError names a parameter a template needs and did not get.
 type ParamError struct{ Task, Param, Msg string }
 
+// Error starts with the field, "params.NAME: ", as the doors' other field errors do.
 func (e *ParamError) Error() string {
-	return fmt.Sprintf("task template %q: parameter %q %s", e.Task, e.Param, e.Msg)
+	return fmt.Sprintf("params.%s: the parameter {{%s}} of task template %q %s", e.Param, e.Param, e.Task, e.Msg)
 }
 
 // Render fills the template's {{parameters}}. A parameter left empty is refused, naming it;

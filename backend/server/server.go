@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/catalog"
+
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
@@ -68,6 +70,7 @@ type Deps struct {
 	Goals      *goal.Service
 	Chat       *chat.Service
 	SSH        *config.SSHServers
+	Catalog    *catalog.Catalog
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.

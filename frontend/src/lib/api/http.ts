@@ -42,6 +42,7 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
+import { HttpCatalog } from './catalog';
 import { HttpGoals } from './goals';
 import { BackendError, errorMessage, type BusyPane } from './errors';
 
@@ -124,6 +125,7 @@ export class HttpBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
   readonly goals: HttpGoals;
+  readonly catalog: HttpCatalog;
   readonly chat: HttpChat;
 
   private readonly fetchFn: typeof fetch;
@@ -162,6 +164,7 @@ export class HttpBackend implements Backend {
     this.tokens = readTokens(this.storage);
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
     this.goals = new HttpGoals(json);
+    this.catalog = new HttpCatalog(json);
     this.chat = new HttpChat(json);
     this.auth = {
       signedIn: () => this.tokens !== null,

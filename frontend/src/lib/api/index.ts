@@ -25,6 +25,7 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
+import type { CatalogApi } from './catalog';
 import type { ChatApi } from './chat';
 import type { GoalsApi } from './goals';
 import { HttpBackend } from './http';
@@ -37,6 +38,7 @@ export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type Terminal
 export { parseBrowserEvent, type BrowserEvent } from './browser';
 export * from './goals';
 export * from './chat';
+export * from './catalog';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -185,6 +187,8 @@ export interface Backend {
 
   /** The Goal Runner: goals, their steps and events, approvals, the tool registry. */
   goals: GoalsApi;
+  /** Personas, skills, task and pane templates from the config dir, and its problems. */
+  catalog: CatalogApi;
   /** The chat panel: one conversation per workspace, actor–critic mode. */
   chat: ChatApi;
 

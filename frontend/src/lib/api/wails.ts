@@ -44,11 +44,12 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
+import { WailsCatalog, type WailsCatalogMethods } from './catalog';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsCatalogMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -167,6 +168,7 @@ export class WailsBackend implements Backend {
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
   readonly goals: WailsGoals;
+  readonly catalog: WailsCatalog;
   readonly chat: WailsChat;
 
   constructor(
@@ -174,6 +176,7 @@ export class WailsBackend implements Backend {
     private readonly runtime: WailsRuntime | undefined,
   ) {
     this.goals = new WailsGoals(app);
+    this.catalog = new WailsCatalog(app);
     this.chat = new WailsChat(app);
   }
 

@@ -1,6 +1,7 @@
 import { getContext, setContext } from 'svelte';
 import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
+import { CatalogStore } from './catalog.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { notifierFor } from './desktopNotify';
@@ -27,6 +28,8 @@ export interface AppContext {
   ssh: SSHStore;
   goals: GoalStore;
   chat: ChatStore;
+  /** Personas, skills, task and pane templates (loaded when first needed). */
+  catalog: CatalogStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -56,6 +59,7 @@ export function createAppContext(backend: Backend): AppContext {
     ssh: new SSHStore(backend),
     goals: new GoalStore(backend, notices.report, notifierFor(backend)),
     chat: new ChatStore(backend, notices.report),
+    catalog: new CatalogStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs,

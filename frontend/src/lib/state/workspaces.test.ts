@@ -89,6 +89,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     killRemoteSession: vi.fn(),
     goals: {} as Backend['goals'],
     chat: {} as Backend['chat'],
+    catalog: {} as Backend['catalog'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
