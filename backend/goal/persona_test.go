@@ -86,3 +86,72 @@ func TestUnknownPersonaRefused(t *testing.T) {
 		t.Errorf("%d goals stored after refusals", len(gs))
 	}
 }
+
+// A goal cut off by a restart is still its persona when it resumes, as the file says now: the
+// edited temperature reaches the resumed requests. A persona whose file is gone refuses the
+// resume, naming it.
+func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
+	configDir := t.TempDir()
+	file := filepath.Join(configDir, "personas", "steady.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("---\nname: Steady\ntemperature: 0.2\n---\nSTEADY-MARKER\n"), 0o644)
+	cat, err := catalog.Open(context.Background(), configDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	withCatalog := func(o *goal.Options) { o.Catalog = cat }
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		call("write_file", map[string]string{"path": "a.txt", "content": "a"}),
+		llmtest.Stalled("working", 3),
+	}}, withCatalog)
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Persona = "steady" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventDelta)
+	r.svc.Shutdown()
+	r.broker.Shutdown()
+
+	os.WriteFile(file, []byte("---\nname: Steady\ntemperature: 0.6\n---\nSTEADY-MARKER v2\n"), 0o644)
+	cat.Reload()
+	before := len(r.srv.ChatRequests())
+	r.srv.Push(writeDone(), claim("done after restart"))
+	r.start(withCatalog)
+	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ = r.wait(g.ID); g.Status != goal.StatusCompleted {
+		t.Fatalf("%s: %s", g.Status, g.Report)
+	}
+	resumed := r.srv.ChatRequests()[before:]
+	if len(resumed) == 0 {
+		t.Fatal("no request after the resume")
+	}
+	for i, req := range resumed {
+		if temp, _ := req.JSON["temperature"].(float64); temp != 0.6 || !strings.Contains(req.System, "STEADY-MARKER v2") {
+			t.Errorf("resumed request %d: temperature %v, system has v2: %v", i, req.JSON["temperature"], strings.Contains(req.System, "STEADY-MARKER v2"))
+		}
+	}
+
+	// Gone: the resume is refused by name and the goal stays resumable.
+	r2 := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("working", 3)}}, withCatalog)
+	events2 := r2.broker.Subscribe(t.Context())
+	g2, err := r2.svc.Start(context.Background(), r2.spec(func(s *goal.Spec) { s.Persona = "steady" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events2, goal.EventDelta)
+	r2.svc.Shutdown()
+	r2.broker.Shutdown()
+	os.Remove(file)
+	cat.Reload()
+	r2.start(withCatalog)
+	if err := r2.svc.Resume(context.Background(), g2.ID); err == nil || !strings.Contains(err.Error(), `"steady"`) {
+		t.Errorf("resume without the persona's file: %v, want a refusal naming it", err)
+	}
+	if cur, _ := r2.svc.Get(context.Background(), g2.ID); cur.Status != goal.StatusInterrupted {
+		t.Errorf("after the refused resume the goal is %s, want still interrupted", cur.Status)
+	}
+}
