@@ -68,7 +68,8 @@ func TestCatalogInTheNewGoalDialog(t *testing.T) {
 		pickOption(`[data-testid=goal-pane-select]`, pane),
 		chromedp.Click(`[data-testid=goal-start]`),
 		waitJS(`!document.querySelector('[data-testid=new-goal-dialog]')`),
-		waitJS(detailStatus("completed")))
+		waitJS(detailStatus("completed")),
+		waitJS(`(document.querySelector('[data-testid=goal-persona]')?.textContent ?? '') === 'house'`))
 
 	var actor *llmtest.Request
 	for _, r := range model.ChatRequests() {

@@ -52,3 +52,35 @@ func TestGoalCLIPersona(t *testing.T) {
 		}
 	}
 }
+
+// A fleet task's `persona:` shapes that task's agent only; an unknown one is refused with 64,
+// naming the task and the field, before anything runs.
+func TestFleetCLIPersonaPerTask(t *testing.T) {
+	m := newFleetModel(t, func(string, int) llmtest.Reply { return fleetClaim("done") })
+	configDir := t.TempDir()
+	yaml := "name: p\ntasks:\n  - {id: plain, goal: Say hi, check_shell: \"true\"}\n  - {id: rev, goal: Review it, persona: reviewer, check_shell: \"true\"}\n"
+	code, out, errs := runToEnd(t, fleetCmd(t, m, yaml, t.TempDir(), t.TempDir(), "--config-dir", configDir))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	rev, plain := m.requests("rev-term"), m.requests("plain-term")
+	if len(rev) == 0 || len(plain) == 0 {
+		t.Fatalf("requests: rev %d, plain %d", len(rev), len(plain))
+	}
+	if !strings.Contains(rev[0].System, "## Persona: Reviewer") || rev[0].JSON["temperature"] != 0.1 {
+		t.Errorf("the reviewer task's request lacks its persona: temperature %v", rev[0].JSON["temperature"])
+	}
+	if strings.Contains(plain[0].System, "## Persona:") || plain[0].JSON["temperature"] != nil {
+		t.Errorf("the plain task got a persona: temperature %v", plain[0].JSON["temperature"])
+	}
+
+	before := len(m.order())
+	bad := "name: p\ntasks:\n  - {id: a, goal: A, persona: nobody}\n"
+	code, _, errs = runToEnd(t, fleetCmd(t, m, bad, t.TempDir(), t.TempDir(), "--config-dir", configDir))
+	if code != cli.ExitUsage || !strings.Contains(errs, `task "a"`) || !strings.Contains(errs, `persona`) || !strings.Contains(errs, `"nobody"`) {
+		t.Errorf("unknown persona: exit %d, stderr %q", code, errs)
+	}
+	if len(m.order()) != before {
+		t.Error("a refused fleet reached the model")
+	}
+}
