@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,7 +219,7 @@ func TestTaskOverrideMalformedAndRender(t *testing.T) {
 	if len(task.Personas) != 1 || task.Personas[0] != "engineer" {
 		t.Errorf("unknown persona must be left out: %v", task.Personas)
 	}
-	if p := problemFor(t, c, task.Source); p.Field != "personas" || !strings.Contains(p.Message, `"nobody"`) {
+	if p := problemFor(t, c, task.Source); p.Field != "personas" || p.Line != 3 || !strings.Contains(p.Message, `"nobody"`) {
 		t.Errorf("unknown persona problem: %+v", p)
 	}
 	if _, ok := c.Task("review-change"); !ok {
@@ -320,5 +321,26 @@ func TestCustomizeCopiesTheBuiltin(t *testing.T) {
 	}
 	if _, err := c.Customize(catalog.KindSkills, "nope"); err == nil {
 		t.Error("no built-in to copy must be an error")
+	}
+}
+
+// A persona's tools and skills that name nothing are reported at their line; the persona still
+// loads without them.
+func TestPersonaNamesCheckedAtTheirLine(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "personas/typos.md", "---\nname: Typos\ntools: [read_terminal_outptu]\nskills: [code-reveiw]\n---\nbody\n")
+	c := open(t, dir)
+	c.SetToolCheck(func(name string) bool { return name == "read_terminal_output" })
+	var fields []string
+	for _, p := range c.Problems() {
+		if p.File == f {
+			fields = append(fields, fmt.Sprintf("%s@%d", p.Field, p.Line))
+		}
+	}
+	if got := strings.Join(fields, ","); got != "tools@3,skills@4" && got != "skills@4,tools@3" {
+		t.Errorf("problems = %s, want tools at line 3 and skills at line 4", got)
+	}
+	if p, ok := c.Persona("typos"); !ok || len(p.Skills) != 0 {
+		t.Errorf("the persona should load without the unknown skill: %+v %v", p, ok)
 	}
 }

@@ -69,7 +69,12 @@ type snapshot struct {
 	// person's own by id.
 	templateOrder []string
 	problems      []Problem
+	// lines is where each loaded file's fields are (file → field → line), so a name that
+	// points nowhere is reported at its line.
+	lines map[string]map[string]int
 }
+
+func (s *snapshot) lineOf(file, field string) int { return s.lines[file][field] }
 
 // Open loads the catalog from configDir (which need not exist: the defaults stand alone) and
 // watches it until Close. Problems with files never fail Open; Problems lists them.
@@ -182,7 +187,8 @@ type item struct {
 }
 
 func load(dir string, knownTool func(string) bool) *snapshot {
-	s := &snapshot{personas: map[string]Persona{}, skills: map[string]Skill{}, tasks: map[string]Task{}, templates: map[string]PaneTemplate{}}
+	s := &snapshot{personas: map[string]Persona{}, skills: map[string]Skill{}, tasks: map[string]Task{}, templates: map[string]PaneTemplate{},
+		lines: map[string]map[string]int{}}
 	for _, t := range workspace.Templates {
 		s.templates[t.ID] = PaneTemplate{Template: t, Source: "builtin:" + t.ID}
 		s.templateOrder = append(s.templateOrder, t.ID)
@@ -268,6 +274,11 @@ func readKind(fsys fs.FS, folder string, source func(string) string, problems *[
 // add parses an item of a kind; a later one with the same id (the person's) replaces an
 // earlier one (the default). An item with a problem is not added.
 func (s *snapshot) add(kind string, it item) {
+	lines := map[string]int{}
+	for k, f := range it.doc.fields {
+		lines[k] = f.line
+	}
+	s.lines[it.file] = lines
 	var prob *Problem
 	switch kind {
 	case KindPersonas:
@@ -312,7 +323,7 @@ func (s *snapshot) crossCheck(knownTool func(string) bool) {
 			if _, ok := s.skills[sk]; ok {
 				keep = append(keep, sk)
 			} else {
-				s.problems = append(s.problems, Problem{File: p.Source, Field: "skills",
+				s.problems = append(s.problems, Problem{File: p.Source, Line: s.lineOf(p.Source, "skills"), Field: "skills",
 					Message: fmt.Sprintf("%q is not a skill (there are %s); it is left out", sk, strings.Join(sortedKeys(s.skills), ", "))})
 			}
 		}
@@ -320,7 +331,7 @@ func (s *snapshot) crossCheck(knownTool func(string) bool) {
 		if knownTool != nil {
 			for _, t := range p.Tools {
 				if !knownTool(t) {
-					s.problems = append(s.problems, Problem{File: p.Source, Field: "tools",
+					s.problems = append(s.problems, Problem{File: p.Source, Line: s.lineOf(p.Source, "tools"), Field: "tools",
 						Message: fmt.Sprintf("%q is not a tool; check the spelling against the README's table of agent tools", t)})
 				}
 			}
@@ -333,7 +344,7 @@ func (s *snapshot) crossCheck(knownTool func(string) bool) {
 			if _, ok := s.personas[pid]; ok {
 				keep = append(keep, pid)
 			} else {
-				s.problems = append(s.problems, Problem{File: t.Source, Field: "personas",
+				s.problems = append(s.problems, Problem{File: t.Source, Line: s.lineOf(t.Source, "personas"), Field: "personas",
 					Message: fmt.Sprintf("%q is not a persona (there are %s); it is left out", pid, strings.Join(sortedKeys(s.personas), ", "))})
 			}
 		}
