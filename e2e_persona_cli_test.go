@@ -26,6 +26,9 @@ func TestGoalCLIPersona(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
+	if !strings.Contains(out, "persona: reviewer") {
+		t.Errorf("the run's output does not say which persona works:\n%s", out)
+	}
 	reqs := srv.ChatRequests()
 	if len(reqs) == 0 {
 		t.Fatal("no model request")

@@ -394,6 +394,9 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 		return
 	case goal.EventStarted:
 		fmt.Fprintf(w, "started   %s\n          criterion: %s\n", str("goal"), str("criterion"))
+		if p := str("persona"); p != "" {
+			fmt.Fprintf(w, "          persona: %s\n", p)
+		}
 	case goal.EventStep:
 		outcome := "ok "
 		if b, _ := d["isError"].(bool); b {

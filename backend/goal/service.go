@@ -407,7 +407,14 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		r.append(llm.UserText(goalPrompt(g.Spec, crit.Describe(), g.Spec.Policy)))
 		now := time.Now().UTC()
 		r.g.StartedAt = &now
-		events = append(events, Event{Type: EventStarted, Data: mustJSON(map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID})})
+		started := map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID}
+		if g.Spec.Persona != "" {
+			started["persona"] = g.Spec.Persona
+		}
+		if len(g.Spec.Skills) > 0 {
+			started["skills"] = g.Spec.Skills
+		}
+		events = append(events, Event{Type: EventStarted, Data: mustJSON(started)})
 	} else {
 		r.conv = conv
 		r.pend.messagesFrom = len(conv)
