@@ -25,7 +25,7 @@ func open(t *testing.T, dir string) *catalog.Catalog {
 	return c
 }
 
-func write(t *testing.T, dir, rel, text string) string {
+func write(t testing.TB, dir, rel, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
