@@ -48,7 +48,7 @@ type Catalog struct {
 
 	mu        sync.RWMutex
 	snap      *snapshot
-	print     string
+	stamp     string
 	knownTool func(string) bool
 
 	cancel context.CancelFunc
@@ -129,7 +129,7 @@ func (c *Catalog) watch(ctx context.Context) {
 			return
 		case <-t.C:
 			c.mu.RLock()
-			old := c.print
+			old := c.stamp
 			c.mu.RUnlock()
 			if fingerprint(c.dir) != old {
 				c.Reload()
@@ -160,13 +160,13 @@ func fingerprint(dir string) string {
 
 // Reload reads everything again now (the watcher calls it on a change).
 func (c *Catalog) Reload() {
-	print := fingerprint(c.dir)
+	stamp := fingerprint(c.dir)
 	c.mu.RLock()
 	known := c.knownTool
 	c.mu.RUnlock()
 	s := load(c.dir, known)
 	c.mu.Lock()
-	c.snap, c.print = s, print
+	c.snap, c.stamp = s, stamp
 	c.mu.Unlock()
 	for _, p := range s.problems {
 		c.log.Debug("config file problem", "problem", p.Error())
