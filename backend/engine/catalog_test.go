@@ -64,4 +64,27 @@ func TestConfigDirPaneTemplatesAndSkillTools(t *testing.T) {
 	if _, err := eng.Panes.SetLaunch(ctx, ws.ID, pane, &workspace.Launch{Template: "nope"}, true); err == nil || !strings.Contains(err.Error(), "marker") {
 		t.Errorf("an unknown template should be refused naming the choices, the config dir's too: %v", err)
 	}
+
+	// The agent reaches it too: convert_pane_to_terminal takes the config dir's template.
+	r := &toolRig{t: t, eng: eng, ws: ws}
+	other := ws.Panes[1].ID
+	browser := workspace.KindBrowser
+	if _, err := eng.Workspaces.UpdatePane(ctx, ws.ID, other, workspace.PanePatch{Kind: &browser}); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.call("", "convert_pane_to_terminal", map[string]any{"pane_id": other, "template": "nope"}); !res.IsError || !strings.Contains(res.Text, "marker") {
+		t.Errorf("an unknown template from the agent: %+v, want a refusal naming the choices", res)
+	}
+	os.Remove(marker)
+	r.mustOK("", "convert_pane_to_terminal", map[string]any{"pane_id": other, "template": "marker"})
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the converted pane did not run the template's command within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
