@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
 // Persona is personas/ID.md: front matter name, description, capabilities, tools,
@@ -41,9 +42,15 @@ type Skill struct {
 	Source        string   `json:"source"`
 }
 
+// alwaysOffered are the tools a persona's list cannot take away: the goal tools (without
+// claim_complete a goal could never end) and the skill tools (a persona may need a how-to).
+func alwaysOffered(name string) bool {
+	return tools.IsGoalTool(name) || name == ToolListSkills || name == ToolLoadSkill
+}
+
 // Apply shapes agent a as persona p: its prompt (and the given skills' texts) join the
 // system prompt, its temperature and max_tokens reach every request, and its tools list
-// narrows what a is offered — never widens it.
+// narrows what a is offered — never widens it, and never takes the goal tools away.
 func (p Persona) Apply(a *agent.Agent, skills ...Skill) {
 	var parts []string
 	if a.Instructions != "" {
@@ -70,7 +77,7 @@ func (p Persona) Apply(a *agent.Agent, skills ...Skill) {
 		}
 		prev := a.Offer
 		a.Offer = func(name string) bool {
-			return allowed[name] && (prev == nil || prev(name))
+			return (allowed[name] || alwaysOffered(name)) && (prev == nil || prev(name))
 		}
 	}
 }

@@ -53,6 +53,8 @@ const goalUsage = `Usage:
     --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
     --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
     --context-window TOKENS   (the model's window when the provider's setting is empty and the model is not a known one)
+    --persona ID   (work as a persona of the config dir's personas/, or a built-in)
+    --skill ID     (attach a skill up front; repeatable)
     --data-dir DIR   --config-dir DIR   --json
   clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
     (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
@@ -205,6 +207,14 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("goal run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.spec.Goal, "goal", "", "")
+	fs.StringVar(&f.spec.Persona, "persona", "", "")
+	fs.Func("skill", "", func(id string) error {
+		if id = strings.TrimSpace(id); id == "" {
+			return fmt.Errorf("--skill needs a skill id")
+		}
+		f.spec.Skills = append(f.spec.Skills, id)
+		return nil
+	})
 	registerCriterion(fs, &f.crit)
 	f.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -384,6 +394,9 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 		return
 	case goal.EventStarted:
 		fmt.Fprintf(w, "started   %s\n          criterion: %s\n", str("goal"), str("criterion"))
+		if p := str("persona"); p != "" {
+			fmt.Fprintf(w, "          persona: %s\n", p)
+		}
 	case goal.EventStep:
 		outcome := "ok "
 		if b, _ := d["isError"].(bool); b {

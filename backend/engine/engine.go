@@ -14,6 +14,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/fleet"
@@ -53,6 +54,9 @@ type Engine struct {
 	// Recipes are the saved browser recipes; Logins the saved per-site logins (passwords in the vault).
 	Recipes *recipes.Service
 	Logins  *logins.Service
+	// Catalog is the personas, skills, task and pane templates: the defaults with the config
+	// dir's files over them, reloaded when they change.
+	Catalog *catalog.Catalog
 
 	wsEvents    *pubsub.Broker[workspace.List]
 	provEvents  *pubsub.Broker[config.ProviderList]
@@ -174,11 +178,17 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 }
 
 func (e *Engine) start(ctx context.Context, o options) error {
+	cat, err := catalog.Open(ctx, e.ConfigDir, o.logger)
+	if err != nil {
+		return fmt.Errorf("open the config dir: %w", err)
+	}
+	e.Catalog = cat
 	ws, err := workspace.NewService(ctx, e.Store, e.wsEvents)
 	if err != nil {
 		return fmt.Errorf("start workspaces: %w", err)
 	}
 	e.Workspaces = ws
+	ws.SetTemplates(cat.LaunchTemplates)
 	vault, err := secrets.Open(ctx, e.DataDir, e.Store, secrets.Options{})
 	if err != nil {
 		return fmt.Errorf("open the secrets vault: %w", err)
@@ -189,6 +199,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Browsers = browser.NewManager(browser.Options{DataDir: e.DataDir, Logger: o.logger})
 	e.Registry = tools.NewRegistry()
 	e.Registry.Register(tools.GoalTools()...)
+	e.Registry.Register(cat.Tools()...)
 	vision := o.vision
 	if vision == nil {
 		vision = e.vision()
@@ -217,7 +228,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	// One approval desk for goals and chats: a request is answered the same way whoever asked.
 	approvals := agent.NewApprovals(e.Store, o.autoApprove)
 	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
-		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal,
+		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal, Catalog: cat,
 		Screenshot: e.Browsers.Thumbnail,
 		PaneSummary: func(ctx context.Context, paneID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{PaneID: paneID})
@@ -239,11 +250,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Registry.Register(fleet.Tools(e.Fleets)...)
 	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
-		Approvals: approvals, PaneSummary: func(ctx context.Context, wsID string) string {
+		Approvals: approvals, Catalog: cat, PaneSummary: func(ctx context.Context, wsID string) string {
 			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
 		}})
 	// Removing a pane ends what it holds (see ClosePane).
 	e.Workspaces.SetPaneHolder(e)
+	// Every tool is registered now: a persona's tools list can be checked for typos.
+	cat.SetToolCheck(func(name string) bool { _, ok := e.Registry.Get(name); return ok })
 	return nil
 }
 
@@ -354,6 +367,7 @@ func (e *Engine) Sources() []pubsub.Source {
 		pubsub.From(e.sshEvents, "ssh"),
 		pubsub.From(e.Browsers.Events(), "browser"),
 		pubsub.From(e.chatEvents, "chat"),
+		pubsub.From(e.Catalog.Events(), "catalog"),
 		// Tab changes go out as type "tab" with {kind, tab}, broadcast flags as "broadcast" with
 		// {paneId, include}: the UI handles each in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
@@ -391,6 +405,9 @@ func (e *Engine) Close() error {
 	}
 	if e.Browsers != nil {
 		e.Browsers.Shutdown()
+	}
+	if e.Catalog != nil {
+		e.Catalog.Close()
 	}
 	e.wsEvents.Shutdown()
 	e.provEvents.Shutdown()

@@ -33,6 +33,7 @@ type TaskSpec struct {
 	Goal      string         `json:"goal"`
 	Pane      string         `json:"pane"`
 	Role      string         `json:"role,omitempty"`
+	Persona   string         `json:"persona,omitempty"` // a persona id of the config dir (checked when the fleet is created)
 	Priority  int            `json:"priority,omitempty"`
 	DependsOn []string       `json:"dependsOn,omitempty"`
 	Criterion criterion.Spec `json:"criterion"`
@@ -90,7 +91,7 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 var fileKeys = []string{"name", "concurrency", "isolation", "setup", "tasks"}
 
-var taskKeys = append([]string{"id", "goal", "pane", "role", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
+var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
 
 // Parse reads and validates a fleet file. Every mistake is a *FieldError naming the task and
 // the field: unknown or duplicate ids, a missing goal, two criteria on one task, a cycle.
@@ -200,7 +201,7 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 	for _, f := range []struct {
 		key string
 		dst *string
-	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}, {"isolation", &t.Isolation}, {"ssh", &t.SSH}} {
+	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}, {"persona", &t.Persona}, {"isolation", &t.Isolation}, {"ssh", &t.SSH}} {
 		v, err := str(m[f.key])
 		if err != nil {
 			return t, fe(f.key, "%v", err)

@@ -244,7 +244,8 @@ func (s *Service) ensurePanes(ctx context.Context, f Fleet, tasks []Task) error 
 
 // goalSpec is the goal a task runs as.
 func (s *Service) goalSpec(f *Fleet, t *Task, handoff string) goal.Spec {
-	spec := goal.Spec{PaneID: t.Pane, Goal: t.Goal, Criterion: t.Criterion, Policy: f.Spec.Policy, Settings: f.Spec.Settings, Handoff: handoff}
+	spec := goal.Spec{PaneID: t.Pane, Goal: t.Goal, Criterion: t.Criterion, Policy: f.Spec.Policy, Settings: f.Spec.Settings, Handoff: handoff,
+		Persona: t.Persona}
 	if t.Policy != nil {
 		spec.Policy = *t.Policy
 	}

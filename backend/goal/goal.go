@@ -124,6 +124,12 @@ type Spec struct {
 	// Handoff is what the goal starts knowing besides its goal: the reports of the fleet tasks
 	// it depends on, context other agents shared. It goes into the first prompt only.
 	Handoff string `json:"handoff,omitempty"`
+	// Persona is the id of the persona the agent works as ("" none): its prompt joins the
+	// system prompt, its temperature and max_tokens reach every request, its tools list
+	// narrows the offer. Skills are attached up front besides the persona's own. Both are
+	// looked up again on resume, so an edited file counts.
+	Persona string   `json:"persona,omitempty"`
+	Skills  []string `json:"skills,omitempty"`
 }
 
 // Todo is one item of the model's checklist.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
@@ -65,6 +66,8 @@ type Options struct {
 	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
 	// It returns notices for the goal's story; an error fails the goal's start.
 	OnStart func(ctx context.Context, g Goal) ([]string, error)
+	// Catalog holds the personas and skills a goal may name (nil: a goal naming one is refused).
+	Catalog *catalog.Catalog
 }
 
 // Service runs goals: it validates and queues them, drives each in its own goroutine, and
@@ -240,6 +243,10 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	if err := spec.Settings.Guard.Validate(); err != nil {
 		return spec, &FieldError{"settings.guard", err.Error()}
 	}
+	spec.Persona = strings.TrimSpace(spec.Persona)
+	if _, _, err := s.persona(spec); err != nil {
+		return spec, err
+	}
 	if _, err := s.models.Model(ctx, spec.Settings.Provider); err != nil {
 		return spec, &FieldError{"settings.provider", err.Error()}
 	}
@@ -255,6 +262,22 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// persona looks up the spec's persona and skills, naming the field of an unknown id.
+func (s *Service) persona(spec Spec) (catalog.Persona, []catalog.Skill, error) {
+	if spec.Persona == "" && len(spec.Skills) == 0 {
+		return catalog.Persona{}, nil, nil
+	}
+	if s.opts.Catalog == nil {
+		return catalog.Persona{}, nil, &FieldError{"persona", "personas and skills are not available here"}
+	}
+	p, skills, err := s.opts.Catalog.Resolve(spec.Persona, spec.Skills)
+	var le *catalog.LookupError
+	if errors.As(err, &le) {
+		return p, nil, &FieldError{le.Field, strings.TrimPrefix(err.Error(), le.Field+": ")}
+	}
+	return p, skills, err
 }
 
 func (s *Service) criticRef(spec Spec) string {
@@ -362,6 +385,12 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		}
 	}
 	r.ag = r.newAgent()
+	if persona, skills, err := s.persona(g.Spec); err != nil {
+		cancel(nil)
+		return fmt.Errorf("%w (the goal names it; restore the file in the config dir to run it)", err)
+	} else if g.Spec.Persona != "" || len(skills) > 0 {
+		persona.Apply(r.ag, skills...)
+	}
 	var events []Event
 	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
 	if s.opts.OnStart != nil {
@@ -378,7 +407,14 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		r.append(llm.UserText(goalPrompt(g.Spec, crit.Describe(), g.Spec.Policy)))
 		now := time.Now().UTC()
 		r.g.StartedAt = &now
-		events = append(events, Event{Type: EventStarted, Data: mustJSON(map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID})})
+		started := map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID}
+		if g.Spec.Persona != "" {
+			started["persona"] = g.Spec.Persona
+		}
+		if len(g.Spec.Skills) > 0 {
+			started["skills"] = g.Spec.Skills
+		}
+		events = append(events, Event{Type: EventStarted, Data: mustJSON(started)})
 	} else {
 		r.conv = conv
 		r.pend.messagesFrom = len(conv)

@@ -181,7 +181,7 @@ func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind wor
 	}
 	var launch *workspace.Launch
 	if kind == workspace.KindTerminal && template != "" {
-		l, err := workspace.LaunchFor(workspace.Launch{Template: template})
+		l, err := s.ws.LaunchFor(workspace.Launch{Template: template})
 		if err != nil {
 			return ws, err
 		}
@@ -228,7 +228,7 @@ func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspa
 		return workspace.Workspace{}, &GoalInPaneError{PaneID: paneID, GoalID: goalID}
 	}
 	if l != nil {
-		if _, err := workspace.LaunchFor(*l); err != nil {
+		if _, err := s.ws.LaunchFor(*l); err != nil {
 			return workspace.Workspace{}, err // bad settings first: they change nothing either way
 		}
 	}
@@ -256,11 +256,16 @@ func (s *Service) SetLaunch(ctx context.Context, wsID, paneID string, l *workspa
 // (the person's shell when it has none). A launch command that is not installed starts a
 // shell that says so and how to install it, instead of a tab that dies at once.
 func (s *Service) StartTerminal(ctx context.Context, ws workspace.Workspace, p workspace.Pane, cols, rows int) (terminal.TabInfo, error) {
-	return s.terms.Ensure(ctx, LaunchSpec(p, cols, rows))
+	return s.terms.Ensure(ctx, launchSpec(p, cols, rows, s.ws.Templates()))
 }
 
-// LaunchSpec is the terminal spec a pane's launch settings give.
+// LaunchSpec is the terminal spec a pane's launch settings give (with the built-in templates'
+// install hints).
 func LaunchSpec(p workspace.Pane, cols, rows int) terminal.Spec {
+	return launchSpec(p, cols, rows, workspace.Templates)
+}
+
+func launchSpec(p workspace.Pane, cols, rows int, templates []workspace.Template) terminal.Spec {
 	spec := terminal.Spec{PaneID: p.ID, Cols: cols, Rows: rows}
 	l := p.Launch
 	if l == nil {
@@ -271,7 +276,7 @@ func LaunchSpec(p workspace.Pane, cols, rows int) terminal.Spec {
 		return spec
 	}
 	hint := ""
-	if t, ok := workspace.TemplateByID(l.Template); ok && t.Install != "" {
+	if t, ok := workspace.TemplateIn(templates, l.Template); ok && t.Install != "" {
 		hint = " Install it with: " + t.Install
 	}
 	missing := fmt.Sprintf("%s is not installed (not found on PATH).%s This pane runs a shell instead; restart the pane once it is installed.", l.Command, hint)
@@ -313,10 +318,12 @@ type TemplateInfo struct {
 	Installed bool `json:"installed"`
 }
 
-// Templates lists the built-in launch templates, each with whether it can run here.
+// Templates lists the launch templates (the config dir's over the built-ins), each with
+// whether it can run here.
 func (s *Service) Templates() []TemplateInfo {
-	out := make([]TemplateInfo, len(workspace.Templates))
-	for i, t := range workspace.Templates {
+	ts := s.ws.Templates()
+	out := make([]TemplateInfo, len(ts))
+	for i, t := range ts {
 		out[i] = TemplateInfo{Template: t, Installed: Installed(t)}
 	}
 	return out

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/catalog"
+
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
@@ -75,6 +77,7 @@ type Deps struct {
 	// Recipes and Logins are the browser recipes and saved logins (nil: their routes are off).
 	Recipes *recipes.Service
 	Logins  *logins.Service
+	Catalog    *catalog.Catalog
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.

@@ -56,8 +56,10 @@ type toBrowserParams struct {
 }
 
 type toTerminalParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane to turn into a terminal pane."`
-	Template string `json:"template,omitempty" enum:"shell|claude|codex|aider|python" default:"shell" desc:"What the terminal runs: the shell, Claude Code, Codex CLI, Aider or Python."`
+	PaneID string `json:"pane_id" desc:"Id of the browser pane to turn into a terminal pane."`
+	// No enum: the person's config dir can add templates (templates/ID.md); an unknown id is
+	// refused naming the ones there are.
+	Template string `json:"template,omitempty" default:"shell" desc:"What the terminal runs: a launch template id — shell, claude (Claude Code), codex (Codex CLI), aider, python, or one the person added; an unknown id is answered with the list."`
 }
 
 // RegisterWorkspace adds the workspace tools, answered by ps.

@@ -12,8 +12,9 @@ import (
 // arguments, working directory and environment. It is stored with the pane and used whenever
 // the pane's terminal starts (opening the workspace, a restart, reconnect_pane).
 type Launch struct {
-	// Template is the built-in template the settings came from ("shell", "claude", "codex",
-	// "aider", "python", "custom"); informational once the fields are set.
+	// Template is the template the settings came from ("shell", "claude", "codex", "aider",
+	// "python", "custom", or one of the config dir's templates/); informational once the
+	// fields are set.
 	Template string   `json:"template,omitempty"`
 	Command  string   `json:"command,omitempty"` // "" runs the person's shell
 	Args     []string `json:"args,omitempty"`
@@ -43,26 +44,34 @@ var Templates = []Template{
 }
 
 // TemplateByID returns the built-in template with that id.
-func TemplateByID(id string) (Template, bool) {
-	i := slices.IndexFunc(Templates, func(t Template) bool { return t.ID == id })
+func TemplateByID(id string) (Template, bool) { return TemplateIn(Templates, id) }
+
+// TemplateIn returns the template with that id from ts.
+func TemplateIn(ts []Template, id string) (Template, bool) {
+	i := slices.IndexFunc(ts, func(t Template) bool { return t.ID == id })
 	if i < 0 {
 		return Template{}, false
 	}
-	return Templates[i], true
+	return ts[i], true
 }
 
-// TemplateIDs lists the template ids, for messages naming the choices.
-func TemplateIDs() string {
-	ids := make([]string, len(Templates))
-	for i, t := range Templates {
+// TemplateIDs lists the built-in template ids, for messages naming the choices.
+func TemplateIDs() string { return templateIDs(Templates) }
+
+func templateIDs(ts []Template) string {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
 		ids[i] = t.ID
 	}
 	return strings.Join(ids, ", ")
 }
 
-// LaunchFor fills a launch from a template: its command and arguments unless l names its own.
-// An unknown template is an error naming the choices.
-func LaunchFor(l Launch) (Launch, error) {
+// LaunchFor fills a launch from a built-in template (see LaunchFrom).
+func LaunchFor(l Launch) (Launch, error) { return LaunchFrom(Templates, l) }
+
+// LaunchFrom fills a launch from one of the templates ts: its command and arguments unless l
+// names its own. An unknown template is an error naming the choices.
+func LaunchFrom(ts []Template, l Launch) (Launch, error) {
 	if l.Template == "" {
 		if l.Command == "" {
 			l.Template = "shell"
@@ -70,9 +79,9 @@ func LaunchFor(l Launch) (Launch, error) {
 			l.Template = "custom"
 		}
 	}
-	t, ok := TemplateByID(l.Template)
+	t, ok := TemplateIn(ts, l.Template)
 	if !ok {
-		return l, fieldErr("template", "%q is not a launch template; use one of %s", l.Template, TemplateIDs())
+		return l, fieldErr("template", "%q is not a launch template; use one of %s", l.Template, templateIDs(ts))
 	}
 	if l.Command == "" && t.Command != "" {
 		l.Command = t.Command

@@ -76,7 +76,7 @@ func (s *Service) ToggleMaximize(ctx context.Context, id, paneID string) (Worksp
 // anything; the caller restarts the pane's terminal.
 func (s *Service) SetLaunch(ctx context.Context, id, paneID string, l *Launch) (Workspace, error) {
 	if l != nil {
-		filled, err := LaunchFor(*l)
+		filled, err := s.LaunchFor(*l)
 		if err != nil {
 			return Workspace{}, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -52,7 +53,24 @@ type Service struct {
 	mu sync.Mutex
 	// holder ends what removed panes held (see SetPaneHolder); nil ends nothing.
 	holder PaneHolder
+	// templates lists the launch templates (see SetTemplates); nil: the built-ins.
+	templates atomic.Pointer[func() []Template]
 }
+
+// SetTemplates makes the launch templates come from list (the config dir's templates/ over
+// the built-ins), asked each time so a changed file counts at once.
+func (s *Service) SetTemplates(list func() []Template) { s.templates.Store(&list) }
+
+// Templates lists the launch templates in menu order.
+func (s *Service) Templates() []Template {
+	if f := s.templates.Load(); f != nil {
+		return (*f)()
+	}
+	return Templates
+}
+
+// LaunchFor fills a launch from one of the service's templates (see LaunchFrom).
+func (s *Service) LaunchFor(l Launch) (Launch, error) { return LaunchFrom(s.Templates(), l) }
 
 // NewService returns the service, creating "Workspace 1" on first run.
 func NewService(ctx context.Context, repo Repo, events *pubsub.Broker[List]) (*Service, error) {

@@ -139,3 +139,19 @@ describe('tool lists and fields', () => {
     expect(isFormField(undefined)).toBe(false);
   });
 });
+
+describe('buildSpec: persona and skills', () => {
+  it('sends the picked persona and skills, and nothing when none is picked', () => {
+    const spec = specOf(draft({ persona: 'reviewer', skills: ['code-review'] }));
+    expect(spec.persona).toBe('reviewer');
+    expect(spec.skills).toEqual(['code-review']);
+    const plain = specOf(draft());
+    expect('persona' in plain).toBe(false);
+    expect('skills' in plain).toBe(false);
+  });
+
+  it('puts a refusal of an unknown persona next to the picker', () => {
+    expect(isFormField('persona')).toBe(true);
+    expect(isFormField('skill')).toBe(true);
+  });
+});

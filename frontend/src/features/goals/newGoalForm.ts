@@ -39,6 +39,10 @@ export interface GoalDraft {
   bounceBudget: string;
   budgetUsd: string;
   provider: string;
+  /** a persona id of the catalog; '' = none */
+  persona: string;
+  /** skill ids attached up front */
+  skills: string[];
 }
 
 export const CRITERION_TABS: ReadonlyArray<{ kind: CriterionKind; label: string }> = [
@@ -78,6 +82,8 @@ export const FORM_FIELDS = [
   'settings.maxSteps',
   'settings.bounceBudget',
   'settings.budgetUsd',
+  'persona',
+  'skill',
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
@@ -120,6 +126,8 @@ export function emptyDraft(paneId = ''): GoalDraft {
     bounceBudget: '',
     budgetUsd: '',
     provider: '',
+    persona: '',
+    skills: [],
   };
 }
 
@@ -219,7 +227,10 @@ export function buildSpec(d: GoalDraft): BuildResult {
   else if (budget > 0) settings.budgetUsd = budget;
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, spec: { paneId: d.paneId, goal: d.goal.trim(), criterion, policy, settings } };
+  const spec: GoalSpec = { paneId: d.paneId, goal: d.goal.trim(), criterion, policy, settings };
+  if (d.persona) spec.persona = d.persona;
+  if (d.skills.length) spec.skills = [...d.skills];
+  return { ok: true, spec };
 }
 
 /** '' → 0; otherwise a whole number (0 only when zeroOk), else NaN. */

@@ -82,6 +82,10 @@ export interface GoalSpec {
   policy: GoalPolicy;
   settings: GoalRunSettings;
   dependsOn?: string[];
+  /** A persona id of the catalog (backend.catalog): its prompt, temperature and tools shape the agent. */
+  persona?: string;
+  /** Skill ids attached up front. */
+  skills?: string[];
 }
 
 export interface Todo {
@@ -212,6 +216,9 @@ export interface GoalDefaults {
  */
 export const GOAL_ERROR_FIELDS = [
   'goal',
+  'persona',
+  'skill',
+  'skills',
   'paneId',
   'criterion.kind',
   'criterion.command',
@@ -290,6 +297,8 @@ export function normalizeGoal(raw: unknown): Goal {
       policy: { risk: 'write_local', ...(spec.policy ?? {}) } as GoalPolicy,
       settings: (spec.settings ?? {}) as GoalRunSettings,
       dependsOn: arr<string>(spec.dependsOn),
+      ...(spec.persona ? { persona: String(spec.persona) } : {}),
+      ...(arr<string>(spec.skills).length ? { skills: arr<string>(spec.skills) } : {}),
     },
     status: (g.status ?? 'pending') as GoalStatus,
     report: String(g.report ?? ''),

@@ -43,6 +43,7 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
 import { HttpFleets } from './fleets';
+import { HttpCatalog } from './catalog';
 import { HttpGoals } from './goals';
 import { HttpLogins } from './logins';
 import { HttpRecipes } from './recipes';
@@ -127,6 +128,7 @@ export class HttpBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
   readonly goals: HttpGoals;
+  readonly catalog: HttpCatalog;
   readonly chat: HttpChat;
   readonly recipes: HttpRecipes;
   readonly logins: HttpLogins;
@@ -168,6 +170,7 @@ export class HttpBackend implements Backend {
     this.tokens = readTokens(this.storage);
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
     this.goals = new HttpGoals(json);
+    this.catalog = new HttpCatalog(json);
     this.chat = new HttpChat(json);
     this.recipes = new HttpRecipes(json);
     this.logins = new HttpLogins(json);

@@ -25,6 +25,7 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
+import type { CatalogApi } from './catalog';
 import type { ChatApi } from './chat';
 import type { FleetsApi } from './fleets';
 import type { GoalsApi } from './goals';
@@ -43,6 +44,7 @@ export * from './chat';
 export * from './recipes';
 export * from './logins';
 export * from './fleets';
+export * from './catalog';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -191,6 +193,8 @@ export interface Backend {
 
   /** The Goal Runner: goals, their steps and events, approvals, the tool registry. */
   goals: GoalsApi;
+  /** Personas, skills, task and pane templates from the config dir, and its problems. */
+  catalog: CatalogApi;
   /** The chat panel: one conversation per workspace, actor–critic mode. */
   chat: ChatApi;
   /** Browser recipes: listed, run and deleted from a browser pane's menu. */

@@ -45,13 +45,14 @@ import {
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
 import { WailsFleets, type WailsFleetMethods } from './fleets';
+import { WailsCatalog, type WailsCatalogMethods } from './catalog';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -170,6 +171,7 @@ export class WailsBackend implements Backend {
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
   readonly goals: WailsGoals;
+  readonly catalog: WailsCatalog;
   readonly chat: WailsChat;
   readonly recipes: WailsRecipes;
   readonly logins: WailsLogins;
@@ -180,6 +182,7 @@ export class WailsBackend implements Backend {
     private readonly runtime: WailsRuntime | undefined,
   ) {
     this.goals = new WailsGoals(app);
+    this.catalog = new WailsCatalog(app);
     this.chat = new WailsChat(app);
     this.recipes = new WailsRecipes(app);
     this.logins = new WailsLogins(app);

@@ -1,6 +1,7 @@
 import { getContext, setContext } from 'svelte';
 import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
+import { CatalogStore } from './catalog.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { notifierFor } from './desktopNotify';
@@ -35,6 +36,8 @@ export interface AppContext {
   /** Browser recipes (the browser pane's menu) and saved logins (Settings → Logins). */
   recipes: RecipeStore;
   logins: LoginStore;
+  /** Personas, skills, task and pane templates (loaded when first needed). */
+  catalog: CatalogStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -67,6 +70,7 @@ export function createAppContext(backend: Backend): AppContext {
     chat: new ChatStore(backend, notices.report),
     recipes: new RecipeStore(backend),
     logins: new LoginStore(backend),
+    catalog: new CatalogStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs,

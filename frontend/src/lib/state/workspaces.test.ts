@@ -92,6 +92,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     recipes: {} as Backend['recipes'],
     logins: {} as Backend['logins'],
     fleets: {} as Backend['fleets'],
+    catalog: {} as Backend['catalog'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
