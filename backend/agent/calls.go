@@ -325,6 +325,7 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 	if a.Hooks.ToolContext != nil {
 		tctx = a.Hooks.ToolContext(ctx)
 	}
+	tctx = tools.WithGate(tctx, a.gate)
 	if a.Tasks != nil {
 		a.Tasks.Add(1)
 	}
