@@ -88,7 +88,9 @@ type Gate func(ctx context.Context, tool Tool, call Call) error
 type gateKey struct{}
 
 // WithGate hands the tools a call runs with the caller's gate.
-func WithGate(ctx context.Context, g Gate) context.Context { return context.WithValue(ctx, gateKey{}, g) }
+func WithGate(ctx context.Context, g Gate) context.Context {
+	return context.WithValue(ctx, gateKey{}, g)
+}
 
 // GateFrom returns the caller's gate, or nil when the tool runs outside an agent (which
 // then must refuse what needs one).
