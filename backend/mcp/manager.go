@@ -220,9 +220,9 @@ func (m *Manager) isClosed() bool {
 // Status is mcp.json as Settings shows it: servers, their state and tools, with env and
 // header values masked.
 type Status struct {
-	File   string         `json:"file"`
-	Exists bool           `json:"exists"`
-	Error  string         `json:"error,omitempty"`
+	File    string         `json:"file"`
+	Exists  bool           `json:"exists"`
+	Error   string         `json:"error,omitempty"`
 	Servers []ServerStatus `json:"servers"`
 }
 
