@@ -25,7 +25,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes())
+	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes(), s.extensionRoutes())
 }
 
 func (s *Server) coreRoutes() []route {

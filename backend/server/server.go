@@ -20,7 +20,9 @@ import (
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/mcp"
 	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -72,6 +74,11 @@ type Deps struct {
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
+	// ConfigDir, Plugins and MCP are the config dir's tool plugins and MCP servers
+	// (Settings → Plugins, Settings → MCP); nil shows none.
+	ConfigDir string
+	Plugins   *plugins.Set
+	MCP       *mcp.Manager
 }
 
 // Server is the HTTP + WebSocket door.

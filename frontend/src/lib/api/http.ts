@@ -42,6 +42,7 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
+import { HttpExtensions } from './extensions';
 import { HttpGoals } from './goals';
 import { BackendError, errorMessage, type BusyPane } from './errors';
 
@@ -125,6 +126,7 @@ export class HttpBackend implements Backend {
   readonly auth: Auth;
   readonly goals: HttpGoals;
   readonly chat: HttpChat;
+  readonly extensions: HttpExtensions;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -163,6 +165,7 @@ export class HttpBackend implements Backend {
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
     this.goals = new HttpGoals(json);
     this.chat = new HttpChat(json);
+    this.extensions = new HttpExtensions(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

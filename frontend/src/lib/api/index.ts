@@ -26,6 +26,7 @@ import type {
   WorkspaceList,
 } from './types';
 import type { ChatApi } from './chat';
+import type { ExtensionsApi } from './extensions';
 import type { GoalsApi } from './goals';
 import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
@@ -37,6 +38,7 @@ export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type Terminal
 export { parseBrowserEvent, type BrowserEvent } from './browser';
 export * from './goals';
 export * from './chat';
+export * from './extensions';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -187,6 +189,8 @@ export interface Backend {
   goals: GoalsApi;
   /** The chat panel: one conversation per workspace, actor–critic mode. */
   chat: ChatApi;
+  /** The config dir's tool plugins and MCP servers (Settings → Plugins, Settings → MCP). */
+  extensions: ExtensionsApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

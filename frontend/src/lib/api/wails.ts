@@ -44,11 +44,12 @@ import {
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
+import { WailsExtensions, type WailsExtensionMethods } from './extensions';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsExtensionMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -168,6 +169,7 @@ export class WailsBackend implements Backend {
 
   readonly goals: WailsGoals;
   readonly chat: WailsChat;
+  readonly extensions: WailsExtensions;
 
   constructor(
     private readonly app: WailsApp,
@@ -175,6 +177,7 @@ export class WailsBackend implements Backend {
   ) {
     this.goals = new WailsGoals(app);
     this.chat = new WailsChat(app);
+    this.extensions = new WailsExtensions(app);
   }
 
   version() {

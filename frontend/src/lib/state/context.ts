@@ -3,6 +3,7 @@ import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
+import { ExtensionsStore } from './extensions.svelte';
 import { notifierFor } from './desktopNotify';
 import { GoalStore } from './goals.svelte';
 import { Notices } from './notices.svelte';
@@ -27,6 +28,8 @@ export interface AppContext {
   ssh: SSHStore;
   goals: GoalStore;
   chat: ChatStore;
+  /** The config dir's tool plugins and MCP servers (Settings → Plugins, → MCP). */
+  extensions: ExtensionsStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -56,6 +59,7 @@ export function createAppContext(backend: Backend): AppContext {
     ssh: new SSHStore(backend),
     goals: new GoalStore(backend, notices.report, notifierFor(backend)),
     chat: new ChatStore(backend, notices.report),
+    extensions: new ExtensionsStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs,

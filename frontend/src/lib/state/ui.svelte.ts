@@ -1,7 +1,7 @@
 import type { GoalDraft } from '../../features/goals/newGoalForm';
 
 /** The sections of the Settings panel. */
-export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh';
+export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh' | 'plugins' | 'mcp';
 
 /** Small pieces of UI state that several features reach for. */
 export class UiState {

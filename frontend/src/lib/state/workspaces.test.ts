@@ -89,6 +89,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     killRemoteSession: vi.fn(),
     goals: {} as Backend['goals'],
     chat: {} as Backend['chat'],
+    extensions: {} as Backend['extensions'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});
