@@ -135,7 +135,7 @@ func TestPluginThatHoardsMemoryIsEnded(t *testing.T) {
 	cfg := t.TempDir()
 	writePlugin(t, cfg, "hoard.js", `module.exports = {description: "hoards", risk: "read_only", run() {
   const keep = [];
-  for (;;) { keep.push(new Array(100000).fill(keep.length)); }
+  for (;;) { keep.push(new Uint8Array(1 << 20)); }
 }};`)
 	s := New(cfg, builtin, Options{MemoryLimit: 64 << 20, CallTimeout: 30 * time.Second})
 	start := time.Now()
