@@ -17,7 +17,7 @@ import (
 )
 
 // writePlugin writes tools/NAME.js under a config dir.
-func writePlugin(t *testing.T, configDir, file, src string) string {
+func writePlugin(t testing.TB, configDir, file, src string) string {
 	t.Helper()
 	dir := filepath.Join(configDir, "tools")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
