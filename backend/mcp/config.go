@@ -44,11 +44,6 @@ type ToolConfig struct {
 	Risk string `json:"risk"`
 }
 
-// File is mcp.json.
-type File struct {
-	Servers map[string]ServerConfig `json:"mcpServers"`
-}
-
 // FieldError is a mistake in mcp.json: where (a line, a field path) and what to do.
 type FieldError struct {
 	File  string `json:"file"`
@@ -69,12 +64,14 @@ func (e *FieldError) Error() string {
 }
 
 // ParseFile reads mcp.json: a file that is not JSON is one error with its line; a server
-// entry that is wrong is an error of its own (keyed by server) and the other servers stand.
+// entry that is wrong (an unknown field, a bad risk) is an error of its own, keyed by server,
+// and the other servers stand. Keys beside mcpServers, which other clients' files carry, are
+// left alone.
 func ParseFile(path string, data []byte) (map[string]ServerConfig, map[string]error, error) {
-	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	var f struct {
+		Servers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
@@ -84,25 +81,45 @@ func ParseFile(path string, data []byte) (map[string]ServerConfig, map[string]er
 			return nil, nil, &FieldError{File: path, Line: lineAt(data, typ.Offset), Field: typ.Field,
 				Msg: fmt.Sprintf("should be %s, got %s", typ.Type, typ.Value)}
 		default:
-			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-				return nil, nil, &FieldError{File: path, Line: lineOf(data, strings.Trim(name, `"`)), Field: strings.Trim(name, `"`),
-					Msg: "unknown field: a server has command, args, env, cwd (stdio) or url, headers (HTTP), and risk, tools, disabled"}
-			}
-			return nil, nil, &FieldError{File: path, Msg: msg}
+			return nil, nil, &FieldError{File: path, Msg: err.Error()}
 		}
 	}
 	servers := map[string]ServerConfig{}
 	problems := map[string]error{}
-	for name, sc := range f.Servers {
-		if err := sc.check(name); err != nil {
-			err.File, err.Line = path, lineOf(data, name)
-			problems[name] = err
+	for name, raw := range f.Servers {
+		sc, ferr := parseServer(name, raw)
+		if ferr == nil {
+			ferr = sc.check(name)
+		}
+		if ferr != nil {
+			ferr.File, ferr.Line = path, lineOf(data, name)
+			problems[name] = ferr
 			continue
 		}
 		servers[name] = sc
 	}
 	return servers, problems, nil
+}
+
+// parseServer decodes one entry strictly: a misspelt field is named, not ignored.
+func parseServer(name string, raw json.RawMessage) (ServerConfig, *FieldError) {
+	var sc ServerConfig
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&sc)
+	if err == nil {
+		return sc, nil
+	}
+	field := "mcpServers." + name
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return sc, &FieldError{Field: field + "." + typ.Field, Msg: fmt.Sprintf("should be %s, got %s", typ.Type, typ.Value)}
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return sc, &FieldError{Field: field + "." + strings.Trim(f, `"`),
+			Msg: "unknown field: a server has command, args, env, cwd (stdio) or url, headers (HTTP), and risk, tools, disabled"}
+	}
+	return sc, &FieldError{Field: field, Msg: err.Error()}
 }
 
 func (sc ServerConfig) check(name string) *FieldError {

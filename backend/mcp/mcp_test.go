@@ -227,7 +227,9 @@ func TestBadConfigNamesFileLineAndField(t *testing.T) {
 		"both": map[string]any{"command": "x", "url": "http://x"},
 		"a__b": map[string]any{"command": "x"},
 		"tool": map[string]any{"command": "x", "tools": map[string]any{"t": map[string]any{"risk": "nope"}}},
-	}}, "", "  ")
+		"typo": map[string]any{"comand": "x"},
+		"port": map[string]any{"command": "x", "args": "--fast"},
+	}, "globalShortcut": "Ctrl+Space"}, "", "  ")
 	os.WriteFile(path, data, 0o600)
 	time.Sleep(rescanEvery)
 	if n := len(m.Tools()); n != 5 {
@@ -239,6 +241,8 @@ func TestBadConfigNamesFileLineAndField(t *testing.T) {
 		`mcpServers.both: give "command" or "url", not both`,
 		`mcpServers.a__b: a server name is letters`,
 		`mcpServers.tool.tools.t.risk: unknown risk "nope"`,
+		`mcpServers.typo.comand: unknown field`,
+		`mcpServers.port.args: should be []string, got string`,
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("problems lack %q:\n%s", want, p)
