@@ -35,12 +35,13 @@ const sample: Extensions = normalizeExtensions({
   },
 });
 
-function setup(which: 'plugins' | 'mcp') {
-  const extensions = { get: vi.fn(async () => sample), startMcp: vi.fn(async () => sample) };
+function setup(which: 'plugins' | 'mcp', desktop = false) {
+  const extensions: Record<string, unknown> = { get: vi.fn(async () => sample), startMcp: vi.fn(async () => sample) };
+  if (desktop) extensions.openFolder = vi.fn(async () => {});
   const backend = { kind: 'web', extensions } as unknown as Backend;
   const ctx = createAppContext(backend);
   render(Harness, { ctx, which });
-  return extensions;
+  return extensions as { get: ReturnType<typeof vi.fn>; startMcp: ReturnType<typeof vi.fn>; openFolder?: ReturnType<typeof vi.fn> };
 }
 
 describe('Settings → Plugins', () => {
@@ -57,6 +58,14 @@ describe('Settings → Plugins', () => {
     expect(err.textContent).toContain('/cfg/tools/broken.js:3');
     expect(err.textContent).toContain('Unexpected token )');
     expect(screen.getByTestId('plugins-dir').textContent).toBe('/cfg/tools');
+    expect(screen.queryByTestId('plugins-open-folder')).toBeNull(); // a browser cannot open the server's folders
+  });
+
+  it('opens the plugins folder from the desktop window', async () => {
+    const api = setup('plugins', true);
+    await vi.waitFor(() => expect(screen.queryAllByTestId('plugin-row')).toHaveLength(2));
+    await fireEvent.click(screen.getByTestId('plugins-open-folder'));
+    expect(api.openFolder).toHaveBeenCalledWith('plugins');
   });
 });
 

@@ -81,6 +81,8 @@ export interface ExtensionsApi {
   get(): Promise<Extensions>;
   /** Starts every MCP server now (failed ones again) and returns the new state. */
   startMcp(): Promise<Extensions>;
+  /** Desktop only: opens the plugins folder or the folder of mcp.json in the file manager. */
+  openFolder?(which: 'plugins' | 'mcp'): Promise<void>;
 }
 
 const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
@@ -117,6 +119,7 @@ export class HttpExtensions implements ExtensionsApi {
 export interface WailsExtensionMethods {
   Extensions(): Promise<unknown>;
   StartMCPServers(): Promise<unknown>;
+  OpenExtensionsFolder(which: string): Promise<void>;
 }
 
 export class WailsExtensions implements ExtensionsApi {
@@ -127,5 +130,8 @@ export class WailsExtensions implements ExtensionsApi {
   }
   async startMcp() {
     return normalizeExtensions(await callWails(() => this.app.StartMCPServers()));
+  }
+  openFolder(which: 'plugins' | 'mcp') {
+    return callWails(() => this.app.OpenExtensionsFolder(which));
   }
 }

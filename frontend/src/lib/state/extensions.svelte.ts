@@ -16,6 +16,19 @@ export class ExtensionsStore {
 
   constructor(private readonly backend: Backend) {}
 
+  /** Whether this door can open a folder in the file manager (the desktop window can). */
+  get canOpenFolder(): boolean {
+    return typeof this.backend.extensions?.openFolder === 'function';
+  }
+
+  async openFolder(which: 'plugins' | 'mcp') {
+    try {
+      await this.backend.extensions.openFolder?.(which);
+    } catch (err) {
+      this.loadError = errorMessage(err);
+    }
+  }
+
   async load() {
     try {
       this.data = await this.backend.extensions.get();
