@@ -265,3 +265,49 @@ func TestPluginFetchAllowedUnderTheCeiling(t *testing.T) {
 		t.Fatalf("steps: %+v", steps)
 	}
 }
+
+// The chat is offered the same plugins and MCP tools, runs them, and shows what did not load
+// as a notice.
+func TestPluginsAndMCPToolsInTheChat(t *testing.T) {
+	mark := fmt.Sprintf("engine-chat-mcp-%d", time.Now().UnixNano())
+	cfg := extensionConfig(t, mark, "http://127.0.0.1:1/")
+	srv := llmtest.New(t, llmtest.Script{})
+	srv.Push(
+		llmtest.Calls(llmtest.Call("word_count", map[string]string{"text": "one two"}), llmtest.Call("mcp__t__echo", map[string]string{"text": "chat"})),
+		llmtest.Text("Two words, and the echo came back."),
+	)
+	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(cfg),
+		WithModels(func(goal.Models) goal.Models { return scriptedModels{llmCfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	list, _ := eng.Workspaces.List(context.Background())
+	wsID := list.Workspaces[0].ID
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	events := eng.Chat.Events().Subscribe(ctx)
+	if err := eng.Chat.Send(ctx, wsID, "count and echo", nil); err != nil {
+		t.Fatal(err)
+	}
+	var notices, results []string
+	for ev := range events {
+		e := ev.Payload
+		switch e.Type {
+		case "notice":
+			notices = append(notices, e.Text)
+		case "tool_finished":
+			results = append(results, e.Tool.Name+" "+e.Tool.Result)
+		}
+		if e.Type == "loop_stopped" {
+			break
+		}
+	}
+	if got := strings.Join(results, "\n"); !strings.Contains(got, `word_count {"words":2}`) || !strings.Contains(got, "mcp__t__echo echo: chat") {
+		t.Errorf("tool results: %s", got)
+	}
+	if got := strings.Join(notices, "\n"); !strings.Contains(got, "broken.js:3") || !strings.Contains(got, "MCP server missing did not start") {
+		t.Errorf("notices: %s", got)
+	}
+}
