@@ -214,7 +214,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
 		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.Workspaces, Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat, Fleets: eng.Fleets, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Settings: eng.Store, Events: eng.Sources(),
-		Catalog: eng.Catalog})
+		Catalog: eng.Catalog, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP})
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,8 @@ type Agent struct {
 	Hooks      Hooks
 
 	window Window
+	// told holds the tool sources' problems already put before the person (noteProblems).
+	told map[string]bool
 }
 
 func (a *Agent) publish(e Event) {

@@ -329,6 +329,7 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 	}
 	gate := &nestGate{}
 	tctx = tools.WithDispatch(tctx, a.nested(call, gate))
+	tctx = tools.WithGate(tctx, a.gate)
 	if a.Tasks != nil {
 		a.Tasks.Add(1)
 	}

@@ -36,6 +36,7 @@ func (a *Agent) Request(t Turn) llm.Request {
 		CacheKey: a.ConversationID, Volatile: volatile}
 	if !t.NoTools {
 		req.Tools = a.ToolDefs()
+		a.noteProblems()
 	}
 	return req
 }

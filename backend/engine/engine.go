@@ -23,7 +23,9 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/logins"
+	"github.com/clusterspace/clusterspace/backend/mcp"
 	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/recipes"
 	"github.com/clusterspace/clusterspace/backend/secrets"
@@ -57,6 +59,10 @@ type Engine struct {
 	// Catalog is the personas, skills, task and pane templates: the defaults with the config
 	// dir's files over them, reloaded when they change.
 	Catalog *catalog.Catalog
+	// Plugins are the JavaScript tools of ConfigDir/tools, MCP the servers of
+	// ConfigDir/mcp.json: both offer their tools through Registry, shared by goals and chats.
+	Plugins *plugins.Set
+	MCP     *mcp.Manager
 
 	wsEvents    *pubsub.Broker[workspace.List]
 	provEvents  *pubsub.Broker[config.ProviderList]
@@ -212,6 +218,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Logins = logins.NewService(e.Store, vault)
 	e.Registry.Register(recipes.Tools(e.Recipes)...)
 	e.Registry.Register(logins.Tool(e.Logins, e.Browsers))
+	// Tools from the config dir: plugins may never take a built-in's name (checked when a
+	// file loads, so built-ins registered below count too); ctx.readFile never reads the
+	// data dir. MCP servers start on the first tool listing and end in Close.
+	e.Plugins = plugins.New(e.ConfigDir, e.Registry.Builtin, plugins.Options{Hidden: []string{e.DataDir}})
+	e.MCP = mcp.New(e.ConfigDir, mcp.Options{Logger: o.logger})
+	e.Registry.AddSource(e.Plugins)
+	e.Registry.AddSource(e.MCP)
 
 	var models goal.Models = storedModels{e.Providers}
 	if o.models != nil {
@@ -399,6 +412,9 @@ func (e *Engine) Close() error {
 	}
 	if e.Chat != nil {
 		e.Chat.Shutdown()
+	}
+	if e.MCP != nil {
+		e.MCP.Close() // after the goals and chats: none of their calls is left to answer
 	}
 	if e.Terminals != nil {
 		e.Terminals.Shutdown()

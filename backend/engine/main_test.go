@@ -4,11 +4,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 )
 
 // TestMain gives the shells the engine's goals start a clean HOME.
 func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the MCP server the extension tests start is this binary
 	cleanup := terminaltest.IsolateHome()
 	code := m.Run()
 	cleanup()

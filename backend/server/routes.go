@@ -25,7 +25,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes(), s.recipeRoutes(), s.loginRoutes(), s.agentRoutes(), s.fleetRoutes(), s.catalogRoutes())
+	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes(), s.recipeRoutes(), s.loginRoutes(), s.agentRoutes(), s.fleetRoutes(), s.catalogRoutes(), s.extensionRoutes())
 }
 
 func (s *Server) coreRoutes() []route {

@@ -24,7 +24,9 @@ import (
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/logins"
+	"github.com/clusterspace/clusterspace/backend/mcp"
 	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/recipes"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -77,11 +79,16 @@ type Deps struct {
 	// Recipes and Logins are the browser recipes and saved logins (nil: their routes are off).
 	Recipes *recipes.Service
 	Logins  *logins.Service
-	Catalog    *catalog.Catalog
+	Catalog *catalog.Catalog
 	// Settings is the key-value settings store (goal runner settings).
 	Settings config.SettingsRepo
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
+	// ConfigDir, Plugins and MCP are the config dir's tool plugins and MCP servers
+	// (Settings → Plugins, Settings → MCP); nil shows none.
+	ConfigDir string
+	Plugins   *plugins.Set
+	MCP       *mcp.Manager
 }
 
 // Server is the HTTP + WebSocket door.

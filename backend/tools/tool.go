@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -199,12 +200,17 @@ type Definition struct {
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"schema"`
 	Risk        Risk            `json:"risk"`
+	// Source is where a tool that is not built in comes from ("plugin", "mcp"); "" for a
+	// tool registered in code.
+	Source string `json:"source,omitempty"`
 }
 
-// Registry holds the tools by name.
+// Registry holds the tools by name: the ones registered in code, and those its sources
+// (plugins, MCP servers) offer at the time they are asked.
 type Registry struct {
-	mu    sync.RWMutex
-	tools map[string]Tool
+	mu      sync.RWMutex
+	tools   map[string]Tool
+	sources []Source
 }
 
 // NewRegistry returns an empty registry.
@@ -222,21 +228,32 @@ func (r *Registry) Register(ts ...Tool) {
 	}
 }
 
-// Get returns the tool with that name.
+// Get returns the tool with that name, built in or from a source.
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
-	return t, ok
+	r.mu.RUnlock()
+	if ok {
+		return t, true
+	}
+	for _, st := range r.sourceTools() {
+		if st.tool.Name() == name {
+			return st.tool, true
+		}
+	}
+	return nil, false
 }
 
-// Names lists the registered tool names, sorted.
+// Names lists the tool names, built in and from sources, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
 		names = append(names, n)
+	}
+	r.mu.RUnlock()
+	for _, st := range r.sourceTools() {
+		names = append(names, st.tool.Name())
 	}
 	slices.Sort(names)
 	return names
@@ -244,13 +261,23 @@ func (r *Registry) Names() []string {
 
 // Definitions describes the named tools (all when names is empty), sorted by name.
 func (r *Registry) Definitions(names ...string) []Definition {
+	all := map[string]Definition{}
+	r.mu.RLock()
+	for _, t := range r.tools {
+		all[t.Name()] = Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk()}
+	}
+	r.mu.RUnlock()
+	for _, st := range r.sourceTools() {
+		t := st.tool
+		all[t.Name()] = Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk(), Source: st.kind}
+	}
 	if len(names) == 0 {
-		names = r.Names()
+		names = slices.Sorted(maps.Keys(all))
 	}
 	var defs []Definition
 	for _, n := range names {
-		if t, ok := r.Get(n); ok {
-			defs = append(defs, Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk()})
+		if d, ok := all[n]; ok {
+			defs = append(defs, d)
 		}
 	}
 	return defs

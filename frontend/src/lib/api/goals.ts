@@ -201,6 +201,8 @@ export interface ToolDefinition {
   description: string;
   schema: unknown;
   risk: Risk;
+  /** Where a tool not built in comes from: 'plugin' (tools/*.js) or 'mcp' (an MCP server). */
+  source?: 'plugin' | 'mcp';
 }
 
 /** Settings → Goals. 0 = no cap. */

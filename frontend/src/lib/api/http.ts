@@ -44,6 +44,7 @@ import { base64ToBytes, tabKey } from './terminal';
 import { HttpChat } from './chat';
 import { HttpFleets } from './fleets';
 import { HttpCatalog } from './catalog';
+import { HttpExtensions } from './extensions';
 import { HttpGoals } from './goals';
 import { HttpLogins } from './logins';
 import { HttpRecipes } from './recipes';
@@ -133,6 +134,7 @@ export class HttpBackend implements Backend {
   readonly recipes: HttpRecipes;
   readonly logins: HttpLogins;
   readonly fleets: HttpFleets;
+  readonly extensions: HttpExtensions;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -175,6 +177,7 @@ export class HttpBackend implements Backend {
     this.recipes = new HttpRecipes(json);
     this.logins = new HttpLogins(json);
     this.fleets = new HttpFleets(json);
+    this.extensions = new HttpExtensions(json);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

@@ -28,6 +28,7 @@ import type {
 import type { CatalogApi } from './catalog';
 import type { ChatApi } from './chat';
 import type { FleetsApi } from './fleets';
+import type { ExtensionsApi } from './extensions';
 import type { GoalsApi } from './goals';
 import type { LoginsApi } from './logins';
 import type { RecipesApi } from './recipes';
@@ -45,6 +46,7 @@ export * from './recipes';
 export * from './logins';
 export * from './fleets';
 export * from './catalog';
+export * from './extensions';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -203,6 +205,8 @@ export interface Backend {
   logins: LoginsApi;
   /** Fleets: many goals as one job, with dependencies; the Fleet Dashboard and Composer. */
   fleets: FleetsApi;
+  /** The config dir's tool plugins and MCP servers (Settings → Plugins, Settings → MCP). */
+  extensions: ExtensionsApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

@@ -46,13 +46,14 @@ import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
 import { WailsFleets, type WailsFleetMethods } from './fleets';
 import { WailsCatalog, type WailsCatalogMethods } from './catalog';
+import { WailsExtensions, type WailsExtensionMethods } from './extensions';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
   Version(): Promise<string>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -176,6 +177,7 @@ export class WailsBackend implements Backend {
   readonly recipes: WailsRecipes;
   readonly logins: WailsLogins;
   readonly fleets: WailsFleets;
+  readonly extensions: WailsExtensions;
 
   constructor(
     private readonly app: WailsApp,
@@ -187,6 +189,7 @@ export class WailsBackend implements Backend {
     this.recipes = new WailsRecipes(app);
     this.logins = new WailsLogins(app);
     this.fleets = new WailsFleets(app);
+    this.extensions = new WailsExtensions(app);
   }
 
   version() {

@@ -4,6 +4,7 @@ import { BrowserStore } from './browsers.svelte';
 import { CatalogStore } from './catalog.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
+import { ExtensionsStore } from './extensions.svelte';
 import { notifierFor } from './desktopNotify';
 import { FleetStore } from './fleets.svelte';
 import { GoalStore } from './goals.svelte';
@@ -38,6 +39,8 @@ export interface AppContext {
   logins: LoginStore;
   /** Personas, skills, task and pane templates (loaded when first needed). */
   catalog: CatalogStore;
+  /** The config dir's tool plugins and MCP servers (Settings → Plugins, → MCP). */
+  extensions: ExtensionsStore;
   terminalPrefs: TerminalPrefs;
   notices: Notices;
   dialogs: Dialogs;
@@ -71,6 +74,7 @@ export function createAppContext(backend: Backend): AppContext {
     recipes: new RecipeStore(backend),
     logins: new LoginStore(backend),
     catalog: new CatalogStore(backend),
+    extensions: new ExtensionsStore(backend),
     terminalPrefs: new TerminalPrefs(),
     notices,
     dialogs,

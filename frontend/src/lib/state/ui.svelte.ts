@@ -1,7 +1,7 @@
 import type { GoalDraft } from '../../features/goals/newGoalForm';
 
 /** The sections of the Settings panel. */
-export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh' | 'logins' | 'personas' | 'skills' | 'templates';
+export type SettingsTab = 'providers' | 'prices' | 'terminal' | 'ssh' | 'logins' | 'personas' | 'skills' | 'templates' | 'plugins' | 'mcp';
 
 /** Small pieces of UI state that several features reach for. */
 export class UiState {

@@ -93,6 +93,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     logins: {} as Backend['logins'],
     fleets: {} as Backend['fleets'],
     catalog: {} as Backend['catalog'],
+    extensions: {} as Backend['extensions'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});

@@ -1,0 +1,127 @@
+// Package mcptest runs a small MCP server over stdio for tests: the test binary itself,
+// started again with ServerArgs, so no other program need be installed. A test package's
+// TestMain calls ServeIfAsked first.
+package mcptest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const arg0 = "mcptest-server"
+
+// Modes of the server.
+const (
+	Serve   = "serve"   // answers: echo, add, picture, crash, hang
+	Garbage = "garbage" // writes lines that are not JSON-RPC and never answers
+	Leak    = "leak"    // writes $MCPTEST_TOKEN to stderr and exits 1 (a secret in an error)
+	Silent  = "silent"  // starts and never says a word
+)
+
+// ServerArgs is the command and args of mcp.json for a server in mode, marked so that
+// Processes finds it.
+func ServerArgs(mode, marker string) (string, []string) {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return exe, []string{arg0, mode, marker}
+}
+
+// ServeIfAsked runs the server and exits when the process was started as one.
+func ServeIfAsked() {
+	if len(os.Args) < 3 || os.Args[1] != arg0 {
+		return
+	}
+	switch os.Args[2] {
+	case Garbage:
+		for i := 0; ; i++ {
+			fmt.Printf("this is not JSON-RPC %d\n", i)
+			time.Sleep(100 * time.Millisecond)
+		}
+	case Leak:
+		fmt.Fprintf(os.Stderr, "auth failed for token %s\n", os.Getenv("MCPTEST_TOKEN"))
+		os.Exit(1)
+	case Silent:
+		select {}
+	}
+	os.Exit(serve())
+}
+
+type echoArgs struct {
+	Text string `json:"text" jsonschema:"what to echo"`
+}
+type addArgs struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+type none struct{}
+
+func serve() int {
+	if err := NewServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// NewServer is the test server's tools, for a test that serves them itself (over HTTP).
+func NewServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Add two integers."}, func(_ context.Context, _ *mcp.CallToolRequest, a addArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(a.A + a.B)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "picture", Description: "Draw a small red square."}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+		img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+		for i := range img.Pix {
+			img.Pix[i] = []byte{255, 0, 0, 255}[i%4]
+		}
+		var buf bytes.Buffer
+		png.Encode(&buf, img)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a red square"}, &mcp.ImageContent{MIMEType: "image/png", Data: buf.Bytes()}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server at once."}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+		fmt.Fprintln(os.Stderr, "crashing on purpose")
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answer."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	})
+	return s
+}
+
+// Processes lists the pids of live processes whose command line holds marker.
+func Processes(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		// A zombie is gone for every purpose but its exit status.
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
