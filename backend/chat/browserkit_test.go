@@ -52,7 +52,7 @@ func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
 	if _, err := saved.Save(context.Background(), "", logins.Input{Origin: browser.Origin(site.URL), Username: "ada", Password: &pw}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.svc.SetSettings(context.Background(), ws, chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney}); err != nil {
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney}); err != nil {
 		t.Fatal(err)
 	}
 	r.send("log me in, then run the pin recipe")

@@ -288,7 +288,11 @@ func TestPluginsAndMCPToolsInTheChat(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	events := eng.Chat.Events().Subscribe(ctx)
-	if err := eng.Chat.Send(ctx, wsID, "count and echo", nil); err != nil {
+	conv, err := eng.Chat.Current(ctx, wsID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Chat.Send(ctx, conv, "count and echo", nil); err != nil {
 		t.Fatal(err)
 	}
 	var notices, results []string
