@@ -11,6 +11,7 @@ import { ProviderStore } from './providers.svelte';
 import { Session } from './session.svelte';
 import { SSHStore } from './ssh.svelte';
 import { TerminalPrefs } from './terminalPrefs.svelte';
+import { ThemePrefs } from './theme.svelte';
 import { TerminalStore } from './terminals.svelte';
 import { UiState } from './ui.svelte';
 import { WorkspaceStore } from './workspaces.svelte';
@@ -28,6 +29,7 @@ export interface AppContext {
   goals: GoalStore;
   chat: ChatStore;
   terminalPrefs: TerminalPrefs;
+  theme: ThemePrefs;
   notices: Notices;
   dialogs: Dialogs;
   ui: UiState;
@@ -57,6 +59,7 @@ export function createAppContext(backend: Backend): AppContext {
     goals: new GoalStore(backend, notices.report, notifierFor(backend)),
     chat: new ChatStore(backend, notices.report),
     terminalPrefs: new TerminalPrefs(),
+    theme: new ThemePrefs(),
     notices,
     dialogs,
     ui: new UiState(),
