@@ -35,12 +35,24 @@ export function startupMarks(): Partial<Record<StartupMark, number>> {
  * runs before the paint, so the paint has happened by the time a task queued from it runs.
  */
 export function afterNextPaint(done: () => void): void {
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    done();
+  };
+  // A hidden page (a background browser tab, a minimised window) runs no animation frames:
+  // the work must not wait for the page to be looked at.
+  setTimeout(once, PAINT_WAIT_LIMIT_MS);
   if (typeof requestAnimationFrame === 'undefined') {
-    setTimeout(done, 0);
+    setTimeout(once, 0);
     return;
   }
-  requestAnimationFrame(() => setTimeout(done, 0));
+  requestAnimationFrame(() => setTimeout(once, 0));
 }
+
+/** The longest afterNextPaint waits for a frame before it goes ahead anyway. */
+const PAINT_WAIT_LIMIT_MS = 1000;
 
 // Work that can wait until the workspace is on screen (creating the terminals' xterm views,
 // each a few hundred milliseconds of main-thread work with a WebGL renderer) waits for the
