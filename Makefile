@@ -68,11 +68,17 @@ test-go:
 		go test -count=1 -v -timeout 15m $$(go list ./... | grep -v -E '$(RACE_REGEX)') 2>&1 \
 		| tee $(ARTIFACTS)/go-test.log | scripts/test-summary.sh
 
-# Each benchmark runs BENCH_COUNT times; the summary prints medians.
+# Each benchmark runs BENCH_COUNT times; the summary prints medians. The benchmarks at the top
+# drive the built binary as a person would (first paint of the desktop window under Xvfb,
+# keystroke echo in the served UI in headless Chromium), one measured run per count.
 BENCH_COUNT ?= 5
-bench: setup
+bench: build
 	@mkdir -p $(ARTIFACTS)
-	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./backend/... | tee $(ARTIFACTS)/bench.log | scripts/bench-summary.sh
+	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./backend/... | tee $(ARTIFACTS)/bench.log
+	CLUSTERSPACE_BIN=$(CURDIR)/$(BIN) CLUSTERSPACE_ARTIFACTS=$(CURDIR)/$(ARTIFACTS) \
+		go test -run '^$$' -bench 'DesktopFirstPaint|ServedKeystrokeEcho' -benchtime 1x -count $(BENCH_COUNT) . \
+		| tee -a $(ARTIFACTS)/bench.log
+	@scripts/bench-summary.sh < $(ARTIFACTS)/bench.log
 
 clean:
 	rm -rf build/bin build/*.deb frontend/dist $(ARTIFACTS)

@@ -44,7 +44,7 @@ func childProcesses(pid int, name string) int {
 }
 
 // startXvfb starts a virtual X server on a free display and returns its DISPLAY value.
-func startXvfb(t *testing.T) string {
+func startXvfb(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
 		t.Fatal("Xvfb is not installed: run scripts/setup.sh (it installs xvfb)")

@@ -13,7 +13,7 @@ import (
 )
 
 // logIn opens the app and logs in with the given password.
-func logIn(t *testing.T, ctx context.Context, url, password string) {
+func logIn(t testing.TB, ctx context.Context, url, password string) {
 	t.Helper()
 	step(t, ctx, "log in",
 		chromedp.Navigate(url),

@@ -18,7 +18,7 @@ import (
 const e2ePassword = "e2e-password-1"
 
 // chromiumPath finds the Chromium that scripts/setup.sh installs.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, p := range []string{os.Getenv("CLUSTERSPACE_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"} {
 		if p == "" {
@@ -33,7 +33,7 @@ func chromiumPath(t *testing.T) string {
 }
 
 // newBrowser starts headless Chromium with the flags that work as root and offline.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t testing.TB) context.Context {
 	t.Helper()
 	// Not t.TempDir: Chromium's helper processes can still be writing the profile for a
 	// moment after the browser exits, and TempDir's cleanup fails the test when it cannot
@@ -72,7 +72,7 @@ func newBrowser(t *testing.T) context.Context {
 }
 
 // step runs chromedp actions with a deadline, failing the test with what was being done.
-func step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
+func step(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action) {
 	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -95,7 +95,7 @@ func sanitize(s string) string {
 }
 
 // shot saves a screenshot of the page to the artifacts dir.
-func shot(t *testing.T, ctx context.Context, name string) {
+func shot(t testing.TB, ctx context.Context, name string) {
 	var png []byte
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -141,7 +141,7 @@ const readUI = `(() => {
   });
 })()`
 
-func readState(t *testing.T, ctx context.Context) uiState {
+func readState(t testing.TB, ctx context.Context) uiState {
 	t.Helper()
 	var raw string
 	step(t, ctx, "read the UI", chromedp.Evaluate(readUI, &raw))

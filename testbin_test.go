@@ -16,7 +16,7 @@ import (
 
 // These tests drive the real binary that `make build` produced, as a user would run it.
 // CLUSTERSPACE_BIN names it (make test sets it); by default build/bin/clusterspace.
-func testBinary(t *testing.T) string {
+func testBinary(t testing.TB) string {
 	t.Helper()
 	bin := os.Getenv("CLUSTERSPACE_BIN")
 	if bin == "" {
@@ -29,7 +29,7 @@ func testBinary(t *testing.T) string {
 }
 
 // artifactDir is where tests keep screenshots for people to look at.
-func artifactDir(t *testing.T) string {
+func artifactDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("CLUSTERSPACE_ARTIFACTS")
 	if dir == "" {
@@ -71,7 +71,7 @@ type serveProcess struct {
 
 // startServe runs `clusterspace serve` on a free loopback port with the given data dir and
 // password, and waits for it to print its URL.
-func startServe(t *testing.T, dataDir, password string) *serveProcess {
+func startServe(t testing.TB, dataDir, password string) *serveProcess {
 	t.Helper()
 	pw := filepath.Join(t.TempDir(), "password")
 	if err := os.WriteFile(pw, []byte(password+"\n"), 0o600); err != nil {
@@ -111,7 +111,7 @@ func startServe(t *testing.T, dataDir, password string) *serveProcess {
 }
 
 // Stop sends SIGTERM and waits for a clean exit.
-func (p *serveProcess) Stop(t *testing.T) {
+func (p *serveProcess) Stop(t testing.TB) {
 	if p.cmd.ProcessState != nil {
 		return
 	}
@@ -127,14 +127,14 @@ func (p *serveProcess) Stop(t *testing.T) {
 	}
 }
 
-func withTimeout(t *testing.T, d time.Duration) context.Context {
+func withTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // waitFor polls cond for up to 15 s, failing the test with what was awaited.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {

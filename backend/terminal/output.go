@@ -47,6 +47,10 @@ type viewer struct {
 	pending         []byte
 	firstAt, lastAt time.Time // when the pending bytes started and last grew
 	resync          bool
+	// typed is set when input is written to the tab: the output that follows is most likely
+	// its echo, which goes out as soon as it arrives rather than after a quiet gap, since a
+	// person waits for it (typing faster than a frame would otherwise wait for quiet each key).
+	typed bool
 }
 
 // push queues output for the viewer; called with the tab's mutex held. It never blocks.
@@ -122,10 +126,10 @@ func (t *tab) serve(ctx context.Context, v *viewer) {
 	var lastFlush time.Time
 	for {
 		t.mu.Lock()
-		n, resync, first, last := len(v.pending), v.resync, v.firstAt, v.lastAt
+		n, resync, first, last, typed := len(v.pending), v.resync, v.firstAt, v.lastAt, v.typed
 		t.mu.Unlock()
 		now := time.Now()
-		due := resync || n >= flushBytes || n > 0 && (first.Sub(lastFlush) >= flushInterval ||
+		due := resync || n >= flushBytes || n > 0 && (typed || first.Sub(lastFlush) >= flushInterval ||
 			now.Sub(first) >= flushInterval || now.Sub(last) >= flushQuiet)
 		if due {
 			select {
@@ -170,6 +174,7 @@ func (t *tab) take(v *viewer) Chunk {
 	// batch buffer is reused: a busy terminal allocates only what it hands over.
 	data := bytes.Clone(v.pending)
 	v.pending = v.pending[:0]
+	v.typed = false
 	if cap(v.pending) > flushBytes+readBufferSize {
 		v.pending = nil // a resync or a long stall grew it; do not keep that much per viewer
 	}

@@ -498,6 +498,9 @@ func (t *tab) write(data []byte) error {
 	t.mu.Lock()
 	p, exit := t.proc, t.exitCode
 	t.inputMark, t.lastInput = t.sb.end, keptInput(data)
+	for v := range t.viewers {
+		v.typed = true
+	}
 	t.mu.Unlock()
 	if p == nil || exit != nil {
 		return t.exitedError(exit)

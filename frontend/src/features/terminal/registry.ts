@@ -7,6 +7,10 @@ export interface TerminalHandle {
   /** The terminal's size in cells now, or null while it has no room on screen. */
   size(): { cols: number; rows: number } | null;
   focus(): void;
+  /** For the keystroke-echo benchmark: the cursor as cells from the buffer's start. */
+  cursorOffset(): number;
+  /** For the keystroke-echo benchmark: called after each write is parsed into the buffer. */
+  onWriteParsed(cb: () => void): () => void;
 }
 
 const views = new Map<string, TerminalHandle>();
@@ -39,7 +43,12 @@ declare global {
   interface Window {
     /** For the end-to-end tests: the active tab's buffer of a pane, lines joined by "\n". */
     __clusterspaceTerminalText?: (paneId: string) => string;
+    /** For the keystroke-echo benchmark: a pane's terminal view, if it shows one. */
+    __clusterspaceTerminalView?: (paneId: string) => TerminalHandle | undefined;
   }
 }
 
-if (typeof window !== 'undefined') window.__clusterspaceTerminalText = terminalText;
+if (typeof window !== 'undefined') {
+  window.__clusterspaceTerminalText = terminalText;
+  window.__clusterspaceTerminalView = terminalView;
+}

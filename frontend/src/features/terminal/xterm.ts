@@ -185,6 +185,18 @@ export class XtermView {
     return this.disposed ? '' : bufferText(this.term.buffer.active);
   }
 
+  /** The cursor's position as cells from the start of the buffer: it grows by one per echoed key. */
+  cursorOffset(): number {
+    const b = this.term.buffer.active;
+    return (b.baseY + b.cursorY) * this.term.cols + b.cursorX;
+  }
+
+  /** Calls `cb` after each write has been parsed into the buffer; returns the unsubscribe. */
+  onWriteParsed(cb: () => void): () => void {
+    const d = this.term.onWriteParsed(cb);
+    return () => d.dispose();
+  }
+
   setFont(family: string, size: number): void {
     if (this.disposed) return;
     if (this.term.options.fontFamily !== family) this.term.options.fontFamily = family;

@@ -101,6 +101,8 @@ describe('pane headers and the grid', () => {
     const a = paneEl('pane-a');
     expect(a.querySelector('[data-testid="pane-kind"]')?.textContent).toContain('Browser');
     expect(a.querySelector('[data-testid="pane-title"]')?.textContent).toBe('Pane 1');
+    // A narrow pane (a 6 × 6 grid) cuts its title short: the tooltip says it whole.
+    expect(a.querySelector('[data-testid="pane-title"]')?.getAttribute('title')).toContain('Pane 1');
     const chip = a.querySelector<HTMLElement>('[data-testid="pane-id"]')!;
     expect(chip.textContent).toBe('pane-a');
     await fireEvent.click(chip);

@@ -70,6 +70,8 @@ export interface Backend {
   kind: 'desktop' | 'web';
   auth?: Auth;
   version(): Promise<string>;
+  /** The desktop hands the startup marks (lib/startup) to Go, which logs them; web has nothing to do. */
+  reportStartup?(marks: Record<string, number>): void;
   listWorkspaces(): Promise<WorkspaceList>;
   /** name '' lets the backend pick "Workspace N". */
   createWorkspace(name: string): Promise<Workspace>;

@@ -55,6 +55,8 @@ import { BackendError, callWails as call, errorMessage, fieldFromMessage, type B
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
   Version(): Promise<string>;
+  /** Optional: a binary older than the startup marks lacks it. */
+  ReportStartup?(marks: Record<string, number>): Promise<void>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
   RenameWorkspace(id: string, name: string): Promise<Workspace>;
@@ -194,6 +196,10 @@ export class WailsBackend implements Backend {
 
   version() {
     return call(() => this.app.Version());
+  }
+  reportStartup(marks: Record<string, number>) {
+    // Best effort: only tests and benchmarks read it.
+    this.app.ReportStartup?.(marks).catch(() => {});
   }
   listWorkspaces() {
     return call(() => this.app.ListWorkspaces());

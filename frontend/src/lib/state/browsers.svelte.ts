@@ -38,6 +38,9 @@ export class BrowserStore {
   private readonly frameListeners = new Map<string, Set<FrameListener>>();
   /** Counts tab events per pane, so a call's older tab list is not applied over a newer event. */
   private readonly paneEvents = new Map<string, number>();
+  /** Panes with a viewport request in flight, and the newest size asked for meanwhile. */
+  private readonly viewportBusy = new Set<string>();
+  private readonly viewportNext = new Map<string, { width: number; height: number }>();
 
   constructor(private readonly backend: Backend) {}
 
@@ -191,9 +194,27 @@ export class BrowserStore {
     }
   }
 
-  /** Best effort: the view sends its size again after the next change. */
+  /**
+   * Best effort: the view sends its size again after the next change. One request per pane is
+   * in flight at a time; sizes asked for meanwhile wait, and only the newest is sent after it,
+   * so a drag of the grid dividers makes no pile of requests the page cannot keep up with.
+   */
   viewport(paneId: string, width: number, height: number): void {
-    this.backend.browserViewport(paneId, width, height).catch((err) => this.fail(paneId, err));
+    if (this.viewportBusy.has(paneId)) {
+      this.viewportNext.set(paneId, { width, height });
+      return;
+    }
+    this.viewportBusy.add(paneId);
+    this.backend
+      .browserViewport(paneId, width, height)
+      .catch((err) => this.fail(paneId, err))
+      .finally(() => {
+        this.viewportBusy.delete(paneId);
+        const next = this.viewportNext.get(paneId);
+        if (!next) return;
+        this.viewportNext.delete(paneId);
+        this.viewport(paneId, next.width, next.height);
+      });
   }
 
   watch(paneId: string): void {

@@ -218,4 +218,23 @@ describe('BrowserStore', () => {
     expect(backend.browserUnwatch).toHaveBeenCalledWith('p1');
     await vi.waitFor(() => expect(store.notice('p1')?.message).toBe('viewport 0x0 is out of range'));
   });
+
+  it('keeps one viewport request per pane in flight and sends only the newest size after it', async () => {
+    const answers: Array<() => void> = [];
+    const browserViewport = vi.fn(() => new Promise<void>((resolve) => answers.push(resolve)));
+    const { backend } = fakeBackend({ browserViewport });
+    const store = new BrowserStore(backend);
+    for (let w = 100; w <= 500; w += 100) store.viewport('p1', w, 300);
+    store.viewport('p2', 640, 480);
+    expect(browserViewport.mock.calls).toEqual([
+      ['p1', 100, 300],
+      ['p2', 640, 480],
+    ]);
+    answers[0]();
+    await vi.waitFor(() => expect(browserViewport).toHaveBeenCalledTimes(3));
+    expect(browserViewport).toHaveBeenLastCalledWith('p1', 500, 300);
+    answers[2]();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(browserViewport).toHaveBeenCalledTimes(3);
+  });
 });

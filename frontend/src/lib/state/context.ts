@@ -16,6 +16,7 @@ import { RecipeStore } from './recipes.svelte';
 import { Session } from './session.svelte';
 import { SSHStore } from './ssh.svelte';
 import { TerminalPrefs } from './terminalPrefs.svelte';
+import { ThemePrefs } from './theme.svelte';
 import { TerminalStore } from './terminals.svelte';
 import { UiState } from './ui.svelte';
 import { WorkspaceStore } from './workspaces.svelte';
@@ -42,6 +43,7 @@ export interface AppContext {
   /** The config dir's tool plugins and MCP servers (Settings → Plugins, → MCP). */
   extensions: ExtensionsStore;
   terminalPrefs: TerminalPrefs;
+  theme: ThemePrefs;
   notices: Notices;
   dialogs: Dialogs;
   ui: UiState;
@@ -76,6 +78,7 @@ export function createAppContext(backend: Backend): AppContext {
     catalog: new CatalogStore(backend),
     extensions: new ExtensionsStore(backend),
     terminalPrefs: new TerminalPrefs(),
+    theme: new ThemePrefs(),
     notices,
     dialogs,
     ui: new UiState(),

@@ -7,6 +7,7 @@ import type {
   WorkspaceList,
 } from '../api';
 import { busyPanes } from '../api';
+import { markStartup } from '../startup/marks';
 import { followBackend } from './follow';
 
 /** The event topic whose data is a full WorkspaceList snapshot. */
@@ -23,6 +24,8 @@ export class WorkspaceStore {
   activeId = $state('');
   /** True once the first list has arrived; the shell renders only then. */
   loaded = $state(false);
+  /** Why the last full read failed; null after one succeeds (the start screen offers Retry then). */
+  loadError = $state<string | null>(null);
 
   active: Workspace | undefined = $derived(
     this.workspaces.find((w) => w.id === this.activeId) ?? this.workspaces[0],
@@ -67,10 +70,14 @@ export class WorkspaceStore {
   async load(): Promise<void> {
     const seenBefore = this.eventsSeen;
     try {
+      markStartup('list-asked');
       const list = await this.backend.listWorkspaces();
+      markStartup('list-answered');
       // An event that arrived meanwhile is a full snapshot at least as new as this answer.
       if (this.eventsSeen === seenBefore) this.applySnapshot(list);
+      this.loadError = null;
     } catch (err) {
+      this.loadError = err instanceof Error ? err.message : String(err);
       this.report(err);
     }
   }

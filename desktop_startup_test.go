@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startupRun is one launch of the desktop binary, timed from the moment it was started.
+type startupRun struct {
+	// painted is launch → the restored workspace drawn; workspaces is launch → the workspace
+	// rendered into the page (its list read and the layout built); script is launch → the
+	// bundle evaluated.
+	painted, workspaces, script time.Duration
+	marks                       map[string]float64
+	launched                    time.Time
+}
+
+// String lists every mark as time since the launch, in order.
+func (r startupRun) String() string {
+	type mark struct {
+		name string
+		at   time.Duration
+	}
+	var ms []mark
+	for name, v := range r.marks {
+		ms = append(ms, mark{name, time.UnixMilli(int64(v)).Sub(r.launched)})
+	}
+	slices.SortFunc(ms, func(a, b mark) int { return cmp.Compare(a.at, b.at) })
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%s %v", m.name, m.at.Round(time.Millisecond))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// launchDesktopTimed starts the desktop binary on dataDir under display, waits for the window
+// to report its startup marks (see app_startup.go), ends the app and returns the marks as
+// durations since the launch.
+func launchDesktopTimed(t testing.TB, bin, display, dataDir string) startupRun {
+	t.Helper()
+	cmd := exec.Command(bin, "--data-dir", dataDir)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "WAYLAND_DISPLAY=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	launched := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	lines := make(chan string, 1)
+	var out lockedBuffer
+	go func() {
+		defer close(exited)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			out.Write([]byte(line + "\n"))
+			if rest, ok := strings.CutPrefix(line, startupLogPrefix); ok {
+				select {
+				case lines <- rest:
+				default:
+				}
+			}
+		}
+		cmd.Wait()
+	}()
+	var raw string
+	select {
+	case raw = <-lines:
+	case <-exited:
+		t.Fatalf("the app exited before it drew a workspace:\n%s", out.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the app reported no first paint in 60 s:\n%s", out.String())
+	}
+	run := startupRun{launched: launched}
+	if err := json.Unmarshal([]byte(raw), &run.marks); err != nil {
+		t.Fatalf("startup marks %q: %v", raw, err)
+	}
+	since := func(name string) time.Duration {
+		ms, ok := run.marks[name]
+		if !ok {
+			t.Fatalf("startup marks %s lack %q", raw, name)
+		}
+		return time.UnixMilli(int64(ms)).Sub(launched)
+	}
+	run.script, run.workspaces, run.painted = since("script"), since("workspaces"), since("painted")
+	return run
+}
+
+// TestDesktopStartShowsNoRetry launches the desktop window twice on one data dir (the second
+// start restores the 2 × 2 workspace the first made) and checks that the workspace was drawn
+// without the "Loading workspaces… Retry" screen showing first: Retry is for a failed or very
+// slow start, and a normal start must not flash it.
+func TestDesktopStartShowsNoRetry(t *testing.T) {
+	bin := testBinary(t)
+	display := startXvfb(t)
+	dataDir := t.TempDir()
+	for i := range 2 {
+		run := launchDesktopTimed(t, bin, display, dataDir)
+		t.Logf("start %d, after launch: %v", i+1, run)
+		if _, shown := run.marks["retry-shown"]; shown {
+			t.Errorf("start %d showed the Retry button before the workspace (marks %v)", i+1, run.marks)
+		}
+	}
+}
+
+// BenchmarkDesktopFirstPaint measures launch → restored 2 × 2 workspace drawn in the desktop
+// window under Xvfb (the shells may still be starting), and its parts: launch → bundle
+// evaluated (ms-to-script) and launch → workspace rendered into the page (ms-to-ready).
+func BenchmarkDesktopFirstPaint(b *testing.B) {
+	bin := testBinary(b)
+	display := startXvfb(b)
+	dataDir := b.TempDir()
+	launchDesktopTimed(b, bin, display, dataDir) // creates the workspace the next starts restore
+	var painted, workspaces, script time.Duration
+	b.ResetTimer()
+	for range b.N {
+		run := launchDesktopTimed(b, bin, display, dataDir)
+		painted += run.painted
+		workspaces += run.workspaces
+		script += run.script
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(painted.Milliseconds())/n, "ms-to-paint")
+	b.ReportMetric(float64(workspaces.Milliseconds())/n, "ms-to-ready")
+	b.ReportMetric(float64(script.Milliseconds())/n, "ms-to-script")
+	b.ReportMetric(0, "ns/op")
+}
