@@ -42,6 +42,8 @@ type Repo interface {
 	CommitGoal(ctx context.Context, c *Commit) error
 	Goal(ctx context.Context, id string) (Goal, error)
 	ListGoals(ctx context.Context) ([]Goal, error)
+	// CountGoals is how many goals are stored (cheap: the start of every goal asks it).
+	CountGoals(ctx context.Context) (int, error)
 	DeleteGoal(ctx context.Context, id string) error
 	GoalMessages(ctx context.Context, id string) ([]llm.Message, error)
 	GoalSteps(ctx context.Context, id string, after, limit int) ([]Step, error)

@@ -767,6 +767,10 @@ func (s *Service) Prune(ctx context.Context) (int, error) {
 
 // prune keeps at most MaxGoals goals: in-flight ones always, then the newest finished ones.
 func (s *Service) prune(ctx context.Context) {
+	// Counting first keeps a goal's start cheap: the whole list is read only when some must go.
+	if n, err := s.repo.CountGoals(ctx); err != nil || n <= s.opts.MaxGoals {
+		return
+	}
 	gs, err := s.repo.ListGoals(ctx)
 	if err != nil || len(gs) <= s.opts.MaxGoals {
 		return

@@ -186,6 +186,13 @@ func (s *Store) ListGoals(ctx context.Context) ([]goal.Goal, error) {
 	return out, rows.Err()
 }
 
+// CountGoals returns how many goals are stored.
+func (s *Store) CountGoals(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM goals`).Scan(&n)
+	return n, err
+}
+
 // DeleteGoal removes a goal and everything it recorded.
 func (s *Store) DeleteGoal(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM goals WHERE id = ?`, id)
