@@ -110,6 +110,16 @@ func (a *App) FleetBulk(id string, taskIDs []string, action, text string) (Fleet
 	return FleetBulkResult{Outcomes: out, Fleet: f}, err
 }
 
+// ListAgents returns every pane's agent for the dashboard's agent cards: role, purpose,
+// status, current task with its progress, queue, history and inbox.
+func (a *App) ListAgents() ([]fleet.Agent, error) { return a.eng.Fleets.Agents(a.ctx) }
+
+// SetAgentRole gives a pane's agent a role (built-in or the user's own) and a purpose, checked
+// as the set_agent_role tool checks them; a mistake names the field and changes nothing.
+func (a *App) SetAgentRole(pane, role, purpose string) (fleet.AgentRecord, error) {
+	return a.eng.Fleets.SetRole(a.ctx, fleet.Caller{User: true}, pane, role, purpose)
+}
+
 // SaveFleetFile asks where to save a fleet file (the Composer's Save YAML) and writes it there;
 // a cancelled dialog saves nothing and is no error. The webview cannot download a file itself.
 func (a *App) SaveFleetFile(name, text string) error {

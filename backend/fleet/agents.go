@@ -81,7 +81,9 @@ type AgentTask struct {
 	Reason    string     `json:"reason,omitempty"`
 	Priority  int        `json:"priority,omitempty"`
 	Branch    string     `json:"branch,omitempty"`
-	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// Persona is the persona id its goal works as (the goal's spec), for the current task.
+	Persona string     `json:"persona,omitempty"`
+	EndedAt *time.Time `json:"ended_at,omitempty"`
 }
 
 // Progress is how far an agent's current task's goal has come.
@@ -177,6 +179,7 @@ func (s *Service) Agents(ctx context.Context) ([]Agent, error) {
 					}
 				}
 				a.Progress = p
+				a.CurrentTask.Persona = g.Spec.Persona
 			}
 		case len(a.Queue) > 0:
 			a.Status = AgentWaiting
@@ -230,7 +233,12 @@ func (s *Service) saveAgent(ctx context.Context, r AgentRecord) error {
 		}
 		r.Inbox = kept
 	}
-	return s.repo.SaveAgent(ctx, r)
+	if err := s.repo.SaveAgent(ctx, r); err != nil {
+		return err
+	}
+	// The dashboard's agent cards read the agents again on this.
+	s.events.Publish(EventAgent, Event{Type: EventAgent, Pane: r.PaneID, At: r.UpdatedAt})
+	return nil
 }
 
 // SetRole gives a pane's agent a role (built-in or the user's own) and a purpose. A goal
@@ -238,18 +246,18 @@ func (s *Service) saveAgent(ctx context.Context, r AgentRecord) error {
 func (s *Service) SetRole(ctx context.Context, c Caller, pane, role, purpose string) (AgentRecord, error) {
 	pane = strings.TrimSpace(pane)
 	if pane == "" || !idPattern.MatchString(pane) {
-		return AgentRecord{}, fmt.Errorf("pane_id: name the pane whose agent gets the role (list_panes shows them)")
+		return AgentRecord{}, &FieldError{Field: "pane_id", Msg: "name the pane whose agent gets the role (list_panes shows them)"}
 	}
 	if s.opts.PaneExists != nil && !s.opts.PaneExists(pane) && !s.fleetPane(pane) {
-		return AgentRecord{}, fmt.Errorf("pane_id: there is no pane %s; list_panes shows the panes", pane)
+		return AgentRecord{}, &FieldError{Field: "pane_id", Msg: fmt.Sprintf("there is no pane %s; list_panes shows the panes", pane)}
 	}
 	role, err := NormalizeRole(role)
 	if err != nil {
-		return AgentRecord{}, fmt.Errorf("role: %v", err)
+		return AgentRecord{}, &FieldError{Field: "role", Msg: err.Error()}
 	}
 	purpose = strings.TrimSpace(purpose)
 	if len(purpose) > maxPurpose {
-		return AgentRecord{}, fmt.Errorf("purpose: %d characters; at most %d", len(purpose), maxPurpose)
+		return AgentRecord{}, &FieldError{Field: "purpose", Msg: fmt.Sprintf("%d characters; at most %d", len(purpose), maxPurpose)}
 	}
 	s.mu.Lock()
 	r, err := s.agentRecord(ctx, pane)

@@ -19,6 +19,8 @@ import (
 // (WorkspaceID).
 type Caller struct {
 	GoalID, PaneID, WorkspaceID string
+	// User: the person at the dashboard (an agent card's role editor), not an agent.
+	User bool
 }
 
 func callerOf(c tools.Call) Caller {
@@ -27,6 +29,8 @@ func callerOf(c tools.Call) Caller {
 
 func (c Caller) label() string {
 	switch {
+	case c.User:
+		return "the user"
 	case c.GoalID != "" && c.PaneID != "":
 		return fmt.Sprintf("the agent in pane %s (goal %s)", c.PaneID, c.GoalID)
 	case c.GoalID != "":

@@ -22,6 +22,7 @@ import (
 const (
 	EventTask  = "task"  // a task changed status
 	EventFleet = "fleet" // the fleet changed status
+	EventAgent = "agent" // a pane's agent changed: its role, purpose or inbox (no fleet id)
 )
 
 // Event is one change of a fleet or a task.

@@ -1,5 +1,6 @@
 // Fleets' API: their types, and the two transports' implementations of FleetsApi. The Backend
 // exposes one as `backend.fleets`, so the fleet features never learn which door they use.
+import { type Agent, type AgentRecord, normalizeAgentRecord, normalizeAgents } from './agents';
 import { BackendError, callWails, errorMessage } from './errors';
 import type { CriterionSpec, GoalPolicy, GoalRunSettings, JsonRequest } from './goals';
 
@@ -110,6 +111,10 @@ export interface FleetsApi {
   bulk(id: string, taskIds: string[], action: FleetAction, text?: string): Promise<FleetBulkResult>;
   /** Saves a fleet file: a download in a browser, the native save dialog on the desktop. */
   saveFile(name: string, yaml: string): Promise<void>;
+  /** Every pane's agent (the dashboard's agent cards), by pane id. */
+  agents(): Promise<Agent[]>;
+  /** Gives a pane's agent a role and purpose; a mistake rejects naming the field. */
+  setRole(paneId: string, role: string, purpose: string): Promise<AgentRecord>;
 }
 
 // ---- where an error points ---------------------------------------------------------------------
@@ -264,6 +269,12 @@ export class HttpFleets implements FleetsApi {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
+  async agents() {
+    return normalizeAgents(await this.json('GET', '/api/agents'));
+  }
+  async setRole(paneId: string, role: string, purpose: string) {
+    return normalizeAgentRecord(await this.json('PUT', `/api/agents/${enc(paneId)}`, { role, purpose }));
+  }
 }
 
 // ---- desktop transport -----------------------------------------------------------------------
@@ -279,6 +290,8 @@ export interface WailsFleetMethods {
   ResumeFleet(id: string): Promise<unknown>;
   FleetBulk(id: string, taskIds: string[], action: string, text: string): Promise<unknown>;
   SaveFleetFile(name: string, text: string): Promise<void>;
+  ListAgents(): Promise<unknown[] | null>;
+  SetAgentRole(pane: string, role: string, purpose: string): Promise<unknown>;
 }
 
 export class WailsFleets implements FleetsApi {
@@ -313,5 +326,11 @@ export class WailsFleets implements FleetsApi {
   }
   saveFile(name: string, yaml: string) {
     return this.call(() => this.app.SaveFleetFile(name, yaml));
+  }
+  async agents() {
+    return normalizeAgents(await this.call(() => this.app.ListAgents()));
+  }
+  async setRole(paneId: string, role: string, purpose: string) {
+    return normalizeAgentRecord(await callWails(() => this.app.SetAgentRole(paneId, role, purpose), ['pane_id', 'role', 'purpose']));
   }
 }

@@ -44,6 +44,7 @@ export * from './goals';
 export * from './chat';
 export * from './recipes';
 export * from './logins';
+export * from './agents';
 export * from './fleets';
 export * from './catalog';
 export * from './extensions';

@@ -1,4 +1,4 @@
-import type { Backend, BackendEvent, Fleet, FleetAction, FleetEvent, FleetOutcome, FleetRunOptions, FleetTask, Goal } from '../api';
+import type { Agent, Backend, BackendEvent, Fleet, FleetAction, FleetEvent, FleetOutcome, FleetRunOptions, FleetTask, Goal } from '../api';
 import { errorMessage, FLEET_TOPIC, isFinished, normalizeFleetEvent } from '../api';
 import { followBackend } from './follow';
 
@@ -61,6 +61,38 @@ export function taskProgress(goal: Goal | undefined): TaskProgress {
   };
 }
 
+/** What an agent's card shows of its current task's progress: live from its goal when the
+ * goal store has it, else as the agents' list reported it; null when it has no current task. */
+export interface AgentCardProgress {
+  steps: number;
+  maxSteps?: number;
+  todos: { done: number; total: number } | null;
+  costUsd: number;
+  goalStatus?: string;
+}
+
+export function agentProgress(agent: Agent, goal: Goal | undefined): AgentCardProgress | null {
+  if (!agent.currentTask) return null;
+  if (goal && goal.id === agent.currentTask.goalId) {
+    const p = taskProgress(goal);
+    return { steps: p.steps, maxSteps: agent.progress?.maxSteps, todos: p.todos, costUsd: p.costUsd, goalStatus: p.goalStatus };
+  }
+  const p = agent.progress;
+  if (!p) return { steps: 0, todos: null, costUsd: 0 };
+  return {
+    steps: p.steps,
+    maxSteps: p.maxSteps,
+    todos: p.todosTotal ? { done: p.todosDone, total: p.todosTotal } : null,
+    costUsd: p.costUsd,
+    goalStatus: p.goalStatus,
+  };
+}
+
+/** How many items of an agent's inbox wait to be delivered. */
+export function undelivered(agent: Agent): number {
+  return agent.inbox.filter((i) => !i.delivered).length;
+}
+
 /** Whether an action can do anything to a task (a bulk button is enabled if it can for one selected). */
 export function actionFits(action: FleetAction, task: FleetTask, goalStatus?: Goal['status']): boolean {
   switch (action) {
@@ -93,10 +125,18 @@ export class FleetStore {
   /** YAML the Composer opens with ("Edit in Composer"); null: a new draft. */
   composerSeed = $state<string | null>(null);
   selectedId = $state<string | null>(null);
+  /** Every pane's agent, for the dashboard's agent cards (read once the dashboard asks). */
+  agents = $state.raw<Agent[]>([]);
+  agentsLoaded = $state(false);
+  agentsError = $state('');
 
   reloadDelayMs = RELOAD_DELAY_MS;
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
+  private agentsTimer: ReturnType<typeof setTimeout> | null = null;
   private loading: Promise<void> | null = null;
+  private agentsLoading: Promise<void> | null = null;
+  /** Set by the first loadAgents(): from then on every 'fleets' event reads the agents again. */
+  private agentsWanted = false;
 
   constructor(readonly backend: Backend) {}
 
@@ -104,12 +144,16 @@ export class FleetStore {
     const stop = followBackend(
       this.backend,
       (e) => this.handleEvent(e),
-      () => void this.load(),
+      () => {
+        void this.load();
+        if (this.agentsWanted) void this.loadAgents();
+      },
     );
     return () => {
       stop();
       if (this.reloadTimer) clearTimeout(this.reloadTimer);
-      this.reloadTimer = null;
+      if (this.agentsTimer) clearTimeout(this.agentsTimer);
+      this.reloadTimer = this.agentsTimer = null;
     };
   }
 
@@ -128,12 +172,42 @@ export class FleetStore {
     return this.loading;
   }
 
+  /** Reads the agents (a call while one is under way shares it). */
+  loadAgents(): Promise<void> {
+    this.agentsWanted = true;
+    this.agentsLoading ??= (async () => {
+      try {
+        this.agents = await this.backend.fleets.agents();
+        this.agentsLoaded = true;
+        this.agentsError = '';
+      } catch (err) {
+        this.agentsError = errorMessage(err);
+      } finally {
+        this.agentsLoading = null;
+      }
+    })();
+    return this.agentsLoading;
+  }
+
+  agentOf(paneId: string): Agent | undefined {
+    return this.agents.find((a) => a.paneId === paneId);
+  }
+
+  /** Gives a pane's agent a role and purpose; rejects with the backend's error (naming the field). */
+  async setRole(paneId: string, role: string, purpose: string): Promise<void> {
+    const rec = await this.backend.fleets.setRole(paneId, role, purpose);
+    this.agents = this.agents.map((a) => (a.paneId === rec.paneId ? { ...a, role: rec.role, purpose: rec.purpose } : a));
+    await this.loadAgents();
+  }
+
   byId(id: string | null | undefined): Fleet | undefined {
     return id ? this.fleets.find((f) => f.id === id) : undefined;
   }
 
   handleEvent(raw: BackendEvent): void {
     if (raw.topic !== FLEET_TOPIC) return;
+    // Any change of a task, a fleet or an agent can change an agent's card.
+    this.scheduleAgentsReload();
     const e = normalizeFleetEvent(raw.data);
     if (!e.fleetId) return;
     const f = this.byId(e.fleetId);
@@ -149,6 +223,14 @@ export class FleetStore {
     this.reloadTimer = setTimeout(() => {
       this.reloadTimer = null;
       void this.load();
+    }, this.reloadDelayMs);
+  }
+
+  private scheduleAgentsReload(): void {
+    if (!this.agentsWanted || this.agentsTimer) return;
+    this.agentsTimer = setTimeout(() => {
+      this.agentsTimer = null;
+      void this.loadAgents();
     }, this.reloadDelayMs);
   }
 
