@@ -1,7 +1,7 @@
 // The Fleet Composer as pure functions: a draft of strings, the YAML it saves (the file
 // format `fleet run` reads), a draft from a parsed file, the mistakes found before sending,
 // and where the server's refusal belongs. The components only wire these up.
-import type { FleetErrorPlace, FleetFile, FleetRunOptions, FleetTaskSpec, Risk } from '../../lib/api';
+import type { FleetErrorPlace, FleetFile, FleetRunOptions, FleetTaskSpec, RenderedTask, Risk } from '../../lib/api';
 import { findCycle } from './graph';
 
 /** How a task's success is checked; 'judge' is the default strict judge question. */
@@ -30,6 +30,13 @@ export interface TaskDraft {
   /** '' = the default, <id>-term, made when the fleet starts. */
   pane: string;
   role: string;
+  /** A persona id of the catalog; '' none. */
+  persona: string;
+  /** A pane launch template id the pane starts as when the fleet makes it; '' the shell. */
+  template: string;
+  /** Kept from a loaded file (no input of their own): isolation and ssh. */
+  isolation: string;
+  ssh: string;
   priority: string;
   dependsOn: string[];
   check: CheckKind;
@@ -62,6 +69,10 @@ export function newTask(existing: readonly TaskDraft[] = []): TaskDraft {
     goal: '',
     pane: '',
     role: '',
+    persona: '',
+    template: '',
+    isolation: '',
+    ssh: '',
     priority: '',
     dependsOn: [],
     check: 'judge',
@@ -85,6 +96,15 @@ export function renameTask(d: ComposerDraft, key: number, id: string): void {
   const old = t.id;
   t.id = id;
   for (const o of d.tasks) o.dependsOn = o.dependsOn.map((x) => (x === old ? id : x));
+}
+
+/** "From template": a rendered task template fills the task's goal, its check (a question for the judge) and its persona. */
+export function applyRendered(t: TaskDraft, r: RenderedTask): void {
+  t.goal = r.goal;
+  t.check = 'question';
+  t.checkText = r.criterion;
+  t.threshold = '';
+  if (r.persona) t.persona = r.persona;
 }
 
 /** Removes a task, and the dependencies on it. */
@@ -145,7 +165,8 @@ export function toYaml(d: ComposerDraft): string {
     lines.push(`  - id: ${yamlString(t.id.trim())}`);
     lines.push(`    goal: ${yamlString(t.goal.trim())}`);
     if (t.pane.trim()) lines.push(`    pane: ${yamlString(t.pane.trim())}`);
-    if (t.role.trim()) lines.push(`    role: ${yamlString(t.role.trim())}`);
+    for (const [k, v] of [['role', t.role], ['persona', t.persona], ['template', t.template], ['isolation', t.isolation], ['ssh', t.ssh]] as const)
+      if (v.trim()) lines.push(`    ${k}: ${yamlString(v.trim())}`);
     if (t.priority.trim() && t.priority.trim() !== '0') lines.push(`    priority: ${t.priority.trim()}`);
     if (t.dependsOn.length) lines.push(`    depends_on: [${t.dependsOn.map(yamlString).join(', ')}]`);
     for (const [k, v] of checkKeys(t)) lines.push(`    ${k}: ${v}`);
@@ -156,7 +177,17 @@ export function toYaml(d: ComposerDraft): string {
 // ---- a parsed file in -------------------------------------------------------------------------
 
 function taskFromSpec(s: FleetTaskSpec, existing: TaskDraft[]): TaskDraft {
-  const t = { ...newTask(existing), id: s.id, goal: s.goal, role: s.role ?? '', dependsOn: [...(s.dependsOn ?? [])] };
+  const t = {
+    ...newTask(existing),
+    id: s.id,
+    goal: s.goal,
+    role: s.role ?? '',
+    persona: s.persona ?? '',
+    template: s.template ?? '',
+    isolation: s.isolation ?? '',
+    ssh: s.ssh ?? '',
+    dependsOn: [...(s.dependsOn ?? [])],
+  };
   t.pane = s.pane === `${s.id}-term` ? '' : s.pane;
   t.priority = s.priority ? String(s.priority) : '';
   const c = s.criterion;
