@@ -27,7 +27,7 @@ const listing = normalizeListing({
 });
 
 function setup() {
-  const renderTask = vi.fn(async (id: string, params: Record<string, string>) => {
+  const renderTask = vi.fn(async (_id: string, params: Record<string, string>) => {
     if (!params.bug?.trim()) throw new BackendError('params.bug: {{bug}} is empty: answer "Which bug?"', { status: 400, field: 'params.bug' });
     return { goal: `Fix ${params.bug}`, criterion: `Is ${params.bug} gone?`, persona: 'reviewer' };
   });
