@@ -68,15 +68,21 @@ describe('the Composer', () => {
     expect(runOptions(back)).toEqual({ policy: { risk: 'network_get', sandboxDir: '/tmp/sb' } });
   });
 
-  it('writes and reads back a task\'s pane template, persona, isolation and ssh', () => {
+  it("writes and reads back a task's pane template, persona, isolation and ssh, and the fleet's isolation and setup", () => {
     const d = twoTasks();
     Object.assign(d.tasks[0], { template: 'claude', persona: 'reviewer', isolation: 'worktree', ssh: 'build-box' });
     const yaml = toYaml(d);
     expect(yaml).toContain('    role: Builder\n    persona: reviewer\n    template: claude\n    isolation: worktree\n    ssh: build-box\n    check_shell');
     expect(yaml.split('template:').length).toBe(2); // the test task's pane stays a shell
+    d.isolation = 'worktree';
+    d.setup = 'npm ci';
+    const yaml2 = toYaml(d);
+    expect(yaml2).toContain('concurrency: 2\nisolation: worktree\nsetup: npm ci\ntasks:\n');
     const back = fromFile({
       name: 'release',
       concurrency: 2,
+      isolation: 'worktree',
+      setup: 'npm ci',
       tasks: [
         {
           id: 'build',
@@ -99,7 +105,7 @@ describe('the Composer', () => {
         },
       ],
     });
-    expect(toYaml(back)).toBe(yaml);
+    expect(toYaml(back)).toBe(yaml2);
   });
 
   it('fills a task from a rendered task template: goal, a question for the judge, persona', () => {

@@ -55,6 +55,9 @@ export interface ComposerDraft {
   concurrency: string;
   risk: Risk;
   sandboxDir: string;
+  /** Kept from a loaded file (no input of their own): the fleet's isolation and setup. */
+  isolation: string;
+  setup: string;
   tasks: TaskDraft[];
 }
 
@@ -86,7 +89,7 @@ export function newTask(existing: readonly TaskDraft[] = []): TaskDraft {
 }
 
 export function emptyComposer(): ComposerDraft {
-  return { name: '', concurrency: '', risk: 'write_local', sandboxDir: '', tasks: [newTask()] };
+  return { name: '', concurrency: '', risk: 'write_local', sandboxDir: '', isolation: '', setup: '', tasks: [newTask()] };
 }
 
 /** Renames a task, and every depends_on that names it. */
@@ -160,6 +163,8 @@ function checkKeys(t: TaskDraft): Array<[string, string]> {
 export function toYaml(d: ComposerDraft): string {
   const lines = [`name: ${yamlString(d.name.trim())}`];
   if (d.concurrency.trim()) lines.push(`concurrency: ${d.concurrency.trim()}`);
+  if (d.isolation.trim()) lines.push(`isolation: ${yamlString(d.isolation.trim())}`);
+  if (d.setup.trim()) lines.push(`setup: ${yamlString(d.setup.trim())}`);
   lines.push('tasks:');
   for (const t of d.tasks) {
     lines.push(`  - id: ${yamlString(t.id.trim())}`);
@@ -217,7 +222,14 @@ function taskFromSpec(s: FleetTaskSpec, existing: TaskDraft[]): TaskDraft {
 export function fromFile(file: FleetFile, base: ComposerDraft = emptyComposer()): ComposerDraft {
   const tasks: TaskDraft[] = [];
   for (const s of file.tasks) tasks.push(taskFromSpec(s, tasks));
-  return { ...base, name: file.name, concurrency: file.concurrency ? String(file.concurrency) : '', tasks };
+  return {
+    ...base,
+    name: file.name,
+    concurrency: file.concurrency ? String(file.concurrency) : '',
+    isolation: file.isolation ?? '',
+    setup: file.setup ?? '',
+    tasks,
+  };
 }
 
 // ---- mistakes ---------------------------------------------------------------------------------

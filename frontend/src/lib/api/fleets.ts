@@ -57,6 +57,9 @@ export interface Fleet {
 export interface FleetFile {
   name: string;
   concurrency: number;
+  /** 'worktree': every task in its own git worktree; setup runs in each new one. */
+  isolation?: string;
+  setup?: string;
   tasks: FleetTaskSpec[];
 }
 
