@@ -22,13 +22,17 @@ func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []stri
 	if err := e.noteSSHPanes(ctx, f, ids); err != nil {
 		return err
 	}
+	launches, err := e.fleetLaunches(f, ids)
+	if err != nil {
+		return err
+	}
 	prefix := "ws-" + f.ID
 	var panes []workspace.Pane
 	seen := map[string]bool{}
 	add := func(id string) {
 		if !seen[id] {
 			seen[id] = true
-			panes = append(panes, workspace.Pane{ID: id, Kind: workspace.KindTerminal, Label: id})
+			panes = append(panes, workspace.Pane{ID: id, Kind: workspace.KindTerminal, Label: id, Launch: launches[id]})
 		}
 	}
 	// The fleet's workspaces keep the panes they hold.
@@ -64,6 +68,40 @@ func (e *Engine) ensureFleetPanes(ctx context.Context, f fleet.Fleet, ids []stri
 		}
 	}
 	return nil
+}
+
+// fleetLaunches fills the launch of each pane a task with `template:` names, from the
+// launch templates the pane menu offers (the built-ins and the config dir's templates/); an
+// unknown template is the file's mistake, named with the choices. The first task naming a
+// pane decides how it starts.
+func (e *Engine) fleetLaunches(f fleet.Fleet, ids []string) (map[string]*workspace.Launch, error) {
+	out := map[string]*workspace.Launch{}
+	for _, t := range f.Tasks {
+		if t.Template == "" || !slices.Contains(ids, t.Pane) {
+			continue
+		}
+		ts := e.Workspaces.Templates()
+		if _, ok := workspace.TemplateIn(ts, t.Template); !ok {
+			return nil, &fleet.FieldError{Task: fmt.Sprintf("%q", t.ID), Field: "template",
+				Msg: fmt.Sprintf("%q is not a pane template; use one of %s (or add templates/%s.md to the config dir)", t.Template, templateIDs(ts), t.Template)}
+		}
+		l, err := workspace.LaunchFrom(ts, workspace.Launch{Template: t.Template})
+		if err != nil {
+			return nil, &fleet.FieldError{Task: fmt.Sprintf("%q", t.ID), Field: "template", Msg: err.Error()}
+		}
+		if _, ok := out[t.Pane]; !ok {
+			out[t.Pane] = &l
+		}
+	}
+	return out, nil
+}
+
+func templateIDs(ts []workspace.Template) string {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i] = t.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // SubscribeFleets streams fleet and task changes (the CLI follows a fleet with it) until ctx ends.

@@ -11,7 +11,7 @@ import (
 // File is the fleet as a file: its name, cap and tasks as they were given (what the tasks
 // have done since is not part of it).
 func (f Fleet) File() File {
-	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency}
+	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency, Isolation: f.Spec.Isolation, Setup: f.Spec.Setup}
 	for _, t := range f.Tasks {
 		ts := t.TaskSpec
 		ts.Policy, ts.Settings = nil, nil // the run's, not the file's
@@ -27,14 +27,24 @@ func Format(file File) ([]byte, error) {
 	if file.Concurrency > 0 {
 		doc = append(doc, yaml.MapItem{Key: "concurrency", Value: file.Concurrency})
 	}
+	if file.Isolation != "" {
+		doc = append(doc, yaml.MapItem{Key: "isolation", Value: file.Isolation})
+	}
+	if file.Setup != "" {
+		doc = append(doc, yaml.MapItem{Key: "setup", Value: file.Setup})
+	}
 	var tasks []yaml.MapSlice
 	for _, t := range file.Tasks {
 		m := yaml.MapSlice{{Key: "id", Value: t.ID}, {Key: "goal", Value: t.Goal}}
 		if t.Pane != "" {
 			m = append(m, yaml.MapItem{Key: "pane", Value: t.Pane})
 		}
-		if t.Role != "" {
-			m = append(m, yaml.MapItem{Key: "role", Value: t.Role})
+		for _, kv := range []struct{ key, value string }{
+			{"role", t.Role}, {"persona", t.Persona}, {"template", t.Template}, {"isolation", t.Isolation}, {"ssh", t.SSH},
+		} {
+			if kv.value != "" {
+				m = append(m, yaml.MapItem{Key: kv.key, Value: kv.value})
+			}
 		}
 		if t.Priority != 0 {
 			m = append(m, yaml.MapItem{Key: "priority", Value: t.Priority})

@@ -29,11 +29,14 @@ const (
 
 // TaskSpec is one task as the file (or assign_task) gives it.
 type TaskSpec struct {
-	ID        string         `json:"id"`
-	Goal      string         `json:"goal"`
-	Pane      string         `json:"pane"`
-	Role      string         `json:"role,omitempty"`
-	Persona   string         `json:"persona,omitempty"` // a persona id of the config dir (checked when the fleet is created)
+	ID      string `json:"id"`
+	Goal    string `json:"goal"`
+	Pane    string `json:"pane"`
+	Role    string `json:"role,omitempty"`
+	Persona string `json:"persona,omitempty"` // a persona id of the config dir (checked when the fleet is created)
+	// Template is the pane launch template (claude, codex, shell, a config dir's templates/
+	// id) the task's pane starts as when the fleet makes it; checked when the fleet is created.
+	Template  string         `json:"template,omitempty"`
 	Priority  int            `json:"priority,omitempty"`
 	DependsOn []string       `json:"dependsOn,omitempty"`
 	Criterion criterion.Spec `json:"criterion"`
@@ -91,7 +94,7 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 var fileKeys = []string{"name", "concurrency", "isolation", "setup", "tasks"}
 
-var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
+var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "template", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
 
 // Parse reads and validates a fleet file. Every mistake is a *FieldError naming the task and
 // the field: unknown or duplicate ids, a missing goal, two criteria on one task, a cycle.
@@ -201,7 +204,7 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 	for _, f := range []struct {
 		key string
 		dst *string
-	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}, {"persona", &t.Persona}, {"isolation", &t.Isolation}, {"ssh", &t.SSH}} {
+	}{{"goal", &t.Goal}, {"pane", &t.Pane}, {"role", &t.Role}, {"persona", &t.Persona}, {"template", &t.Template}, {"isolation", &t.Isolation}, {"ssh", &t.SSH}} {
 		v, err := str(m[f.key])
 		if err != nil {
 			return t, fe(f.key, "%v", err)
@@ -220,6 +223,9 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 			return t, fe("role", "%v", err)
 		}
 		t.Role = role
+	}
+	if t.Template != "" && !idPattern.MatchString(t.Template) {
+		return t, fe("template", "a pane template id such as claude, codex or shell (letters, digits, - _ .)")
 	}
 	if t.Pane == "" {
 		t.Pane = t.ID + "-term"

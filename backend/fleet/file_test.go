@@ -16,6 +16,7 @@ tasks:
     goal: Build the project and write dist/
     pane: build-term
     role: Builder
+    template: codex
     check_shell: test -d dist
   - id: test
     goal: Run the test suite against dist/
@@ -38,6 +39,9 @@ func TestParseReadsTheIssueExample(t *testing.T) {
 	}
 	if f.Name != "release" || f.Concurrency != 2 || len(f.Tasks) != 3 {
 		t.Fatalf("%+v", f)
+	}
+	if f.Tasks[0].Template != "codex" || f.Tasks[1].Template != "" {
+		t.Fatalf("template: the build task's pane starts as codex, the test task's as the shell: %q %q", f.Tasks[0].Template, f.Tasks[1].Template)
 	}
 	test := f.Tasks[1]
 	if test.Pane != "test-term" || test.Role != "Tester" || test.DependsOn[0] != "build" ||
@@ -64,6 +68,7 @@ func TestParseNamesTheTaskAndField(t *testing.T) {
 		head + "  - id: a\n    goal: g\n    check_shell: 'true'\n    check_manual: true\n": `task "a": check_manual: conflicts with check_shell`,
 		head + "  - id: a\n    goal: g\n    chek_shell: 'true'\n":                          `task "a": chek_shell: unknown field`,
 		head + "  - goal: g\n": `task #1: id: every task needs an id`,
+		head + "  - id: a\n    goal: g\n    template: 'claude code'\n":     `task "a": template: a pane template id`,
 		head + "  - id: a\n    goal: g\n    check_shell: 'if then fi ('\n": `task "a": check_shell:`,
 		head + "  - id: a\n    goal: g\n    exit_code: 2\n":                `task "a": exit_code: qualifies a check`,
 		"name: x\nconcurrency: 0\ntasks:\n  - id: a\n    goal: g\n":        `concurrency: must be a whole number from 1 to 20`,

@@ -173,6 +173,11 @@ func TestFleetRoutesComposeRunBulkAbortExport(t *testing.T) {
 	if bad.Task != "first" || bad.Field != "policy.sandboxDir" {
 		t.Errorf("a bad sandbox: %+v", bad)
 	}
+	// So is a pane template no catalog has, naming the task, the field and the choices.
+	h.call(t, "POST", "/api/fleets", "application/json", fleetJSON(map[string]any{"yaml": strings.Replace(fleetTwoTasks, "role: Builder", "role: Builder\n    template: nope", 1)}), 400, &bad)
+	if bad.Task != "first" || bad.Field != "template" || !strings.Contains(bad.Error, "claude") {
+		t.Errorf("an unknown pane template: %+v", bad)
+	}
 	var wl struct{ Workspaces []struct{ ID string } }
 	h.call(t, "GET", "/api/workspaces", "", "", 200, &wl)
 	for _, ws := range wl.Workspaces {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BackendError, fleetErrorPlace, type FleetFile } from '../../lib/api';
-import { checkDraft, emptyComposer, fieldKey, fromFile, newTask, placeError, removeTask, renameTask, runOptions, toYaml, yamlString } from './composer';
+import { applyRendered, checkDraft, emptyComposer, fieldKey, fromFile, newTask, placeError, removeTask, renameTask, runOptions, toYaml, yamlString } from './composer';
 
 function twoTasks() {
   const d = emptyComposer();
@@ -66,6 +66,55 @@ describe('the Composer', () => {
     const back = fromFile(file, base);
     expect(toYaml(back)).toBe(toYaml(d));
     expect(runOptions(back)).toEqual({ policy: { risk: 'network_get', sandboxDir: '/tmp/sb' } });
+  });
+
+  it("writes and reads back a task's pane template, persona, isolation and ssh, and the fleet's isolation and setup", () => {
+    const d = twoTasks();
+    Object.assign(d.tasks[0], { template: 'claude', persona: 'reviewer', isolation: 'worktree', ssh: 'build-box' });
+    const yaml = toYaml(d);
+    expect(yaml).toContain('    role: Builder\n    persona: reviewer\n    template: claude\n    isolation: worktree\n    ssh: build-box\n    check_shell');
+    expect(yaml.split('template:').length).toBe(2); // the test task's pane stays a shell
+    d.isolation = 'worktree';
+    d.setup = 'npm ci';
+    const yaml2 = toYaml(d);
+    expect(yaml2).toContain('concurrency: 2\nisolation: worktree\nsetup: npm ci\ntasks:\n');
+    const back = fromFile({
+      name: 'release',
+      concurrency: 2,
+      isolation: 'worktree',
+      setup: 'npm ci',
+      tasks: [
+        {
+          id: 'build',
+          goal: 'Build the project: write dist/',
+          pane: 'shell-1',
+          role: 'Builder',
+          persona: 'reviewer',
+          template: 'claude',
+          isolation: 'worktree',
+          ssh: 'build-box',
+          criterion: { kind: 'shell', command: 'test -d dist' },
+        },
+        {
+          id: 'test',
+          goal: 'Run the tests',
+          pane: 'test-term',
+          role: 'Tester',
+          dependsOn: ['build'],
+          criterion: { kind: 'model_question', question: 'Did all tests pass?', threshold: 'high_confidence' },
+        },
+      ],
+    });
+    expect(toYaml(back)).toBe(yaml2);
+  });
+
+  it('fills a task from a rendered task template: goal, a question for the judge, persona', () => {
+    const t = newTask();
+    Object.assign(t, { check: 'shell', checkText: 'make', threshold: 'yes', persona: 'old' });
+    applyRendered(t, { goal: 'Fix the crash', criterion: 'Is the crash gone?', persona: 'reviewer' });
+    expect([t.goal, t.check, t.checkText, t.threshold, t.persona]).toEqual(['Fix the crash', 'question', 'Is the crash gone?', '', 'reviewer']);
+    applyRendered(t, { goal: 'Other', criterion: 'Done?' });
+    expect(t.persona).toBe('reviewer'); // a template without persona keeps the chosen one
   });
 
   it('recognizes the default judge and every other kind', () => {

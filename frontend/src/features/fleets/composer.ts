@@ -1,7 +1,7 @@
 // The Fleet Composer as pure functions: a draft of strings, the YAML it saves (the file
 // format `fleet run` reads), a draft from a parsed file, the mistakes found before sending,
 // and where the server's refusal belongs. The components only wire these up.
-import type { FleetErrorPlace, FleetFile, FleetRunOptions, FleetTaskSpec, Risk } from '../../lib/api';
+import type { FleetErrorPlace, FleetFile, FleetRunOptions, FleetTaskSpec, RenderedTask, Risk } from '../../lib/api';
 import { findCycle } from './graph';
 
 /** How a task's success is checked; 'judge' is the default strict judge question. */
@@ -30,6 +30,13 @@ export interface TaskDraft {
   /** '' = the default, <id>-term, made when the fleet starts. */
   pane: string;
   role: string;
+  /** A persona id of the catalog; '' none. */
+  persona: string;
+  /** A pane launch template id the pane starts as when the fleet makes it; '' the shell. */
+  template: string;
+  /** Kept from a loaded file (no input of their own): isolation and ssh. */
+  isolation: string;
+  ssh: string;
   priority: string;
   dependsOn: string[];
   check: CheckKind;
@@ -48,6 +55,9 @@ export interface ComposerDraft {
   concurrency: string;
   risk: Risk;
   sandboxDir: string;
+  /** Kept from a loaded file (no input of their own): the fleet's isolation and setup. */
+  isolation: string;
+  setup: string;
   tasks: TaskDraft[];
 }
 
@@ -62,6 +72,10 @@ export function newTask(existing: readonly TaskDraft[] = []): TaskDraft {
     goal: '',
     pane: '',
     role: '',
+    persona: '',
+    template: '',
+    isolation: '',
+    ssh: '',
     priority: '',
     dependsOn: [],
     check: 'judge',
@@ -75,7 +89,7 @@ export function newTask(existing: readonly TaskDraft[] = []): TaskDraft {
 }
 
 export function emptyComposer(): ComposerDraft {
-  return { name: '', concurrency: '', risk: 'write_local', sandboxDir: '', tasks: [newTask()] };
+  return { name: '', concurrency: '', risk: 'write_local', sandboxDir: '', isolation: '', setup: '', tasks: [newTask()] };
 }
 
 /** Renames a task, and every depends_on that names it. */
@@ -85,6 +99,15 @@ export function renameTask(d: ComposerDraft, key: number, id: string): void {
   const old = t.id;
   t.id = id;
   for (const o of d.tasks) o.dependsOn = o.dependsOn.map((x) => (x === old ? id : x));
+}
+
+/** "From template": a rendered task template fills the task's goal, its check (a question for the judge) and its persona. */
+export function applyRendered(t: TaskDraft, r: RenderedTask): void {
+  t.goal = r.goal;
+  t.check = 'question';
+  t.checkText = r.criterion;
+  t.threshold = '';
+  if (r.persona) t.persona = r.persona;
 }
 
 /** Removes a task, and the dependencies on it. */
@@ -140,12 +163,15 @@ function checkKeys(t: TaskDraft): Array<[string, string]> {
 export function toYaml(d: ComposerDraft): string {
   const lines = [`name: ${yamlString(d.name.trim())}`];
   if (d.concurrency.trim()) lines.push(`concurrency: ${d.concurrency.trim()}`);
+  if (d.isolation.trim()) lines.push(`isolation: ${yamlString(d.isolation.trim())}`);
+  if (d.setup.trim()) lines.push(`setup: ${yamlString(d.setup.trim())}`);
   lines.push('tasks:');
   for (const t of d.tasks) {
     lines.push(`  - id: ${yamlString(t.id.trim())}`);
     lines.push(`    goal: ${yamlString(t.goal.trim())}`);
     if (t.pane.trim()) lines.push(`    pane: ${yamlString(t.pane.trim())}`);
-    if (t.role.trim()) lines.push(`    role: ${yamlString(t.role.trim())}`);
+    for (const [k, v] of [['role', t.role], ['persona', t.persona], ['template', t.template], ['isolation', t.isolation], ['ssh', t.ssh]] as const)
+      if (v.trim()) lines.push(`    ${k}: ${yamlString(v.trim())}`);
     if (t.priority.trim() && t.priority.trim() !== '0') lines.push(`    priority: ${t.priority.trim()}`);
     if (t.dependsOn.length) lines.push(`    depends_on: [${t.dependsOn.map(yamlString).join(', ')}]`);
     for (const [k, v] of checkKeys(t)) lines.push(`    ${k}: ${v}`);
@@ -156,7 +182,17 @@ export function toYaml(d: ComposerDraft): string {
 // ---- a parsed file in -------------------------------------------------------------------------
 
 function taskFromSpec(s: FleetTaskSpec, existing: TaskDraft[]): TaskDraft {
-  const t = { ...newTask(existing), id: s.id, goal: s.goal, role: s.role ?? '', dependsOn: [...(s.dependsOn ?? [])] };
+  const t = {
+    ...newTask(existing),
+    id: s.id,
+    goal: s.goal,
+    role: s.role ?? '',
+    persona: s.persona ?? '',
+    template: s.template ?? '',
+    isolation: s.isolation ?? '',
+    ssh: s.ssh ?? '',
+    dependsOn: [...(s.dependsOn ?? [])],
+  };
   t.pane = s.pane === `${s.id}-term` ? '' : s.pane;
   t.priority = s.priority ? String(s.priority) : '';
   const c = s.criterion;
@@ -186,7 +222,14 @@ function taskFromSpec(s: FleetTaskSpec, existing: TaskDraft[]): TaskDraft {
 export function fromFile(file: FleetFile, base: ComposerDraft = emptyComposer()): ComposerDraft {
   const tasks: TaskDraft[] = [];
   for (const s of file.tasks) tasks.push(taskFromSpec(s, tasks));
-  return { ...base, name: file.name, concurrency: file.concurrency ? String(file.concurrency) : '', tasks };
+  return {
+    ...base,
+    name: file.name,
+    concurrency: file.concurrency ? String(file.concurrency) : '',
+    isolation: file.isolation ?? '',
+    setup: file.setup ?? '',
+    tasks,
+  };
 }
 
 // ---- mistakes ---------------------------------------------------------------------------------

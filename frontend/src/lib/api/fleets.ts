@@ -19,6 +19,12 @@ export interface FleetTaskSpec {
   /** The terminal pane it runs in; made if missing. */
   pane: string;
   role?: string;
+  /** A persona id of the catalog the task's agent takes. */
+  persona?: string;
+  /** A pane launch template id (claude, codex, shell, …) the pane starts as when the fleet makes it. */
+  template?: string;
+  isolation?: string;
+  ssh?: string;
   priority?: number;
   dependsOn?: string[];
   criterion: CriterionSpec;
@@ -52,6 +58,9 @@ export interface Fleet {
 export interface FleetFile {
   name: string;
   concurrency: number;
+  /** 'worktree': every task in its own git worktree; setup runs in each new one. */
+  isolation?: string;
+  setup?: string;
   tasks: FleetTaskSpec[];
 }
 
