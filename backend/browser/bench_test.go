@@ -91,6 +91,10 @@ func BenchmarkScreencastFourPanes(b *testing.B) {
 		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
 			b.Fatal(err)
 		}
+		// A pane of a 2 × 2 grid in a 1920 × 1080 window (the UI reports each pane's size).
+		if err := m.SetViewport(p, 940, 480); err != nil {
+			b.Fatal(err)
+		}
 	}
 	counts := make([]atomic.Int64, len(panes))
 	for i, p := range panes {
