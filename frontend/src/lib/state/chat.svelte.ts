@@ -34,13 +34,6 @@ export interface Draft {
   images: DraftImage[];
 }
 
-/** A persona or skill the pickers offer. */
-export interface CatalogChoice {
-  id: string;
-  name: string;
-  description?: string;
-}
-
 /**
  * Each workspace's chat conversations — the list, which one the panel shows, and each shown
  * conversation's messages and state — kept current from the 'chat' event topic.
@@ -66,12 +59,6 @@ export class ChatStore {
   listErrors = $state.raw<Record<string, string>>({});
   /** The conversation the panel shows, per workspace. */
   selected = $state.raw<Record<string, string>>({});
-  /**
-   * The personas and skills the pickers offer. Empty until something fills them (the catalog's
-   * API, when the app has one): the settings then take typed ids instead.
-   */
-  personas = $state.raw<CatalogChoice[]>([]);
-  skills = $state.raw<CatalogChoice[]>([]);
   /** The models each provider listed when asked (listModels), by provider id. */
   models = $state.raw<Record<string, string[]>>({});
 
