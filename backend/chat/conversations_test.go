@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/chat"
@@ -118,6 +120,41 @@ func TestConversationModelReachesTheRequest(t *testing.T) {
 	}
 	if got := r.state().Settings.Model; got != "picked-model-7b" {
 		t.Fatalf("the refused model was kept: %q", got)
+	}
+}
+
+// A model picked while a reply is under way applies to the next message, though that message
+// is queued into the same running loop (as happens when it is sent in the moment after a stop,
+// while the loop winds down): the loop must not keep the agent it made for the first.
+func TestModelPickedMidLoopReachesTheQueuedMessage(t *testing.T) {
+	t.Parallel()
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		// The scripted server holds its lock while it computes a reply: the test learns of the
+		// request from the reply itself.
+		{Compute: func(llmtest.Request) llmtest.Reply { close(asked); <-release; return llmtest.Text("One.") }},
+		llmtest.Text("Two."),
+	}})
+	ctx := context.Background()
+	r.send("First, on the provider's model")
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first message reached no model in 10 s")
+	}
+	st := r.state()
+	st.Settings.Model = "picked-model-7b"
+	if _, err := r.svc.SetSettings(ctx, r.conv, st.Settings); err != nil {
+		t.Fatal(err)
+	}
+	r.send("Then on the picked one") // queued: the first reply is still streaming
+	once.Do(func() { close(release) })
+	r.stopped(2)
+	reqs := r.srv.ChatRequests()
+	if reqs[0].Model != "scripted" || reqs[1].Model != "picked-model-7b" {
+		t.Fatalf("models asked for: %q then %q; want scripted then picked-model-7b", reqs[0].Model, reqs[1].Model)
 	}
 }
 

@@ -19,7 +19,10 @@ type run struct {
 	conv []Message
 	cfg  Config
 
-	agents map[Source]*agent.Agent // the actor's and the critic's, made on first use
+	// The actor's and the critic's turn engines, made on first use in a chain, with the
+	// settings each was made from (a changed model or persona makes it again).
+	agents     map[Source]*agent.Agent
+	agentShape map[Source]string
 	turnID string                  // the streamed message under way, for its deltas
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
@@ -166,10 +169,14 @@ func (r *run) config() Config {
 	return cfg
 }
 
-// agent returns the actor's or the critic's turn engine, resolving its model (and the
-// actor's persona and skills) once per loop.
+// agent returns the actor's or the critic's turn engine. It is made again when the settings
+// that shape it (model, persona, skills) differ from those it was made from, so a change
+// applies at the next turn, even one made while the loop was winding down after a stop (a
+// message sent then is queued into that same loop). The compaction state lives in the
+// session, so a remade agent loses nothing summarised.
 func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
-	if a, ok := r.agents[src]; ok {
+	shape := agentShape(src, cfg.Settings)
+	if a, ok := r.agents[src]; ok && r.agentShape[src] == shape {
 		return a, nil
 	}
 	ref := cfg.Settings.Provider
@@ -193,8 +200,17 @@ func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
 		}
 		sh.apply(a)
 	}
-	r.agents[src] = a
+	r.agents[src], r.agentShape[src] = a, shape
 	return a, nil
+}
+
+// agentShape is what of the settings goes into src's agent: when it changes between turns,
+// the agent is made again.
+func agentShape(src Source, s Settings) string {
+	if src == SourceCritic {
+		return strings.Join([]string{s.CriticProvider, s.Provider, s.Model}, "\x00")
+	}
+	return strings.Join(append([]string{s.Provider, s.Model, s.Persona}, s.Skills...), "\x00")
 }
 
 // actorTurn streams one actor reply and runs its tool calls; it returns the next turn.
