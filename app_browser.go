@@ -22,10 +22,8 @@ func (a *App) BrowserOpen(paneID, url string, width, height int) ([]browser.TabI
 	if !ok {
 		return nil, errors.New("no pane " + paneID + " in any workspace")
 	}
-	if len(a.eng.Browsers.Tabs(paneID)) == 0 {
-		if _, err := a.eng.Browsers.Open(a.ctx, paneID, ws, url); err != nil {
-			return nil, err
-		}
+	if _, err := a.eng.Browsers.Ensure(a.ctx, paneID, ws, url); err != nil {
+		return nil, err
 	}
 	if width > 0 && height > 0 {
 		a.eng.Browsers.SetViewport(paneID, width, height) // Best effort: the view sends its size again.

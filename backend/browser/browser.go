@@ -137,6 +137,8 @@ type Manager struct {
 	profiles map[string]*profile // by workspace id
 	panes    map[string]*pane
 	nextTab  uint64
+	// ensuring holds, per pane, the Ensure opening its first tab; others wait on it.
+	ensuring map[string]chan struct{}
 }
 
 // NewManager returns a Manager with no browsers; each starts when its first tab opens.
@@ -152,7 +154,7 @@ func NewManager(opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
-		profiles: map[string]*profile{}, panes: map[string]*pane{}}
+		profiles: map[string]*profile{}, panes: map[string]*pane{}, ensuring: map[string]chan struct{}{}}
 	if opts.IdleDiscard > 0 {
 		m.wg.Add(1)
 		go m.discardIdle()

@@ -118,6 +118,39 @@ func TestTabsAndEvents(t *testing.T) {
 	}
 }
 
+// Two openers racing for one pane's first page (the window's view mounting while a conversion
+// opens it) leave the pane with one tab, not two; a pane that has a tab is left alone.
+func TestEnsureOpensOneFirstTab(t *testing.T) {
+	m, _ := browsertest.NewManager(t)
+	site := browsertest.NewSite(t)
+	ctx := testCtx(t)
+	const racers = 4
+	opened := make(chan bool, racers)
+	errs := make(chan error, racers)
+	for range racers {
+		go func() {
+			o, err := m.Ensure(ctx, "p", "ws", site.Page("/form"))
+			opened <- o
+			errs <- err
+		}()
+	}
+	openers := 0
+	for range racers {
+		if <-opened {
+			openers++
+		}
+		if err := <-errs; err != nil {
+			t.Fatalf("ensure: %v", err)
+		}
+	}
+	if tabs := m.Tabs("p"); openers != 1 || len(tabs) != 1 || tabs[0].Title != "Form" {
+		t.Fatalf("%d callers opened a page; the pane has %+v; want one Form tab", openers, tabs)
+	}
+	if o, err := m.Ensure(ctx, "p", "ws", site.Page("/list")); o || err != nil || len(m.Tabs("p")) != 1 {
+		t.Fatalf("ensure on a pane with a tab: opened=%v err=%v tabs=%+v", o, err, m.Tabs("p"))
+	}
+}
+
 func TestScreencast(t *testing.T) {
 	m, _ := browsertest.NewManager(t)
 	site := browsertest.NewSite(t)

@@ -123,6 +123,37 @@ func (m *Manager) Open(ctx context.Context, paneID, workspaceID, rawURL string) 
 	return m.openTab(ctx, paneID, workspaceID, rawURL, "")
 }
 
+// Ensure opens the pane's first tab (at rawURL, or blank) unless it has one, and says whether
+// it did. Callers racing for one pane (the window's view mounting while a conversion opens
+// the page) wait for the first, so a pane never gets two first tabs.
+func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string) (opened bool, err error) {
+	for {
+		m.mu.Lock()
+		if p := m.panes[paneID]; p != nil && len(p.tabs) > 0 {
+			m.mu.Unlock()
+			return false, nil
+		}
+		if busy, ok := m.ensuring[paneID]; ok {
+			m.mu.Unlock()
+			select {
+			case <-busy:
+				continue // opened, or failed: look again
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		m.ensuring[paneID] = done
+		m.mu.Unlock()
+		_, err := m.Open(ctx, paneID, workspaceID, rawURL)
+		m.mu.Lock()
+		delete(m.ensuring, paneID)
+		m.mu.Unlock()
+		close(done)
+		return err == nil || len(m.Tabs(paneID)) > 0, err
+	}
+}
+
 // NewTab opens another tab in an existing pane and makes it active.
 func (m *Manager) NewTab(ctx context.Context, paneID, rawURL string) (TabInfo, error) {
 	if !m.enter() {

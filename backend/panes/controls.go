@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -64,9 +65,8 @@ func (s *Service) OpenBrowserTab(ctx context.Context, c Caller, paneID, url stri
 	if p.Kind != workspace.KindBrowser {
 		return "", wrongKind(p, workspace.KindBrowser, "open_browser_tab")
 	}
-	if len(s.browsers.Tabs(paneID)) == 0 {
-		t, err := s.browsers.Open(ctx, paneID, ws.ID, url)
-		return t.TabID, err
+	if opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url); opened || err != nil {
+		return activeTab(s.browsers.Tabs(paneID)), err
 	}
 	t, err := s.browsers.NewTab(ctx, paneID, url)
 	return t.TabID, err
@@ -128,8 +128,7 @@ func (s *Service) Reconnect(ctx context.Context, c Caller, paneID, tabID string)
 		}
 		return "restarted the terminal's process", nil
 	default:
-		if len(s.browsers.Tabs(paneID)) == 0 {
-			_, err := s.browsers.Open(ctx, paneID, ws.ID, "")
+		if opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, ""); opened || err != nil {
 			return "opened a browser page", err
 		}
 		if tabID != "" {
@@ -199,7 +198,12 @@ func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind wor
 		return ws, err
 	}
 	if kind == workspace.KindBrowser {
-		_, err = s.browsers.Open(ctx, paneID, ws.ID, url)
+		// The window's view of the pane may open its page first (it mounts on the change
+		// above): then the asked-for address is loaded in that page.
+		opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url)
+		if err == nil && !opened && url != "" {
+			_, err = s.browsers.Navigate(ctx, paneID, url)
+		}
 		return ws, err
 	}
 	if launch != nil {
@@ -354,4 +358,14 @@ func (s *Service) Wake(ctx context.Context, paneID string) {
 		return
 	}
 	s.StartTerminal(ctx, ws, p, 0, 0) // Best effort: the tool then reports what is wrong.
+}
+
+// activeTab is the id of the tab a browser pane shows ("" when it has none).
+func activeTab(tabs []browser.TabInfo) string {
+	for _, t := range tabs {
+		if t.Active {
+			return t.TabID
+		}
+	}
+	return ""
 }

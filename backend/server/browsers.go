@@ -52,11 +52,9 @@ func (s *Server) openBrowser(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if len(s.deps.Browsers.Tabs(pane)) == 0 {
-		if _, err := s.deps.Browsers.Open(r.Context(), pane, ws, body.URL); err != nil {
-			writeBrowserError(w, err)
-			return
-		}
+	if _, err := s.deps.Browsers.Ensure(r.Context(), pane, ws, body.URL); err != nil {
+		writeBrowserError(w, err)
+		return
 	}
 	if body.Width > 0 && body.Height > 0 {
 		s.deps.Browsers.SetViewport(pane, body.Width, body.Height) // Best effort: the view sends its size again.
