@@ -22,3 +22,10 @@ func (a *App) ReportStartup(marks map[string]float64) {
 	}
 	fmt.Fprintf(os.Stderr, "%s%s\n", startupLogPrefix, b)
 }
+
+// ReportProblem logs an uncaught error or unhandled rejection from the window's script: the
+// webview's console goes nowhere, and without this a part of the window that failed to come
+// up would leave no trace. The window truncates and rate-limits what it sends.
+func (a *App) ReportProblem(message string) {
+	fmt.Fprintf(os.Stderr, "clusterspace window error: %s\n", message)
+}

@@ -142,8 +142,10 @@ func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
 	shellDeadline := time.Now().Add(30 * time.Second)
 	for childProcesses(d.cmd.Process.Pid, "bash") < shells {
 		if time.Now().After(shellDeadline) {
-			t.Fatalf("the desktop UI did not start its %d terminal shells within 30 s (%d running)\napp output:\n%s",
-				shells, childProcesses(d.cmd.Process.Pid, "bash"), d.out.String())
+			shot := filepath.Join(artifactDir(t), "desktop-no-shells.png")
+			d.screenshot(t, shot)
+			t.Fatalf("the desktop UI did not start its %d terminal shells within 30 s (%d running; the window: %s)\napp output:\n%s",
+				shells, childProcesses(d.cmd.Process.Pid, "bash"), shot, d.out.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

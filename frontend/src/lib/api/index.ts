@@ -73,6 +73,8 @@ export interface Backend {
   version(): Promise<string>;
   /** The desktop hands the startup marks (lib/startup) to Go, which logs them; web has nothing to do. */
   reportStartup?(marks: Record<string, number>): void;
+  /** The desktop logs the window's uncaught errors through Go (its webview console goes nowhere). */
+  reportProblem?(message: string): void;
   listWorkspaces(): Promise<WorkspaceList>;
   /** name '' lets the backend pick "Workspace N". */
   createWorkspace(name: string): Promise<Workspace>;

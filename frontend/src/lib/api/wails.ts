@@ -57,6 +57,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecip
   Version(): Promise<string>;
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
+  ReportProblem?(message: string): Promise<void>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
   RenameWorkspace(id: string, name: string): Promise<Workspace>;
@@ -200,6 +201,10 @@ export class WailsBackend implements Backend {
   reportStartup(marks: Record<string, number>) {
     // Best effort: only tests and benchmarks read it.
     this.app.ReportStartup?.(marks).catch(() => {});
+  }
+  reportProblem(message: string) {
+    // Best effort: a failed report must not raise another error.
+    this.app.ReportProblem?.(message).catch(() => {});
   }
   listWorkspaces() {
     return call(() => this.app.ListWorkspaces());
