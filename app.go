@@ -41,6 +41,7 @@ func NewApp(eng *engine.Engine) *App {
 
 // startup is called by Wails once the window exists; ctx is Wails' runtime context.
 func (a *App) startup(ctx context.Context) {
+	markGo("window-startup")
 	a.ctx = ctx
 	relayCtx, cancel := context.WithCancel(ctx)
 	a.relayCtx, a.cancel = relayCtx, cancel
@@ -57,6 +58,9 @@ func (a *App) startup(ctx context.Context) {
 		a.notifyGoals(relayCtx)
 	}()
 }
+
+// domReady is called by Wails once the page's DOM is loaded (for the startup marks).
+func (a *App) domReady(context.Context) { markGo("dom-ready") }
 
 // shutdown is called by Wails when the window closes.
 func (a *App) shutdown(context.Context) {

@@ -39,6 +39,7 @@ func runDesktop(eng *engine.Engine, frontend fs.FS) error {
 		AssetServer:      &assetserver.Options{Assets: frontend},
 		BackgroundColour: &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
 		OnStartup:        app.startup,
+		OnDomReady:       app.domReady,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
 		Linux:            &linux.Options{Icon: appIcon, ProgramName: "clusterspace"},

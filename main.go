@@ -141,12 +141,14 @@ func desktopCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusterspace: no display (DISPLAY and WAYLAND_DISPLAY are unset): run `clusterspace serve` and open the printed URL in a browser")
 		return cli.ExitError
 	}
+	markGo("main")
 	eng, err := engine.Open(context.Background(), *dataDir, engine.WithCommand("desktop"), engine.WithConfigDir(*configDir))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", err)
 		return cli.ExitFor(err)
 	}
 	defer eng.Close()
+	markGo("engine-open")
 	front, err := frontendFS()
 	if err == nil {
 		err = runDesktop(eng, front)

@@ -23,7 +23,7 @@ type run struct {
 	// settings each was made from (a changed model or persona makes it again).
 	agents     map[Source]*agent.Agent
 	agentShape map[Source]string
-	turnID string                  // the streamed message under way, for its deltas
+	turnID     string // the streamed message under way, for its deltas
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
 	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
