@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -52,4 +53,30 @@ func (a *App) ReportStartup(marks map[string]float64) {
 // up would leave no trace. The window truncates and rate-limits what it sends.
 func (a *App) ReportProblem(message string) {
 	fmt.Fprintf(os.Stderr, "clusterspace window error: %s\n", message)
+}
+
+// echoProbeEnv, set to a number of keys, makes the window time that many typed keys' echo in
+// the terminal and log the samples (BenchmarkDesktopKeystrokeEcho); unset, nothing is timed.
+const echoProbeEnv = "CLUSTERSPACE_ECHO_PROBE"
+
+// echoLogPrefix begins the line ReportEcho writes.
+const echoLogPrefix = "clusterspace echo ms: "
+
+// EchoProbeKeys is how many keys the window's echo probe should time (0: none).
+func (a *App) EchoProbeKeys() int {
+	n, err := strconv.Atoi(os.Getenv(echoProbeEnv))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// ReportEcho logs the echo probe's samples (milliseconds from a key going down to its echo in
+// the terminal's buffer) for the benchmark that reads the app's output.
+func (a *App) ReportEcho(samples []float64) {
+	b, err := json.Marshal(samples)
+	if err != nil {
+		return // Best effort: only the benchmark reads it.
+	}
+	fmt.Fprintf(os.Stderr, "%s%s\n", echoLogPrefix, b)
 }

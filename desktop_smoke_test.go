@@ -111,6 +111,12 @@ func startDesktop(t *testing.T, dataDir string) *desktopApp {
 // startDesktopWith is startDesktop for a workspace with that many terminal panes.
 func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
 	t.Helper()
+	return startDesktopEnv(t, dataDir, shells)
+}
+
+// startDesktopEnv is startDesktopWith with more variables in the app's environment.
+func startDesktopEnv(t testing.TB, dataDir string, shells int, env ...string) *desktopApp {
+	t.Helper()
 	bin := testBinary(t)
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil || !strings.Contains(string(out), "desktop,") {
@@ -119,7 +125,7 @@ func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
 	display := startXvfb(t)
 	d := &desktopApp{env: append(os.Environ(), "DISPLAY="+display), out: &lockedBuffer{}, exited: make(chan error, 1)}
 	d.cmd = exec.Command(bin, "--data-dir", dataDir)
-	d.cmd.Env = append(d.env, "WAYLAND_DISPLAY=")
+	d.cmd.Env = append(append(d.env, "WAYLAND_DISPLAY="), env...)
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.out
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -153,7 +159,7 @@ func startDesktopWith(t *testing.T, dataDir string, shells int) *desktopApp {
 }
 
 // screenshot captures the whole virtual screen to path and decodes it.
-func (d *desktopApp) screenshot(t *testing.T, path string) image.Image {
+func (d *desktopApp) screenshot(t testing.TB, path string) image.Image {
 	t.Helper()
 	select {
 	case err := <-d.exited:

@@ -1,5 +1,5 @@
 // First, so its mark is the moment the bundle began to run.
-import { markStartup } from './lib/startup/marks';
+import { afterFirstPaint, markStartup } from './lib/startup/marks';
 import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
@@ -14,3 +14,15 @@ if (!target) throw new Error('index.html has no #app element to mount ClusterSpa
 const backend = pickBackend();
 reportUncaughtErrors(window, backend);
 mount(App, { target, props: { backend } });
+
+// For `make bench` only: the desktop app started with CLUSTERSPACE_ECHO_PROBE times typed keys'
+// echo. Asked once the workspace is drawn (a binding call made before the app's first ones may
+// go unanswered while Wails' bridge comes up).
+afterFirstPaint(() => {
+  void backend.echoProbeKeys?.().then(
+    (keys) => {
+      if (keys > 0) void import('./features/terminal/echoprobe').then(({ startEchoProbe }) => startEchoProbe(document, keys, (s) => backend.reportEcho?.(s)));
+    },
+    () => {},
+  );
+});

@@ -75,6 +75,10 @@ export interface Backend {
   reportStartup?(marks: Record<string, number>): void;
   /** The desktop logs the window's uncaught errors through Go (its webview console goes nowhere). */
   reportProblem?(message: string): void;
+  /** Desktop, for `make bench`: how many keys the echo probe should time (0: no probe). */
+  echoProbeKeys?(): Promise<number>;
+  /** Desktop, for `make bench`: the echo probe's samples, which Go logs. */
+  reportEcho?(samplesMs: number[]): void;
   listWorkspaces(): Promise<WorkspaceList>;
   /** name '' lets the backend pick "Workspace N". */
   createWorkspace(name: string): Promise<Workspace>;

@@ -58,6 +58,8 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecip
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
+  EchoProbeKeys?(): Promise<number>;
+  ReportEcho?(samplesMs: number[]): Promise<void>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
   RenameWorkspace(id: string, name: string): Promise<Workspace>;
@@ -205,6 +207,12 @@ export class WailsBackend implements Backend {
   reportProblem(message: string) {
     // Best effort: a failed report must not raise another error.
     this.app.ReportProblem?.(message).catch(() => {});
+  }
+  echoProbeKeys() {
+    return this.app.EchoProbeKeys?.() ?? Promise.resolve(0);
+  }
+  reportEcho(samplesMs: number[]) {
+    this.app.ReportEcho?.(samplesMs).catch(() => {});
   }
   listWorkspaces() {
     return call(() => this.app.ListWorkspaces());
