@@ -241,7 +241,8 @@ func TestWorkspaceToolsOnRealTerminals(t *testing.T) {
 	// convert: a busy pane is refused without force, naming what runs; the caller's own
 	// pane never; with force the command and its shell end.
 	r.eng.Terminals.Write(b, "", []byte("sleep 300\r"))
-	waitFor(t, "sleep to run", func() bool { st, _ := r.eng.Terminals.Status(b, ""); return st.Foreground != "" })
+	// Not just any foreground process: between fork and exec the child is still "bash".
+	waitFor(t, "sleep to run", func() bool { st, _ := r.eng.Terminals.Status(b, ""); return strings.Contains(st.Foreground, "sleep") })
 	shellB := r.eng.Terminals.Tabs(b)[0].PID
 	r.mustRefuse("", "convert_pane_to_browser", map[string]any{"pane_id": b}, "sleep")
 	if ws := r.current(); ws.Panes[1].Kind != workspace.KindTerminal || !alive(shellB) {

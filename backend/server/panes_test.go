@@ -41,7 +41,8 @@ func TestPaneControlRoutes(t *testing.T) {
 	expect("POST", "/api/panes/"+a+"/terminal", `{}`, 200, "tabs")
 	h.srv.deps.Terminals.Write(a, "", []byte("sleep 300\r"))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if st, _ := h.srv.deps.Terminals.Status(a, ""); st.Foreground != "" {
+		// Not just any foreground process: between fork and exec the child is still "bash".
+		if st, _ := h.srv.deps.Terminals.Status(a, ""); strings.Contains(st.Foreground, "sleep") {
 			break
 		}
 		if time.Now().After(deadline) {
