@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 // profile is one workspace's Chromium: a process with a persistent user data dir, and the
@@ -54,6 +58,12 @@ func (m *Manager) launchFlags(execPath, profileDir string) []chromedp.ExecAlloca
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("hide-scrollbars", false),
 		chromedp.UserDataDir(profileDir),
+		// Chromium lives as long as the workspace: it must not hold the window's pipes open.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			procfd.SealInherited()
+			// What chromedp does when not told otherwise: the browser dies with the app.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		}),
 		chromedp.WindowSize(DefaultWidth, DefaultHeight),
 	}
 }

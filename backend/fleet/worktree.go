@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 // Limits of worktree isolation.
@@ -189,6 +190,7 @@ func runSetup(ctx context.Context, dir, command string) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 2 * time.Second
+	procfd.SealInherited() // a setup may leave a daemon behind: it must not hold the window's pipes open
 	err := cmd.Run()
 	if err == nil {
 		return nil

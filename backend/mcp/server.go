@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/clusterspace/clusterspace/backend/procfd"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -159,6 +160,7 @@ func (s *server) start() (*sdk.ClientSession, *exec.Cmd, error) {
 		cmd.Stderr = s.stderr
 		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: stopGrace}
 	}
+	procfd.SealInherited() // the server lives with the app: it must not hold the window's pipes open
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		if cmd != nil && cmd.Process != nil {

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/creack/pty"
+
+	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 // readBufferSize is the most one PTY read takes; the kernel hands out at most a few KiB of
@@ -138,6 +140,7 @@ func (t *tab) startLocked() error {
 	t.mu.Lock()
 	ws := &pty.Winsize{Cols: uint16(t.cols), Rows: uint16(t.rows)}
 	t.mu.Unlock()
+	procfd.SealInherited() // a shell lives long: it must not hold the window's pipes open
 	f, err := pty.StartWithSize(cmd, ws)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", t.argv[0], err)

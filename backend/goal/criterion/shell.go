@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 const (
@@ -149,6 +151,7 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration, st
 	// a background child still holds the output open; that child is killed just after.
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procfd.SealInherited() // a check may leave a child behind: none may hold the window's pipes open
 	startErr := cmd.Start()
 	outW.Close() // Best effort: the child holds its own copies.
 	errW.Close()
