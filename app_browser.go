@@ -22,7 +22,7 @@ func (a *App) BrowserOpen(paneID, url string, width, height int) ([]browser.TabI
 	if !ok {
 		return nil, errors.New("no pane " + paneID + " in any workspace")
 	}
-	if _, err := a.eng.Browsers.Ensure(a.ctx, paneID, ws, url); err != nil {
+	if _, _, err := a.eng.Browsers.Ensure(a.ctx, paneID, ws, url); err != nil {
 		return nil, err
 	}
 	if width > 0 && height > 0 {

@@ -41,11 +41,15 @@ func (a *App) ReportStartup(marks map[string]float64) {
 		marks["go-"+k] = v
 	}
 	goMarks.Unlock()
-	b, err := json.Marshal(marks)
-	if err != nil {
-		return // Best effort: the marks are only for tests and benchmarks.
+	logJSON(startupLogPrefix, marks)
+}
+
+// logJSON writes prefix and v as JSON on one line of stderr, where the tests and benchmarks
+// that read the app's output find it. Best effort: only they read it.
+func logJSON(prefix string, v any) {
+	if b, err := json.Marshal(v); err == nil {
+		fmt.Fprintf(os.Stderr, "%s%s\n", prefix, b)
 	}
-	fmt.Fprintf(os.Stderr, "%s%s\n", startupLogPrefix, b)
 }
 
 // ReportProblem logs an uncaught error or unhandled rejection from the window's script: the
@@ -73,10 +77,4 @@ func (a *App) EchoProbeKeys() int {
 
 // ReportEcho logs the echo probe's samples (milliseconds from a key going down to its echo in
 // the terminal's buffer) for the benchmark that reads the app's output.
-func (a *App) ReportEcho(samples []float64) {
-	b, err := json.Marshal(samples)
-	if err != nil {
-		return // Best effort: only the benchmark reads it.
-	}
-	fmt.Fprintf(os.Stderr, "%s%s\n", echoLogPrefix, b)
-}
+func (a *App) ReportEcho(samples []float64) { logJSON(echoLogPrefix, samples) }

@@ -129,7 +129,7 @@ func TestEnsureOpensOneFirstTab(t *testing.T) {
 	errs := make(chan error, racers)
 	for range racers {
 		go func() {
-			o, err := m.Ensure(ctx, "p", "ws", site.Page("/form"))
+			_, o, err := m.Ensure(ctx, "p", "ws", site.Page("/form"))
 			opened <- o
 			errs <- err
 		}()
@@ -146,7 +146,7 @@ func TestEnsureOpensOneFirstTab(t *testing.T) {
 	if tabs := m.Tabs("p"); openers != 1 || len(tabs) != 1 || tabs[0].Title != "Form" {
 		t.Fatalf("%d callers opened a page; the pane has %+v; want one Form tab", openers, tabs)
 	}
-	if o, err := m.Ensure(ctx, "p", "ws", site.Page("/list")); o || err != nil || len(m.Tabs("p")) != 1 {
+	if _, o, err := m.Ensure(ctx, "p", "ws", site.Page("/list")); o || err != nil || len(m.Tabs("p")) != 1 {
 		t.Fatalf("ensure on a pane with a tab: opened=%v err=%v tabs=%+v", o, err, m.Tabs("p"))
 	}
 }

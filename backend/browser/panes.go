@@ -123,15 +123,16 @@ func (m *Manager) Open(ctx context.Context, paneID, workspaceID, rawURL string) 
 	return m.openTab(ctx, paneID, workspaceID, rawURL, "")
 }
 
-// Ensure opens the pane's first tab (at rawURL, or blank) unless it has one, and says whether
-// it did. Callers racing for one pane (the window's view mounting while a conversion opens
-// the page) wait for the first, so a pane never gets two first tabs.
-func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string) (opened bool, err error) {
+// Ensure opens the pane's first tab (at rawURL, or blank) unless it has one; opened says
+// whether it did, and tab is the tab it opened (also when only its navigation failed).
+// Callers racing for one pane (the window's view mounting while a conversion opens the page)
+// wait for the first, so a pane never gets two first tabs.
+func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string) (tab TabInfo, opened bool, err error) {
 	for {
 		m.mu.Lock()
 		if p := m.panes[paneID]; p != nil && len(p.tabs) > 0 {
 			m.mu.Unlock()
-			return false, nil
+			return TabInfo{}, false, nil
 		}
 		if busy, ok := m.ensuring[paneID]; ok {
 			m.mu.Unlock()
@@ -139,18 +140,18 @@ func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string
 			case <-busy:
 				continue // opened, or failed: look again
 			case <-ctx.Done():
-				return false, ctx.Err()
+				return TabInfo{}, false, ctx.Err()
 			}
 		}
 		done := make(chan struct{})
 		m.ensuring[paneID] = done
 		m.mu.Unlock()
-		_, err := m.Open(ctx, paneID, workspaceID, rawURL)
+		t, err := m.Open(ctx, paneID, workspaceID, rawURL)
 		m.mu.Lock()
 		delete(m.ensuring, paneID)
 		m.mu.Unlock()
 		close(done)
-		return err == nil || len(m.Tabs(paneID)) > 0, err
+		return t, t.TabID != "", err
 	}
 }
 

@@ -19,11 +19,8 @@ type run struct {
 	conv []Message
 	cfg  Config
 
-	// The actor's and the critic's turn engines, made on first use in a chain, with the
-	// settings each was made from (a changed model or persona makes it again).
-	agents     map[Source]*agent.Agent
-	agentShape map[Source]string
-	turnID     string // the streamed message under way, for its deltas
+	agents map[Source]madeAgent // the actor's and the critic's, made on first use
+	turnID string               // the streamed message under way, for its deltas
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
 	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
@@ -110,8 +107,8 @@ func (r *run) loop(next Source) {
 func (r *run) begin(first Source) {
 	r.toolTurns, r.failStreak, r.iterations, r.auto = 0, 0, 0, false
 	// A new message is news to the actor: what it repeated before may now be right.
-	if a := r.agents[SourceActor]; a != nil {
-		a.Guard = agent.NewGuard()
+	if made, ok := r.agents[SourceActor]; ok {
+		made.Guard = agent.NewGuard()
 	}
 	if r.open {
 		return
@@ -176,8 +173,8 @@ func (r *run) config() Config {
 // session, so a remade agent loses nothing summarised.
 func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
 	shape := agentShape(src, cfg.Settings)
-	if a, ok := r.agents[src]; ok && r.agentShape[src] == shape {
-		return a, nil
+	if made, ok := r.agents[src]; ok && made.shape == shape {
+		return made.Agent, nil
 	}
 	ref := cfg.Settings.Provider
 	if src == SourceCritic {
@@ -200,8 +197,15 @@ func (r *run) agent(src Source, cfg Config) (*agent.Agent, error) {
 		}
 		sh.apply(a)
 	}
-	r.agents[src], r.agentShape[src] = a, shape
+	r.agents[src] = madeAgent{a, shape}
 	return a, nil
+}
+
+// madeAgent is a turn engine with the settings it was made from (agentShape): a changed model
+// or persona makes it again.
+type madeAgent struct {
+	*agent.Agent
+	shape string
 }
 
 // agentShape is what of the settings goes into src's agent: when it changes between turns,

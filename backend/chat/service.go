@@ -395,7 +395,7 @@ func (ss *session) start(conv []Message, next Source) error {
 		return errShutdown
 	}
 	ctx, cancel := context.WithCancelCause(ss.svc.ctx)
-	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, agents: map[Source]*agent.Agent{}, agentShape: map[Source]string{}}
+	r := &run{ss: ss, svc: ss.svc, ctx: ctx, conv: conv, agents: map[Source]madeAgent{}}
 	ss.mu.Lock()
 	ss.running, ss.cancel, ss.done = true, cancel, make(chan struct{})
 	ss.notify()

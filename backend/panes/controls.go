@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -65,8 +64,8 @@ func (s *Service) OpenBrowserTab(ctx context.Context, c Caller, paneID, url stri
 	if p.Kind != workspace.KindBrowser {
 		return "", wrongKind(p, workspace.KindBrowser, "open_browser_tab")
 	}
-	if opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url); opened || err != nil {
-		return activeTab(s.browsers.Tabs(paneID)), err
+	if t, opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url); opened || err != nil {
+		return t.TabID, err
 	}
 	t, err := s.browsers.NewTab(ctx, paneID, url)
 	return t.TabID, err
@@ -128,7 +127,7 @@ func (s *Service) Reconnect(ctx context.Context, c Caller, paneID, tabID string)
 		}
 		return "restarted the terminal's process", nil
 	default:
-		if opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, ""); opened || err != nil {
+		if _, opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, ""); opened || err != nil {
 			return "opened a browser page", err
 		}
 		if tabID != "" {
@@ -200,7 +199,7 @@ func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind wor
 	if kind == workspace.KindBrowser {
 		// The window's view of the pane may open its page first (it mounts on the change
 		// above): then the asked-for address is loaded in that page.
-		opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url)
+		_, opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url)
 		if err == nil && !opened && url != "" {
 			_, err = s.browsers.Navigate(ctx, paneID, url)
 		}
@@ -358,14 +357,4 @@ func (s *Service) Wake(ctx context.Context, paneID string) {
 		return
 	}
 	s.StartTerminal(ctx, ws, p, 0, 0) // Best effort: the tool then reports what is wrong.
-}
-
-// activeTab is the id of the tab a browser pane shows ("" when it has none).
-func activeTab(tabs []browser.TabInfo) string {
-	for _, t := range tabs {
-		if t.Active {
-			return t.TabID
-		}
-	}
-	return ""
 }

@@ -52,7 +52,7 @@ func (s *Server) openBrowser(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if _, err := s.deps.Browsers.Ensure(r.Context(), pane, ws, body.URL); err != nil {
+	if _, _, err := s.deps.Browsers.Ensure(r.Context(), pane, ws, body.URL); err != nil {
 		writeBrowserError(w, err)
 		return
 	}

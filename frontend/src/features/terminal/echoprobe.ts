@@ -1,7 +1,7 @@
 // The keystroke-echo probe the desktop window runs when the app is started with
 // CLUSTERSPACE_ECHO_PROBE=N (for `make bench`; the served UI's benchmark injects the same logic
 // through Chromium). For each printable key typed into a terminal it keeps the time from the
-// key going down (the event's own timestamp, so time the key waited in the queue counts) to the
+// key going down (the event's own timestamp where it is on the page's clock) to the
 // terminal's buffer first holding the echo (the cursor moved past it), and hands the samples
 // over once it has N of them, or once typing has stopped for IDLE_REPORT_MS with fewer (a key
 // typed before the last one's echo arrived replaces it, so a burst can lose samples).
