@@ -80,7 +80,8 @@ func BenchmarkScreencast(b *testing.B) {
 // BenchmarkScreencastFourPanes casts an animated page in four browser panes of one workspace at
 // once, as a 2 × 2 grid of browsers does, and reports the frames per second of the slowest and
 // the fastest pane. Target: every pane 25 fps or more on the 2-core machine when it is quiet
-// (before per-page focus emulation, three of the four got none).
+// (before per-page focus emulation, three of the four got none; before crowded casts were
+// scaled under Chromium's reusable frame buffers, see castBox, 14–19 fps each).
 func BenchmarkScreencastFourPanes(b *testing.B) {
 	m, _ := browsertest.NewManager(b)
 	site := browsertest.NewSite(b)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,9 @@ type Options struct {
 	// IdleDiscard is how long a background tab may be idle before it is discarded
 	// (default DefaultIdleDiscard; negative: never).
 	IdleDiscard time.Duration
+	// FullSizeCasts is how many screencasts may run at once at full size (default: one per
+	// core); beyond that every cast is scaled down (see castBox).
+	FullSizeCasts int
 }
 
 // FindChromium returns the Chromium to run: $CLUSTERSPACE_CHROMIUM, else /usr/bin/chromium,
@@ -131,6 +135,9 @@ type Manager struct {
 	wg     sync.WaitGroup // every goroutine and every operation in flight
 	// launchMu serialises browser starts (see profileFor); it is never taken under mu.
 	launchMu sync.Mutex
+	// castMu serialises starting, stopping and resizing screencasts (see resizeCasts); it is
+	// never taken under mu or a tab's mu.
+	castMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -151,6 +158,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.IdleDiscard == 0 {
 		opts.IdleDiscard = DefaultIdleDiscard
+	}
+	if opts.FullSizeCasts == 0 {
+		opts.FullSizeCasts = runtime.NumCPU()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
 	"image/jpeg"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,6 +204,63 @@ func TestScreencast(t *testing.T) {
 	if _, err := m.StartScreencast(ctx, "ghost"); !errors.Is(err, browser.ErrNoPane) {
 		t.Fatalf("ghost pane: %v", err)
 	}
+}
+
+// Past the casts a machine carries at full size, every cast is scaled down so all panes stay
+// live, and a cast grows back when the crowd thins. (FullSizeCasts is one here, so that two
+// casts make a crowd on any machine.)
+func TestCrowdedCastsShrinkAndGrowBack(t *testing.T) {
+	m, _ := browsertest.NewManagerWith(t, browser.Options{FullSizeCasts: 1})
+	site := browsertest.NewSite(t)
+	ctx := testCtx(t)
+	for _, p := range []string{"p1", "p2"} {
+		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetViewport(p, 940, 480); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// waitPicture reads frames until one's picture satisfies ok, and returns its size.
+	waitPicture := func(frames <-chan browser.Frame, what string, ok func(w, h int) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		var last image.Point
+		for time.Now().Before(deadline) {
+			f := nextFrame(t, frames)
+			cfg, err := jpeg.DecodeConfig(bytes.NewReader(f.Data))
+			if err != nil {
+				t.Fatalf("the frame is not a JPEG: %v", err)
+			}
+			if f.Width != 940 || f.Height != 480 {
+				t.Fatalf("the frame's viewport is %dx%d, want the pane's 940x480 whatever the picture's size", f.Width, f.Height)
+			}
+			last = image.Pt(cfg.Width, cfg.Height)
+			if ok(cfg.Width, cfg.Height) {
+				return
+			}
+		}
+		t.Fatalf("no %s picture in 10 s; the last was %v", what, last)
+	}
+	full := func(w, h int) bool { return w == 940 && h == 480 }
+	crowded := func(w, h int) bool {
+		// Scaled down under Chromium's reusable frame buffers, keeping the pane's shape.
+		return w*h <= 225_000 && w >= 600 && math.Abs(float64(w)/float64(h)-940.0/480) < 0.02
+	}
+	one, err := m.StartScreencast(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPicture(one, "full-size", full)
+	watch2, stop2 := context.WithCancel(ctx)
+	two, err := m.StartScreencast(watch2, "p2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPicture(two, "scaled-down", crowded)
+	waitPicture(one, "scaled-down", crowded)
+	stop2()
+	waitPicture(one, "full-size again", full)
 }
 
 func nextFrame(t *testing.T, frames <-chan browser.Frame) browser.Frame {

@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"encoding/base64"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -122,6 +124,8 @@ func (t *tab) latestFrame() *Frame {
 
 // startCast starts Chromium's screencast on t and shows viewers the page as it is now.
 func (m *Manager) startCast(t *tab) {
+	m.castMu.Lock()
+	defer m.castMu.Unlock()
 	t.mu.Lock()
 	if t.casting || t.conn == nil {
 		t.mu.Unlock()
@@ -132,16 +136,17 @@ func (m *Manager) startCast(t *tab) {
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(m.ctx, opTimeout)
 	defer cancel()
-	err := t.run(ctx, page.StartScreencast().WithFormat(page.ScreencastFormatJpeg).WithQuality(screencastQuality).
-		WithMaxWidth(int64(w)).WithMaxHeight(int64(h)).WithEveryNthFrame(1))
-	if err != nil {
+	casting := m.castingTabs()
+	box := m.castBox(w, h, len(casting))
+	if err := t.run(ctx, startScreencast(box)); err != nil {
 		t.update(func() { t.casting = false })
 		m.log.Warn("screencast did not start", "pane", t.paneID, "tab", t.id, "err", err)
 		return
 	}
+	t.update(func() { t.castSize = box })
 	// A page that does not repaint sends no frame: give the viewers a picture now.
 	var buf []byte
-	err = t.run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+	err := t.run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		var err error
 		buf, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatJpeg).WithQuality(screencastQuality).Do(ctx)
 		return err
@@ -149,10 +154,14 @@ func (m *Manager) startCast(t *tab) {
 	if err == nil {
 		m.deliver(t, Frame{TabID: t.id, Data: buf, Width: w, Height: h, Captured: time.Now()})
 	}
+	m.resizeCasts(ctx, casting)
 }
 
 // stopCast stops Chromium's screencast on t.
 func (t *tab) stopCast() {
+	m := t.m
+	m.castMu.Lock()
+	defer m.castMu.Unlock()
 	t.mu.Lock()
 	was := t.casting
 	t.casting = false
@@ -160,9 +169,73 @@ func (t *tab) stopCast() {
 	if !was {
 		return
 	}
-	ctx, cancel := context.WithTimeout(t.m.ctx, inputTimeout)
+	ctx, cancel := context.WithTimeout(m.ctx, inputTimeout)
 	defer cancel()
 	t.run(ctx, page.StopScreencast()) // Best effort: the page may be gone.
+	m.resizeCasts(ctx, m.castingTabs())
+}
+
+func startScreencast(box size) chromedp.Action {
+	return page.StartScreencast().WithFormat(page.ScreencastFormatJpeg).WithQuality(screencastQuality).
+		WithMaxWidth(int64(box.w)).WithMaxHeight(int64(box.h)).WithEveryNthFrame(1)
+}
+
+// size is a frame's size in pixels.
+type size struct{ w, h int }
+
+// crowdedCastPixels is the most pixels a frame of a crowded screencast has. Chromium copies
+// every frame into fresh buffers; those up to 960 KiB come from buckets it reuses, larger
+// ones are mapped anew and faulted in, page by page, for every frame. Measured on the 2-core
+// machine with four panes of 940 × 480 casting: 16 fps each at full size, 35 fps each at
+// 666 × 340 (226,000 pixels, 0.9 MB), 17 fps at 700 × 357 (1.0 MB). The margin under 960 KiB
+// covers row padding.
+const crowdedCastPixels = 225_000
+
+// castBox is the frame size for a viewport of w × h while n screencasts run (this one
+// included). Up to Options.FullSizeCasts casts run at full size; beyond that every cast is
+// scaled down to crowdedCastPixels, keeping its shape, so that every pane stays live. The
+// live view scales the picture to the pane; clicks map through the viewport, not the picture.
+func (m *Manager) castBox(w, h, n int) size {
+	if n <= m.opts.FullSizeCasts || w*h <= crowdedCastPixels {
+		return size{w, h}
+	}
+	scale := math.Sqrt(float64(crowdedCastPixels) / float64(w*h))
+	return size{max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))}
+}
+
+// castingTabs returns the tabs whose screencast runs, in every workspace: they share the
+// machine's cores.
+func (m *Manager) castingTabs() []*tab {
+	m.mu.Lock()
+	var all []*tab
+	for _, p := range m.panes {
+		all = append(all, p.tabs...)
+	}
+	m.mu.Unlock()
+	return slices.DeleteFunc(all, func(t *tab) bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return !t.casting
+	})
+}
+
+// resizeCasts restarts, at the size castBox gives them now, the casts that run at another
+// size: when a cast starts or stops, the others may cross into or out of the crowd. The
+// caller holds castMu. A restarted cast keeps its viewers; they see the next frame.
+func (m *Manager) resizeCasts(ctx context.Context, casting []*tab) {
+	for _, t := range casting {
+		t.mu.Lock()
+		box, running := m.castBox(t.width, t.height, len(casting)), t.castSize
+		t.mu.Unlock()
+		if box == running {
+			continue
+		}
+		if err := t.run(ctx, page.StopScreencast(), startScreencast(box)); err != nil {
+			m.log.Warn("screencast did not resize", "pane", t.paneID, "tab", t.id, "err", err)
+			continue
+		}
+		t.update(func() { t.castSize = box })
+	}
 }
 
 // frame acknowledges a screencast frame (Chromium sends the next only after that) and

@@ -55,6 +55,7 @@ type tab struct {
 	width      int
 	height     int
 	casting    bool
+	castSize   size // the frame size the running screencast was started with
 	lastFrame  *Frame
 	changed    chan struct{} // closed and replaced on every state change
 }

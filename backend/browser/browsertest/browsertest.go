@@ -20,6 +20,12 @@ import (
 // first tab and is shut down, and the data dir removed, when the test ends.
 func NewManager(t testing.TB) (*browser.Manager, string) {
 	t.Helper()
+	return NewManagerWith(t, browser.Options{})
+}
+
+// NewManagerWith is NewManager with opts; its DataDir is replaced by the test's.
+func NewManagerWith(t testing.TB, opts browser.Options) (*browser.Manager, string) {
+	t.Helper()
 	// Not t.TempDir: Chromium's helper processes can still be writing the profile for a
 	// moment after the browser exits, and TempDir's cleanup fails the test when it cannot
 	// remove a file. This dir is removed after the browser, with a short retry.
@@ -27,7 +33,8 @@ func NewManager(t testing.TB) (*browser.Manager, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := browser.NewManager(browser.Options{DataDir: dir})
+	opts.DataDir = dir
+	m := browser.NewManager(opts)
 	t.Cleanup(func() {
 		m.Shutdown()
 		for range 30 {
