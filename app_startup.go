@@ -78,3 +78,8 @@ func (a *App) EchoProbeKeys() int {
 // ReportEcho logs the echo probe's samples (milliseconds from a key going down to its echo in
 // the terminal's buffer) for the benchmark that reads the app's output.
 func (a *App) ReportEcho(samples []float64) { logJSON(echoLogPrefix, samples) }
+
+// SoftwareGraphics says the machine has no GPU render node, so the window's WebGL is drawn in
+// software: the terminals then use xterm's DOM renderer, the faster one there. (WebKitGTK names
+// every WebGL renderer "Apple GPU", so the page cannot tell by itself.)
+func (a *App) SoftwareGraphics() bool { return !hasRenderNode() }

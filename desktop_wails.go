@@ -29,6 +29,9 @@ const (
 )
 
 func runDesktop(eng *engine.Engine, frontend fs.FS) error {
+	if name := setWebkitEnv(); name != "" {
+		eng.Terminals.HideEnv(name) // the window's setting, not the person's: shells do not inherit it
+	}
 	app := NewApp(eng)
 	return wails.Run(&options.App{
 		Title:            "ClusterSpace",

@@ -32,6 +32,13 @@ func TestTerminalPaneEndToEnd(t *testing.T) {
 		chromedp.SendKeys(term+` textarea`, "echo hello-$((6*7))\r", chromedp.ByQuery),
 		waitJS(fmt.Sprintf(`(%s).includes('hello-42')`, terminalText(pane))))
 	shot(t, ctx, "terminal")
+	// This Chromium draws WebGL with SwiftShader, on the CPU: there xterm's DOM renderer is the
+	// faster, and the page must see that for itself (the served UI has no Go to ask).
+	var renderer string
+	step(t, ctx, "read the renderer", chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).dataset.renderer`, term), &renderer))
+	if renderer != "dom" {
+		t.Fatalf("the terminal uses the %q renderer on a machine without a GPU, want dom", renderer)
+	}
 	step(t, ctx, "reload and find the output again",
 		chromedp.Reload(),
 		chromedp.WaitVisible(`[data-testid=app-ready]`),

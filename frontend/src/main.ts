@@ -5,6 +5,7 @@ import './app.css';
 import App from './App.svelte';
 import { pickBackend } from './lib/api';
 import { reportUncaughtErrors } from './lib/startup/problems';
+import { learnGraphics } from './features/terminal/renderer';
 
 markStartup('script');
 
@@ -15,10 +16,12 @@ const backend = pickBackend();
 reportUncaughtErrors(window, backend);
 mount(App, { target, props: { backend } });
 
-// For `make bench` only: the desktop app started with CLUSTERSPACE_ECHO_PROBE times typed keys'
-// echo. Asked once the workspace is drawn (a binding call made before the app's first ones may
-// go unanswered while Wails' bridge comes up).
+// Asked once the workspace is drawn: a binding call made before the app's first ones may go
+// unanswered while Wails' bridge comes up. The echo probe is for `make bench` only: the desktop
+// app started with CLUSTERSPACE_ECHO_PROBE times typed keys' echo.
 afterFirstPaint(() => {
+  // Before the terminals choose their renderer (they wait for this answer; see renderer.ts).
+  if (backend.softwareGraphics) learnGraphics(backend.softwareGraphics());
   void backend.echoProbeKeys?.().then(
     (keys) => {
       if (keys > 0) void import('./features/terminal/echoprobe').then(({ startEchoProbe }) => startEchoProbe(document, keys, (s) => backend.reportEcho?.(s)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseRenderer, MAX_WEBGL_TERMINALS, WebglBudget } from './renderer';
+import { chooseRenderer, isSoftwareGL, MAX_WEBGL_TERMINALS, WebglBudget } from './renderer';
 
 describe('chooseRenderer', () => {
   it.each([
@@ -47,5 +47,18 @@ describe('WebglBudget', () => {
     budget.release();
     expect(budget.acquire()).toBe('webgl');
     expect(budget.acquire()).toBe('dom');
+  });
+});
+
+describe('isSoftwareGL', () => {
+  it.each([
+    ['llvmpipe (LLVM 15.0.6, 256 bits)', true],
+    ['ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)', true],
+    ['Mesa softpipe', true],
+    ['ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)', false],
+    ['Mesa Intel(R) UHD Graphics 620 (KBL GT2)', false],
+    ['AMD Radeon Pro 5500M OpenGL Engine', false],
+  ])('%s is software: %s', (renderer, software) => {
+    expect(isSoftwareGL(renderer)).toBe(software);
   });
 });

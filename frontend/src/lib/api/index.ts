@@ -75,6 +75,8 @@ export interface Backend {
   reportStartup?(marks: Record<string, number>): void;
   /** The desktop logs the window's uncaught errors through Go (its webview console goes nowhere). */
   reportProblem?(message: string): void;
+  /** Desktop: true when the machine has no GPU, so WebGL would be drawn in software. */
+  softwareGraphics?(): Promise<boolean>;
   /** Desktop, for `make bench`: how many keys the echo probe should time (0: no probe). */
   echoProbeKeys?(): Promise<number>;
   /** Desktop, for `make bench`: the echo probe's samples, which Go logs. */

@@ -59,6 +59,7 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecip
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
   EchoProbeKeys?(): Promise<number>;
+  SoftwareGraphics?(): Promise<boolean>;
   ReportEcho?(samplesMs: number[]): Promise<void>;
   ListWorkspaces(): Promise<WorkspaceList>;
   CreateWorkspace(name: string): Promise<Workspace>;
@@ -210,6 +211,9 @@ export class WailsBackend implements Backend {
   }
   echoProbeKeys() {
     return this.app.EchoProbeKeys?.() ?? Promise.resolve(0);
+  }
+  softwareGraphics() {
+    return this.app.SoftwareGraphics?.() ?? Promise.resolve(false);
   }
   reportEcho(samplesMs: number[]) {
     this.app.ReportEcho?.(samplesMs).catch(() => {});
