@@ -39,6 +39,13 @@ func TestTerminalPaneEndToEnd(t *testing.T) {
 	if renderer != "dom" {
 		t.Fatalf("the terminal uses the %q renderer on a machine without a GPU, want dom", renderer)
 	}
+	// Its cursor does not blink there: the DOM renderer blinks by a CSS animation, which keeps
+	// the page drawing frames, and Chromium holds every echo after a key until the next frame.
+	var animations []string
+	step(t, ctx, "list the page's animations", chromedp.Evaluate(`document.getAnimations().map((a) => a.animationName || String(a))`, &animations))
+	if len(animations) > 0 {
+		t.Fatalf("the focused terminal keeps the page animating (%v): each echo waits for a frame", animations)
+	}
 	step(t, ctx, "reload and find the output again",
 		chromedp.Reload(),
 		chromedp.WaitVisible(`[data-testid=app-ready]`),
