@@ -186,6 +186,7 @@ func BenchmarkServedKeystrokeEcho(b *testing.B) {
 		b.ReportMetric(percentile(socket, 50), "ms-ws-p50")
 		b.ReportMetric(percentile(socket, 99), "ms-ws-p99")
 		b.ReportMetric(percentile(goClient, 50), "ms-goclient-p50")
+		b.ReportMetric(percentile(goClient, 99), "ms-goclient-p99")
 		b.ReportMetric(percentile(b2b, 50), "ms-b2b-echo-p50")
 		b.ReportMetric(percentile(b2b, 99), "ms-b2b-echo-p99")
 	}
