@@ -11,23 +11,28 @@ describe('startEchoProbe', () => {
     document.body.innerHTML = '';
   });
 
-  it('times each key from going down to its echo in the focused terminal, and reports after N', () => {
-    document.body.innerHTML = '<div data-testid="pane" data-kind="terminal" data-pane-id="p1"><textarea></textarea></div>';
+  /** A terminal pane holding the keyboard, whose cursor and parsed-output callbacks the test drives. */
+  function focusedTerminal(paneId: string, cursor: number) {
+    document.body.innerHTML = `<div data-testid="pane" data-kind="terminal" data-pane-id="${paneId}"><textarea></textarea></div>`;
     document.querySelector('textarea')!.focus();
-    let cursor = 10;
-    const parsed = new Set<() => void>();
+    const term = { cursor, parsed: new Set<() => void>() };
     cleanup.push(
-      registerTerminal('p1', {
+      registerTerminal(paneId, {
         text: () => '',
         size: () => null,
         focus: () => {},
-        cursorOffset: () => cursor,
+        cursorOffset: () => term.cursor,
         onWriteParsed: (cb) => {
-          parsed.add(cb);
-          return () => parsed.delete(cb);
+          term.parsed.add(cb);
+          return () => term.parsed.delete(cb);
         },
       }),
     );
+    return term;
+  }
+
+  it('times each key from going down to its echo in the focused terminal, and reports after N', () => {
+    const term = focusedTerminal('p1', 10);
     let clock = 0;
     const reports: number[][] = [];
     cleanup.push(startEchoProbe(document, 2, (s) => reports.push(s), () => clock));
@@ -37,9 +42,9 @@ describe('startEchoProbe', () => {
       document.dispatchEvent(ev);
     };
     const echo = (to: number, at: number) => {
-      cursor = to;
+      term.cursor = to;
       clock = at;
-      for (const cb of [...parsed]) cb();
+      for (const cb of [...term.parsed]) cb();
     };
 
     clock = 100;
@@ -52,39 +57,24 @@ describe('startEchoProbe', () => {
     type('b', 5000); // a stamp on another clock: the handler's time is used
     echo(12, 203);
     expect(reports).toEqual([[4, 3]]);
-    expect(parsed.size).toBe(0);
+    expect(term.parsed.size).toBe(0);
     type('c', 300); // after the report: not timed
-    expect(parsed.size).toBe(0);
+    expect(term.parsed.size).toBe(0);
   });
 
   it('reports what it has once typing stops short of N', () => {
     vi.useFakeTimers();
     cleanup.push(() => vi.useRealTimers());
-    document.body.innerHTML = '<div data-testid="pane" data-kind="terminal" data-pane-id="p2"><textarea></textarea></div>';
-    document.querySelector('textarea')!.focus();
-    let cursor = 0;
-    const parsed = new Set<() => void>();
-    cleanup.push(
-      registerTerminal('p2', {
-        text: () => '',
-        size: () => null,
-        focus: () => {},
-        cursorOffset: () => cursor,
-        onWriteParsed: (cb) => {
-          parsed.add(cb);
-          return () => parsed.delete(cb);
-        },
-      }),
-    );
+    const term = focusedTerminal('p2', 0);
     let clock = 10;
     const reports: number[][] = [];
     cleanup.push(startEchoProbe(document, 200, (s) => reports.push(s), () => clock));
     const ev = new KeyboardEvent('keydown', { key: 'x' });
     Object.defineProperty(ev, 'timeStamp', { value: 10 });
     document.dispatchEvent(ev);
-    cursor = 1;
+    term.cursor = 1;
     clock = 12;
-    for (const cb of [...parsed]) cb();
+    for (const cb of [...term.parsed]) cb();
     expect(reports).toEqual([]);
     vi.advanceTimersByTime(IDLE_REPORT_MS);
     expect(reports).toEqual([[2]]);
