@@ -185,18 +185,18 @@ func BenchmarkServedKeystrokeEcho(b *testing.B) {
 	for range b.N {
 		buffer, socket, goClient := echoRun(b, echoGap)
 		b2b, _, _ := echoRun(b, 0)
-		slices.Sort(buffer)
-		slices.Sort(socket)
-		slices.Sort(goClient)
-		slices.Sort(b2b)
-		b.ReportMetric(percentile(buffer, 50), "ms-echo-p50")
-		b.ReportMetric(percentile(buffer, 99), "ms-echo-p99")
-		b.ReportMetric(percentile(socket, 50), "ms-ws-p50")
-		b.ReportMetric(percentile(socket, 99), "ms-ws-p99")
-		b.ReportMetric(percentile(goClient, 50), "ms-goclient-p50")
-		b.ReportMetric(percentile(goClient, 99), "ms-goclient-p99")
-		b.ReportMetric(percentile(b2b, 50), "ms-b2b-echo-p50")
-		b.ReportMetric(percentile(b2b, 99), "ms-b2b-echo-p99")
+		reportP50P99(b, "ms-echo", buffer)
+		reportP50P99(b, "ms-ws", socket)
+		reportP50P99(b, "ms-goclient", goClient)
+		reportP50P99(b, "ms-b2b-echo", b2b)
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// reportP50P99 sorts samples and reports their median and 99th percentile as name-p50 and
+// name-p99.
+func reportP50P99(b *testing.B, name string, samples []float64) {
+	slices.Sort(samples)
+	b.ReportMetric(percentile(samples, 50), name+"-p50")
+	b.ReportMetric(percentile(samples, 99), name+"-p99")
 }
