@@ -32,6 +32,8 @@ type App struct {
 	views pubsub.Views
 	// notifier shows desktop notifications: the webview offers pages none of its own.
 	notifier desktopNotifier
+	// softwareGraphics: the machine has no GPU render node (see SoftwareGraphics).
+	softwareGraphics bool
 }
 
 // NewApp returns the App for an open engine.

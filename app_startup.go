@@ -82,4 +82,4 @@ func (a *App) ReportEcho(samples []float64) { logJSON(echoLogPrefix, samples) }
 // SoftwareGraphics says the machine has no GPU render node, so the window's WebGL is drawn in
 // software: the terminals then use xterm's DOM renderer, the faster one there. (WebKitGTK names
 // every WebGL renderer "Apple GPU", so the page cannot tell by itself.)
-func (a *App) SoftwareGraphics() bool { return !hasRenderNode() }
+func (a *App) SoftwareGraphics() bool { return a.softwareGraphics }

@@ -29,10 +29,12 @@ const (
 )
 
 func runDesktop(eng *engine.Engine, frontend fs.FS) error {
-	if name := setWebkitEnv(); name != "" {
+	gpu := hasRenderNode()
+	if name := setWebkitEnv(gpu); name != "" {
 		eng.Terminals.HideEnv(name) // the window's setting, not the person's: shells do not inherit it
 	}
 	app := NewApp(eng)
+	app.softwareGraphics = !gpu
 	return wails.Run(&options.App{
 		Title:            "ClusterSpace",
 		Width:            windowWidth,

@@ -23,8 +23,8 @@ func webkitEnvFor(lookup func(string) (string, bool), gpu bool) (name, value str
 
 // setWebkitEnv applies webkitEnvFor before WebKit starts and returns the variable it set, so
 // the terminals can be kept from inheriting it ("" if none).
-func setWebkitEnv() string {
-	name, value, ok := webkitEnvFor(os.LookupEnv, hasRenderNode())
+func setWebkitEnv(gpu bool) string {
+	name, value, ok := webkitEnvFor(os.LookupEnv, gpu)
 	if !ok {
 		return ""
 	}

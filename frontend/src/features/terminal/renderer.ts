@@ -67,22 +67,24 @@ export function isSoftwareGL(renderer: string): boolean {
 }
 
 let gpuWebgl2: boolean | undefined;
-let softwareHint: Promise<boolean> | null = null;
+let learned: Promise<void> | null = null;
 
 /**
  * The app's own word on the machine's graphics, for pages that cannot tell: WebKitGTK names
  * every WebGL renderer "Apple GPU", llvmpipe included, so the desktop asks Go, which looks for
- * a GPU render node. True means WebGL would be rasterised in software.
+ * a GPU render node. True means WebGL would be rasterised in software. An answer that takes
+ * over a second counts as no word.
  */
 export function learnGraphics(softwareOnly: Promise<boolean>): void {
-  softwareHint = softwareOnly.catch(() => false);
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000));
+  learned = Promise.race([softwareOnly.catch(() => false), timeout]).then((software) => {
+    if (software) gpuWebgl2 = false;
+  });
 }
 
-/** Waits (at most a second) for learnGraphics' answer, if one was asked for. */
-export async function graphicsKnown(): Promise<void> {
-  if (!softwareHint) return;
-  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000));
-  if (await Promise.race([softwareHint, timeout])) gpuWebgl2 = false;
+/** Resolves once learnGraphics' answer is in, if one was asked for. */
+export function graphicsKnown(): Promise<void> {
+  return learned ?? Promise.resolve();
 }
 
 /** Asked once per page: a probe context, released at once, says who draws WebGL here. */
