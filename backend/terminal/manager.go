@@ -50,6 +50,9 @@ type Options struct {
 	SandboxHelper string
 	// SandboxHelperEnv is added to the helper's environment (tests use it to reach TestMain).
 	SandboxHelperEnv []string
+	// Bwrap is the bubblewrap binary that gives confined terminals their namespaces
+	// (default: bwrap on PATH).
+	Bwrap string
 	// SSH is the ssh client to run (default "ssh", found on PATH).
 	SSH string
 	// SSHOptions go to every ssh the manager runs, before the saved server's own. The app
@@ -129,7 +132,9 @@ type Manager struct {
 	hiddenEnv map[string]bool
 	panes     map[string]*pane
 	broadcast map[string]bool
-	nextTab   uint64
+	// confined holds the boundary of panes whose every new tab is confined (see confine.go).
+	confined map[string]Sandbox
+	nextTab  uint64
 }
 
 type pane struct {
@@ -147,7 +152,8 @@ func NewManager(opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
-		panes: map[string]*pane{}, broadcast: map[string]bool{}, hiddenEnv: map[string]bool{}}
+		panes: map[string]*pane{}, broadcast: map[string]bool{}, hiddenEnv: map[string]bool{},
+		confined: map[string]Sandbox{}}
 	m.HideEnv(keyenv.WellKnown...)
 	m.HideEnv(opts.HiddenEnv...)
 	return m
@@ -537,29 +543,22 @@ func (m *Manager) prepare(spec Spec) (Spec, []string, error) {
 	} else {
 		argv = []string{spec.Shell}
 	}
+	if spec.Sandbox == nil {
+		spec.Sandbox = m.paneSandbox(spec.PaneID)
+	}
 	if spec.Sandbox != nil {
-		sb := *spec.Sandbox
-		sb.HiddenDirs = append(slices.Clip(sb.HiddenDirs), userSecretDirs()...)
-		if sb.Scratch != "" {
-			if err := makeScratch(sb.Scratch); err != nil {
-				return spec, nil, err
-			}
-			sb.WritableDirs = append(slices.Clip(sb.WritableDirs), sb.Scratch)
-			// Before the caller's own Env, which still wins.
-			spec.Env = append(ScratchEnv(sb.Scratch), spec.Env...)
+		if spec.SSH != nil {
+			return spec, nil, fmt.Errorf("pane %s is confined to a goal's sandbox, which has no network for an SSH session: use a pane outside the goal", spec.PaneID)
 		}
-		sb, err := sb.check()
+		sb, env, err := m.confine(*spec.Sandbox)
 		if err != nil {
 			return spec, nil, err
 		}
-		spec.Sandbox = &sb
-		helper := m.opts.SandboxHelper
-		if helper == "" {
-			if helper, err = os.Executable(); err != nil {
-				return spec, nil, fmt.Errorf("cannot find this program to run the sandbox helper: %w", err)
-			}
+		// Before the caller's own Env, which still wins.
+		spec.Sandbox, spec.Env = &sb, append(env, spec.Env...)
+		if argv, err = m.confinedArgv(sb, argv); err != nil {
+			return spec, nil, err
 		}
-		argv = append(sb.helperArgs(helper), argv...)
 	}
 	return spec, argv, nil
 }

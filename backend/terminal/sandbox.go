@@ -21,17 +21,23 @@ const (
 	minLandlockNetworkABI = 4
 )
 
-// Sandbox confines a terminal with Landlock: it may write only under WritableDirs (plus its
-// terminal and a few harmless devices such as /dev/null), reads everywhere except under
-// HiddenDirs, may not create Unix sockets (see socketFilter), and with NoNetwork may not
+// Sandbox confines a terminal: bubblewrap gives it namespaces of its own (see
+// sandbox_namespace.go), then Landlock lets it write only under WritableDirs (plus its
+// terminal and a few harmless devices such as /dev/null) and read everywhere except under
+// HiddenDirs; it may not create Unix sockets (see socketFilter), and with NoNetwork may not
 // open or accept TCP connections nor use any other network socket.
 type Sandbox struct {
 	WritableDirs []string
-	// HiddenDirs may be neither read nor listed: the app's data dir (its keys and database)
-	// and the keyring files. They need not exist yet: one created later is hidden too. The
-	// directories on the way to them cannot be listed either (see readableRules).
+	// HiddenDirs may be neither read nor listed: the app's data dirs (keys and database), its
+	// config dir, the keyring files, a password file (files may be named here too). They need
+	// not exist yet: one created later is hidden too. The directories on the way to them
+	// cannot be listed either (see readableRules).
 	HiddenDirs []string
 	NoNetwork  bool
+	// Proxy, with network allowed, is the Unix socket of the app's egress proxy: the only way
+	// out of the sandbox's own network namespace (see sandbox_proxy.go). Without it, a
+	// confined command reaches no network but its own loopback.
+	Proxy string
 	// Scratch, if set, is a private writable dir (created 0700) where the shell's temporary
 	// files and caches go (ScratchEnv): everyday tools write those under /tmp or HOME, which a
 	// confined shell cannot, and fail on every command without them.
@@ -129,12 +135,18 @@ func (s Sandbox) check() (Sandbox, error) {
 			if within(real, d) {
 				return s, fmt.Errorf("sandbox dir %q contains %q, which a confined terminal must not read: pick a sandbox dir outside it", d, h)
 			}
+			if within(d, real) {
+				return s, fmt.Errorf("sandbox dir %q is inside %q, which a confined terminal must not read: pick a sandbox dir outside it", d, h)
+			}
 		}
 		if !slices.Contains(hidden, real) {
 			hidden = append(hidden, real)
 		}
 	}
-	return Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: s.NoNetwork, Scratch: s.Scratch}, nil
+	if s.Proxy != "" && !filepath.IsAbs(s.Proxy) {
+		return s, fmt.Errorf("egress proxy socket %q is not an absolute path", s.Proxy)
+	}
+	return Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: s.NoNetwork, Scratch: s.Scratch, Proxy: s.Proxy}, nil
 }
 
 // helperArgs is the command line that confines the command that follows it.
@@ -148,8 +160,16 @@ func (s Sandbox) helperArgs(helper string) []string {
 	}
 	if s.NoNetwork {
 		args = append(args, "--no-network")
+	} else if s.Proxy != "" {
+		args = append(args, "--proxy", s.Proxy)
 	}
 	return append(args, "--")
+}
+
+// commandLine is the whole confined command line: bwrap's namespaces, then the helper's
+// Landlock and socket filter, then argv.
+func (s Sandbox) commandLine(bwrap, helper string, argv []string) []string {
+	return append(append(s.namespaceArgs(bwrap), s.helperArgs(helper)...), argv...)
 }
 
 type dirList []string
@@ -158,7 +178,8 @@ func (d *dirList) String() string     { return strings.Join(*d, ",") }
 func (d *dirList) Set(v string) error { *d = append(*d, v); return nil }
 
 // SandboxExecMain is the `sandbox-exec` subcommand: `sandbox-exec [--write DIR]…
-// [--hide DIR]… [--no-network] -- COMMAND ARGS…` restricts itself with Landlock and then executes COMMAND,
+// [--hide DIR]… [--no-network | --proxy SOCKET] -- COMMAND ARGS…` starts the relay to the
+// egress proxy (with --proxy), restricts itself with Landlock and then executes COMMAND,
 // which inherits the restrictions (as do its children, for good). It returns only on failure,
 // with 125 for a bad invocation or a sandbox it cannot set up, 127 when COMMAND is not found
 // and 126 when it cannot be executed (the shell's conventions).
@@ -173,8 +194,9 @@ func sandboxExec(args []string, stderr io.Writer) int {
 	fs.Var(&dirs, "write", "")
 	fs.Var(&hidden, "hide", "")
 	noNetwork := fs.Bool("no-network", false, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: clusterspace sandbox-exec [--write DIR]... [--hide DIR]... [--no-network] -- COMMAND [ARGS...]")
+	proxy := fs.String("proxy", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 || (*noNetwork && *proxy != "") {
+		fmt.Fprintln(stderr, "usage: clusterspace sandbox-exec [--write DIR]... [--hide DIR]... [--no-network | --proxy SOCKET] -- COMMAND [ARGS...]")
 		return 125
 	}
 	command := fs.Args()
@@ -183,7 +205,10 @@ func sandboxExec(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clusterspace sandbox-exec: %s: command not found\n", command[0])
 		return 127
 	}
-	sb, err := Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: *noNetwork}.check()
+	sb, err := Sandbox{WritableDirs: dirs, HiddenDirs: hidden, NoNetwork: *noNetwork, Proxy: *proxy}.check()
+	if err == nil && sb.Proxy != "" {
+		err = startRelay(sb.Proxy)
+	}
 	if err == nil {
 		err = restrictSelf(sb)
 	}
