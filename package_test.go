@@ -45,6 +45,9 @@ func TestDebianPackageInstallsALaunchableApp(t *testing.T) {
 	if deps := fields("Depends"); !strings.Contains(deps, "libwebkit2gtk-4.1-0") || !strings.Contains(deps, "libgtk-3-0") {
 		t.Fatalf("Depends %q lacks WebKitGTK 4.1 or GTK 3", deps)
 	}
+	if deps := fields("Depends"); !strings.Contains(deps, "bubblewrap") || !strings.Contains(deps, "socat") {
+		t.Fatalf("Depends %q lacks bubblewrap or socat, without which no goal can be confined", deps)
+	}
 	if rec := fields("Recommends"); !strings.Contains(rec, "chromium") {
 		t.Fatalf("Recommends %q lacks chromium (browser panes)", rec)
 	}

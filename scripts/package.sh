@@ -59,7 +59,7 @@ Priority: optional
 Architecture: amd64
 Maintainer: ClusterSpace developers <clusterspace@localhost>
 Installed-Size: $installed_kb
-Depends: libwebkit2gtk-4.1-0, libgtk-3-0, libc6
+Depends: libwebkit2gtk-4.1-0, libgtk-3-0, libc6, bubblewrap, socat
 Recommends: chromium, openssh-client, tmux
 Description: workspace of terminal and browser panes with an AI agent
  ClusterSpace is a desktop workspace of terminal panes (local shells, SSH with tmux)

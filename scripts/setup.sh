@@ -12,10 +12,13 @@ cd "$(dirname "$0")/.."
 # openssh-server/openssh-client/tmux: the SSH pane tests log in to a real sshd and attach tmux;
 # gnome-keyring/libsecret-tools: the secrets tests' real Secret Service (and secret-tool to check it);
 # dunst: the notifications tests' real notification daemon;
-# desktop-file-utils: `make package` validates the .desktop entry.
+# desktop-file-utils: `make package` validates the .desktop entry;
+# bubblewrap/socat: a confined goal's namespaces and the relay to its egress proxy; curl: the
+# sandbox tests fetch through that proxy as a goal's shell would.
 APT_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
   xvfb xauth chromium imagemagick xdotool fonts-dejavu-core ca-certificates dbus
-  openssh-server openssh-client tmux gnome-keyring libsecret-tools dunst desktop-file-utils)
+  openssh-server openssh-client tmux gnome-keyring libsecret-tools dunst desktop-file-utils
+  bubblewrap socat curl)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
