@@ -200,7 +200,9 @@ type serveOptions struct {
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"), engine.WithConfigDir(o.configDir))
+	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"), engine.WithConfigDir(o.configDir),
+		// No confined goal reads the password file or reaches this server.
+		engine.WithSecretFiles(o.passwordFile), engine.WithOwnAddrs(o.addr))
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,9 @@ type Agent struct {
 	// WorkDir is what relative paths in tool arguments mean (tools.Call.Dir): the goal's
 	// sandbox or work dir, the chat's home; the policy judges paths against the same.
 	WorkDir string
+	// Sandbox is the confined caller's sandbox dir ("" when not confined): its calls may not
+	// reach out of that boundary (tools.Call.Sandbox).
+	Sandbox string
 	// PaneID is the caller's own pane (a goal's) and WorkspaceID its workspace (a chat's):
 	// the workspace tools act on the workspace they name (tools.Call).
 	PaneID, WorkspaceID string

@@ -16,7 +16,7 @@ func (a *Agent) gate(ctx context.Context, tool tools.Tool, call tools.Call) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	call.GoalID, call.Dir, call.PaneID, call.WorkspaceID = a.Owner.GoalID, a.WorkDir, a.PaneID, a.WorkspaceID
+	call.GoalID, call.Dir, call.Sandbox, call.PaneID, call.WorkspaceID = a.Owner.GoalID, a.WorkDir, a.Sandbox, a.PaneID, a.WorkspaceID
 	v := a.Hooks.Check(ctx, tool, call)
 	switch v.Decision {
 	case policy.Deny:

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +51,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.settings.BounceBudget, "bounce-budget", 0, "")
 	fs.StringVar(&f.risk, "risk", "write_local", "")
 	fs.StringVar(&f.policy.SandboxDir, "sandbox", "", "")
+	fs.Func("allow-local-port", "", func(v string) error {
+		port, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a port number", v)
+		}
+		f.policy.LocalPorts = append(f.policy.LocalPorts, port)
+		return nil
+	})
 	fs.StringVar(&f.allow, "allow-tools", "", "")
 	fs.StringVar(&f.deny, "deny-tools", "", "")
 	fs.BoolVar(&f.policy.RequireStepProtocol, "step-protocol", false, "")

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -17,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/egress"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
@@ -76,6 +75,9 @@ type Engine struct {
 	// sshPanes maps the panes of fleet tasks with `ssh:` to their saved server's id.
 	sshMu    sync.Mutex
 	sshPanes map[string]string
+
+	// bounds holds what each confined goal's boundary needs while it runs (boundary.go).
+	bounds boundaries
 }
 
 // options adjust what Open builds for one door.
@@ -98,6 +100,10 @@ type options struct {
 	command string
 	// configDir is the --config-dir flag ("" picks the default, see config.ResolveConfigDir).
 	configDir string
+	// secretFiles are files no confined goal may read (serve's --password-file).
+	secretFiles []string
+	// ownAddrs lists where this process serves (serve's address): never reachable from a goal.
+	ownAddrs []string
 }
 
 // An Option adjusts what Open builds for one door.
@@ -139,6 +145,24 @@ func WithVision(v tools.Vision) Option { return func(o *options) { o.vision = v 
 // WithCommand names the door ("serve", "goal run") in the data dir's lock file, so a second
 // process is told what holds the data dir (default "desktop").
 func WithCommand(name string) Option { return func(o *options) { o.command = name } }
+
+// WithSecretFiles names files of the person's that no confined goal may read (serve's
+// --password-file), beside the data and config dirs it never reads.
+func WithSecretFiles(paths ...string) Option {
+	return func(o *options) {
+		for _, p := range paths {
+			if abs, err := filepath.Abs(p); p != "" && err == nil {
+				o.secretFiles = append(o.secretFiles, abs)
+			}
+		}
+	}
+}
+
+// WithOwnAddrs names the host:port pairs this process serves on (serve's listener): no goal
+// reaches them, even through a local port the person opened to it.
+func WithOwnAddrs(addrs ...string) Option {
+	return func(o *options) { o.ownAddrs = append(o.ownAddrs, addrs...) }
+}
 
 // WithConfigDir sets the config dir (the doors' --config-dir); "" picks the default.
 func WithConfigDir(dir string) Option { return func(o *options) { o.configDir = dir } }
@@ -184,6 +208,13 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 }
 
 func (e *Engine) start(ctx context.Context, o options) error {
+	e.bounds = boundaries{secretFiles: o.secretFiles, ownAddrs: o.ownAddrs, proxies: map[string]*egress.Proxy{}, log: o.logger}
+	if err := config.RememberDataDir(e.DataDir); err != nil {
+		// Best effort: this data dir is hidden from its own goals regardless; another
+		// app's goals would miss it. Say so.
+		o.logger.Warn("could not add the data dir to the list confined goals may not read", "err", err)
+	}
+	masker := newMasker(&o) // first: it wraps the logger every service gets (masking.go)
 	cat, err := catalog.Open(ctx, e.ConfigDir, o.logger)
 	if err != nil {
 		return fmt.Errorf("open the config dir: %w", err)
@@ -195,7 +226,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	e.Workspaces = ws
 	ws.SetTemplates(cat.LaunchTemplates)
-	vault, err := secrets.Open(ctx, e.DataDir, e.Store, secrets.Options{})
+	vault, err := secrets.Open(ctx, e.DataDir, e.Store, secrets.Options{Masker: masker})
 	if err != nil {
 		return fmt.Errorf("open the secrets vault: %w", err)
 	}
@@ -225,6 +256,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.MCP = mcp.New(e.ConfigDir, mcp.Options{Logger: o.logger})
 	e.Registry.AddSource(e.Plugins)
 	e.Registry.AddSource(e.MCP)
+	e.maskTools(masker)
 
 	var models goal.Models = storedModels{e.Providers}
 	if o.models != nil {
@@ -241,10 +273,11 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	// One approval desk for goals and chats: a request is answered the same way whoever asked.
 	approvals := agent.NewApprovals(e.Store, o.autoApprove)
 	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
-		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, OnStart: e.confineGoalTerminal, Catalog: cat,
+		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, Catalog: cat,
+		OnStart: e.confineGoalTerminal, OnEnd: e.releaseBoundary, Confine: e.confineCheck,
 		Screenshot: e.Browsers.Thumbnail,
 		PaneSummary: func(ctx context.Context, paneID string) string {
-			return e.Panes.Summary(ctx, panes.Caller{PaneID: paneID})
+			return masker.Mask(e.Panes.Summary(ctx, panes.Caller{PaneID: paneID})) // a URL or command may hold a token
 		},
 		Visual: func(ctx context.Context, paneID, question string) (criterion.Verdict, error) {
 			ok, detail, err := tools.VisualCheck(ctx, e.Browsers, vision, paneID, question)
@@ -264,60 +297,13 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals, Catalog: cat, PaneSummary: func(ctx context.Context, wsID string) string {
-			return e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID})
+			return masker.Mask(e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID}))
 		}})
 	// Removing a pane ends what it holds (see ClosePane).
 	e.Workspaces.SetPaneHolder(e)
 	// Every tool is registered now: a persona's tools list can be checked for typos.
 	cat.SetToolCheck(func(name string) bool { _, ok := e.Registry.Get(name); return ok })
 	return nil
-}
-
-// confineGoalTerminal makes sure the goal's pane has a shell. A goal with a sandbox gets a fresh terminal tab in its pane whose shell
-// the kernel confines to the sandbox (and, below network_get, keeps off the network). Where
-// the kernel cannot, the goal's story says so instead of pretending.
-func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string, error) {
-	if notices, ok, err := e.fleetSSHTerminal(ctx, g); ok {
-		return notices, err
-	}
-	dir := g.Spec.Policy.SandboxDir
-	if dir == "" {
-		// No sandbox: the pane just needs a shell, in the goal's working dir.
-		_, err := e.Terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
-		return nil, err
-	}
-	noNet := g.Spec.Policy.Ceiling < tools.NetworkGet
-	scratch := e.goalScratch(g.ID)
-	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir,
-		Sandbox: &terminal.Sandbox{WritableDirs: []string{dir}, HiddenDirs: []string{e.DataDir}, NoNetwork: noNet, Scratch: scratch}})
-	if err != nil {
-		return []string{fmt.Sprintf("the goal's terminal is NOT confined by the OS (%v); the policy still checks every tool call", err)}, nil
-	}
-	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
-		return nil, err
-	}
-	net := "network allowed but no Unix sockets"
-	if noNet {
-		net = "no network (TCP connect and bind, UDP, raw and Unix sockets refused)"
-	}
-	return []string{fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s (writes only there; the app's data dir unreadable), %s",
-		tab.TabID, dir, net),
-		fmt.Sprintf("its temporary files and caches go to a private scratch dir, %s (TMPDIR, XDG_CACHE_HOME, GOCACHE and npm's cache point there), since HOME and /tmp are not writable", scratch)}, nil
-}
-
-// goalScratch is the goal's private dir for the temporary files and caches of its confined
-// shell: under the user's cache dir (kept across a resume, so caches stay warm), never inside
-// the data dir the shell may not read.
-func (e *Engine) goalScratch(goalID string) string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	scratch := filepath.Join(base, "clusterspace", "goal-scratch", goalID)
-	if strings.HasPrefix(scratch+"/", e.DataDir+"/") {
-		scratch = filepath.Join(os.TempDir(), "clusterspace", "goal-scratch", goalID)
-	}
-	return scratch
 }
 
 // vision is the vision model of the default provider (its "Vision model" setting), for
@@ -416,6 +402,7 @@ func (e *Engine) Close() error {
 	if e.MCP != nil {
 		e.MCP.Close() // after the goals and chats: none of their calls is left to answer
 	}
+	e.bounds.closeProxies() // the goals have ended: each closed its own; this is for safety
 	if e.Terminals != nil {
 		e.Terminals.Shutdown()
 	}

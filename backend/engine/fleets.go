@@ -180,6 +180,12 @@ func (e *Engine) fleetSSHTerminal(ctx context.Context, g goal.Goal) (notices []s
 	if err := e.Terminals.SetActive(g.Spec.PaneID, tab.TabID); err != nil {
 		return nil, true, err
 	}
+	if dir := g.Spec.Policy.SandboxDir; dir != "" {
+		// The fleet file put this task on that host: its session is the goal's to use.
+		if err := e.Terminals.AdmitTab(g.Spec.PaneID, tab.TabID, dir); err != nil {
+			return nil, true, err
+		}
+	}
 	return []string{fmt.Sprintf("the goal's terminal (tab %s) is an SSH session to %s: it runs on that host, where no sandbox confines it; "+
 		"the policy still checks every tool call, and shell criteria run on this machine", tab.TabID, target)}, true, nil
 }

@@ -107,7 +107,9 @@ func (s *Service) Assign(ctx context.Context, c Caller, a Assignment) (Task, Fle
 			return Task{}, Fleet{}, fmt.Errorf("criterion: %v", err)
 		}
 		if b.Kinds() == 1 {
+			// The model wrote this check: its commands run in the goal's sandbox.
 			crit = spec
+			crit.ByModel = true
 		}
 	}
 

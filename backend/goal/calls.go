@@ -28,7 +28,8 @@ func (r *run) newAgent() *agent.Agent {
 	guard := agent.NewGuardWith(r.g.Spec.Settings.Guard)
 	guard.RestoreBlocks(r.g.State.GuardBlocks)
 	return &agent.Agent{
-		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: r.workDir(), PaneID: r.g.Spec.PaneID,
+		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: r.workDir(), Sandbox: r.policy.SandboxDir,
+		PaneID:    r.g.Spec.PaneID,
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
 		Hooks: agent.Hooks{

@@ -2,6 +2,7 @@ package goal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,9 +15,20 @@ import (
 const criticTimeout = 2 * time.Minute
 
 // evidence is what the criterion gets to judge a claim by.
+// A check the model wrote runs inside a confined goal's sandbox, like everything else it does.
 func (r *run) evidence(rationale string) criterion.Evidence {
-	return criterion.Evidence{Goal: r.g.Spec.Goal, Rationale: rationale, Steps: r.recentSummaries(evidenceSteps),
+	ev := criterion.Evidence{Goal: r.g.Spec.Goal, Rationale: rationale, Steps: r.recentSummaries(evidenceSteps),
 		Screenshot: r.lastImage, WorkDir: r.workDir(), CacheKey: r.g.ID}
+	if r.g.Spec.Criterion.ByModel && r.policy.SandboxDir != "" {
+		g := r.g
+		ev.Confine = func(argv []string) ([]string, []string, error) {
+			if r.svc.opts.Confine == nil {
+				return nil, nil, errors.New("this app cannot confine checks")
+			}
+			return r.svc.opts.Confine(g, argv)
+		}
+	}
+	return ev
 }
 
 // recentSummaries returns the last n steps as one-line summaries, from the store.

@@ -66,6 +66,12 @@ type Options struct {
 	// OnStart runs before a goal's first step (e.g. confining its terminal to the sandbox).
 	// It returns notices for the goal's story; an error fails the goal's start.
 	OnStart func(ctx context.Context, g Goal) ([]string, error)
+	// OnEnd runs when a goal's run ends, however it ends (finished, paused by a shutdown,
+	// failed to start): what OnStart set up for it (a proxy, its panes' boundary) is released.
+	OnEnd func(g Goal)
+	// Confine wraps a check the model wrote in the goal's sandbox (see criterion.Evidence);
+	// nil: such a check of a confined goal cannot run.
+	Confine func(g Goal, argv []string) (confined, env []string, err error)
 	// Catalog holds the personas and skills a goal may name (nil: a goal naming one is refused).
 	Catalog *catalog.Catalog
 }
@@ -397,6 +403,9 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		notices, err := s.opts.OnStart(ctx, g)
 		if err != nil {
 			cancel(nil)
+			if s.opts.OnEnd != nil {
+				s.opts.OnEnd(g)
+			}
 			return err
 		}
 		for _, n := range notices {
@@ -430,6 +439,9 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 			if p := recover(); p != nil {
 				s.log.Error("goal runner panicked", "goal", g.ID, "panic", p)
 				r.finish(StatusFailed, fmt.Sprintf("The runner hit an internal error (%v); the goal stopped. Re-open or retry it.", p))
+			}
+			if s.opts.OnEnd != nil {
+				s.opts.OnEnd(r.g)
 			}
 			s.mu.Lock()
 			delete(s.runs, g.ID)

@@ -36,8 +36,16 @@ func (s *Service) Maximize(ctx context.Context, c Caller, paneID string) (bool, 
 }
 
 // CreateWorkspace adds a workspace of rows x cols terminal panes and opens it in the window.
-func (s *Service) CreateWorkspace(ctx context.Context, name string, rows, cols int) (workspace.Workspace, error) {
-	return s.ws.CreateGrid(ctx, name, rows, cols)
+// A confined goal's new panes are inside its boundary: their shells start in its sandbox.
+func (s *Service) CreateWorkspace(ctx context.Context, c Caller, name string, rows, cols int) (workspace.Workspace, error) {
+	ws, err := s.ws.CreateGrid(ctx, name, rows, cols)
+	if err != nil {
+		return ws, err
+	}
+	for _, p := range ws.Panes {
+		s.takeIn(c, p.ID)
+	}
+	return ws, nil
 }
 
 // SwitchTerminalTab shows another tab of a terminal pane.
@@ -192,6 +200,7 @@ func (s *Service) Convert(ctx context.Context, c Caller, paneID string, kind wor
 		return ws, &BusyError{PaneID: paneID, What: busy}
 	}
 	s.End(paneID)
+	s.takeIn(c, paneID) // a confined goal's converted pane is inside its boundary
 	ws, err = s.ws.UpdatePane(ctx, ws.ID, paneID, workspace.PanePatch{Kind: &kind})
 	if err != nil {
 		return ws, err

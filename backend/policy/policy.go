@@ -41,6 +41,10 @@ type Policy struct {
 	Denied     []string   `json:"deniedTools,omitempty"`
 	// RequireStepProtocol refuses mutating tools until a step is declared (enforced by the runner).
 	RequireStepProtocol bool `json:"requireStepProtocol,omitempty"`
+	// LocalPorts are ports on this machine the person opens to a confined goal with network
+	// (a dev server of theirs); every other local service stays out of its reach. The app's
+	// own ports are refused even if listed.
+	LocalPorts []int `json:"localPorts,omitempty"`
 }
 
 // FieldError names the policy field that is wrong.
@@ -67,6 +71,14 @@ func (p Policy) Validate(reg *tools.Registry) (Policy, error) {
 			return p, &FieldError{"deniedTools", fmt.Sprintf("%q is on both the allow and the deny list; pick one", name)}
 		}
 	}
+	for _, port := range p.LocalPorts {
+		if port < 1 || port > 65535 {
+			return p, &FieldError{"localPorts", fmt.Sprintf("%d is not a TCP port: use 1-65535", port)}
+		}
+	}
+	if len(p.LocalPorts) > 0 && p.SandboxDir == "" {
+		return p, &FieldError{"localPorts", "opening local ports means something only to a goal with a sandbox: add a sandbox dir or remove them"}
+	}
 	if p.SandboxDir != "" {
 		dir, err := filepath.Abs(p.SandboxDir)
 		if err == nil {
@@ -90,6 +102,13 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 	name := t.Name()
 	if slices.Contains(p.Denied, name) {
 		return Verdict{Deny, fmt.Sprintf("%s is on this goal's deny list", name)}
+	}
+	// A confined goal reaching a terminal outside its boundary (a person's pane, a tab its
+	// sandbox does not hold) is the person's to allow each time, like filling a password.
+	if bu, ok := t.(tools.BoundaryUser); ok && call.Sandbox != "" {
+		if why := bu.Outside(call); why != "" {
+			return Verdict{Ask, why}
+		}
 	}
 	// Some calls are the person's to allow each time (filling a saved password): no ceiling,
 	// allow list or earlier grant covers them.

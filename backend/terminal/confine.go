@@ -1,14 +1,10 @@
 package terminal
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
-	"syscall"
-
-	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 // A goal is the unit of confinement: the panes it works in carry its sandbox, so every tab
@@ -49,8 +45,9 @@ func (m *Manager) paneSandbox(paneID string) *Sandbox {
 	return nil
 }
 
-// TabSandboxDir is the sandbox dir (first writable dir) the tab's process is confined to, or
-// "" for a tab that is not confined. tabID "" is the pane's active tab.
+// TabSandboxDir is the sandbox dir (first writable dir) the tab's process is confined to (or
+// was admitted to, see AdmitTab), or "" for a tab outside every boundary. tabID "" is the
+// pane's active tab.
 func (m *Manager) TabSandboxDir(paneID, tabID string) (string, error) {
 	t, err := m.tab(paneID, tabID)
 	if err != nil {
@@ -59,9 +56,51 @@ func (m *Manager) TabSandboxDir(paneID, tabID string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.spec.Sandbox == nil {
-		return "", nil
+		return t.admitted, nil
 	}
 	return firstDir(*t.spec.Sandbox), nil
+}
+
+// AdmitTab puts an unconfined tab inside the boundary of the goal confined to sandboxDir: the
+// person chose where that goal's shell runs (an SSH task's remote host, where no sandbox of
+// this machine applies), so the goal may use it.
+func (m *Manager) AdmitTab(paneID, tabID, sandboxDir string) error {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.admitted = sandboxDir
+	return nil
+}
+
+// OutsideBoundary says why a caller confined to sandboxDir reaching the pane's tab (tabID ""
+// for the active one) would leave its boundary: the tab runs outside that sandbox. It is ""
+// when the tab is inside, when the caller is not confined (sandboxDir ""), and for a tab that
+// does not exist (the tool's own error tells the model). A pane with no terminal yet is
+// inside when it is confined to the caller's sandbox: its first shell starts there.
+func (m *Manager) OutsideBoundary(sandboxDir, paneID, tabID string) string {
+	if sandboxDir == "" {
+		return ""
+	}
+	dir, err := m.TabSandboxDir(paneID, tabID)
+	switch {
+	case err == nil && dir == sandboxDir:
+		return ""
+	case err == nil:
+		what := "terminal"
+		if tabID != "" {
+			what = "terminal tab " + tabID
+		}
+		return fmt.Sprintf("pane %s's %s runs outside this goal's sandbox %s: reaching into it is the person's to allow, every time", paneID, what, sandboxDir)
+	case errors.Is(err, ErrNoPane):
+		if sb, ok := m.PaneSandbox(paneID); ok && firstDir(sb) == sandboxDir {
+			return ""
+		}
+		return fmt.Sprintf("pane %s is outside this goal's sandbox %s (its terminal would not be confined): reaching into it is the person's to allow, every time", paneID, sandboxDir)
+	}
+	return ""
 }
 
 // firstDir names a sandbox by the dir it was made for: its first writable dir.
@@ -112,23 +151,16 @@ func (m *Manager) confinedArgv(sb Sandbox, argv []string) ([]string, error) {
 	return sb.commandLine(bwrap, helper, argv), nil
 }
 
-// ConfinedCommand is a command (not in a pane) confined exactly as a terminal would be: a
-// check the model wrote runs this way. Its environment is the panes' (the app's keys hidden)
-// plus env; it is killed with its process group when ctx ends or the app dies.
-func (m *Manager) ConfinedCommand(ctx context.Context, sb Sandbox, dir string, argv []string, env []string) (*exec.Cmd, error) {
+// ConfinedArgs is the command line and environment that run argv (not in a pane) confined
+// exactly as a terminal would be: a check the model wrote runs this way. The environment is
+// the panes' (the app's keys hidden) plus what the sandbox needs.
+func (m *Manager) ConfinedArgs(sb Sandbox, argv []string) (full, env []string, err error) {
 	sb, sbEnv, err := m.confine(sb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	full, err := m.confinedArgv(sb, argv)
-	if err != nil {
-		return nil, err
+	if full, err = m.confinedArgv(sb, argv); err != nil {
+		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(append(append(m.inheritedEnv(), m.opts.SandboxHelperEnv...), sbEnv...), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	procfd.SealInherited()
-	return cmd, nil
+	return full, append(append(m.inheritedEnv(), m.opts.SandboxHelperEnv...), sbEnv...), nil
 }

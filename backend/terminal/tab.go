@@ -74,6 +74,9 @@ type tab struct {
 	closed     bool
 	password   string // typed once at the SSH password prompt, then forgotten
 	pwDeadline time.Time
+	// admitted is the sandbox dir of a goal whose boundary the person put this unconfined
+	// tab in (an SSH task's remote shell; see AdmitTab).
+	admitted string
 }
 
 // process is one run of the tab's command in a PTY.

@@ -19,6 +19,9 @@ type TerminalDriver interface {
 	Tail(paneID, tabID string, lines int) (string, error)
 	ReadPage(paneID, tabID string, cursor int64, lines int) (terminal.Page, error)
 	WaitForCompletion(ctx context.Context, paneID, tabID string, w terminal.WaitOptions) (terminal.Completion, error)
+	// OutsideBoundary says why a caller confined to sandbox reaching the tab leaves its
+	// boundary ("" when it does not).
+	OutsideBoundary(sandbox, paneID, tabID string) string
 }
 
 var _ TerminalDriver = (*terminal.Manager)(nil)
@@ -75,7 +78,8 @@ type waitOutputParams struct {
 
 // RegisterTerminal adds the terminal tools, driving the terminals through term.
 func RegisterTerminal(r *Registry, term TerminalDriver) {
-	r.Register(
+	// Every terminal tool reaches one tab: a confined goal only the ones inside its boundary.
+	tools := []Tool{
 		New("write_to_terminal", "Type into a terminal pane as a person would, then show the last lines. "+
 			"With Enter it waits for the command (with several lines, the last) to complete: a prompt at the end of the output, output unchanged for 300 ms, "+
 			"or the timeout, and says which (Completion: prompt|stable|timeout). 'stable' or 'timeout' can mean the command is still running: "+
@@ -101,7 +105,10 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 			ReadOnly, func(ctx context.Context, _ Call, p waitOutputParams) (Result, error) {
 				return waitForOutput(ctx, term, p)
 			}).Parallel(),
-	)
+	}
+	for _, t := range tools {
+		r.Register(inBoundary(t, term.OutsideBoundary))
+	}
 }
 
 func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalParams) (Result, error) {

@@ -28,6 +28,9 @@ type Call struct {
 	// chat's): the workspace tools act on that workspace.
 	PaneID      string `json:"paneId,omitempty"`
 	WorkspaceID string `json:"workspaceId,omitempty"`
+	// Sandbox is the confined caller's sandbox dir ("" for a caller that is not confined):
+	// the boundary its calls may not reach out of (see BoundaryUser).
+	Sandbox string `json:"sandbox,omitempty"`
 	// Dir is what a relative path in the arguments is relative to: the goal's sandbox (or
 	// work dir), the chat's home. The policy judges paths against the same directory, so what
 	// it allows is what the tool touches. "" means a relative path is refused.

@@ -81,7 +81,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				return jsonResult(page)
 			}).Parallel(),
 		// Read-only: it looks.
-		New("capture_screenshot", "Look at a pane: a browser pane's page as a picture; a terminal pane's visible screen as text "+
+		inBoundary(New("capture_screenshot", "Look at a pane: a browser pane's page as a picture; a terminal pane's visible screen as text "+
 			"with the cursor position, and drawn as a picture.",
 			ReadOnly, func(ctx context.Context, call Call, p capturePaneParams) (Result, error) {
 				c, err := ps.Capture(ctx, callerOf(call), p.PaneID)
@@ -94,7 +94,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				}
 				return Result{Text: fmt.Sprintf("Screen of terminal pane %s (cursor at row %d, column %d):\n%s",
 					c.PaneID, c.CursorRow, c.CursorCol, c.Text), Images: []Image{{MediaType: "image/png", Data: c.PNG}}}, nil
-			}).Parallel(),
+			}).Parallel(), ps.OutsideTerminal),
 		// Read-only: it changes only which pane the window shows with the keyboard focus.
 		New("focus_pane", "Give a pane of your workspace the keyboard focus in the window.",
 			ReadOnly, func(ctx context.Context, call Call, p paneIDParams) (Result, error) {
@@ -117,8 +117,8 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 			}),
 		// write_local: it stores a workspace and starts its shells.
 		New("create_workspace", "Open a new workspace (a tab in the window) with a rows x cols grid of terminal panes, 1-6 each.",
-			WriteLocal, func(ctx context.Context, _ Call, p createWorkspaceParams) (Result, error) {
-				ws, err := ps.CreateWorkspace(ctx, p.Name, p.Rows, p.Cols)
+			WriteLocal, func(ctx context.Context, call Call, p createWorkspaceParams) (Result, error) {
+				ws, err := ps.CreateWorkspace(ctx, callerOf(call), p.Name, p.Rows, p.Cols)
 				if err != nil {
 					return paneError(err)
 				}
@@ -130,13 +130,13 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 					"note": "The window shows it now. Your pane tools keep working on your own workspace."})
 			}),
 		// Read-only: it changes which tab a pane shows.
-		New("switch_terminal_tab", "Show another tab of a terminal pane; terminal tools without tab_id then act on it.",
+		inBoundary(New("switch_terminal_tab", "Show another tab of a terminal pane; terminal tools without tab_id then act on it.",
 			ReadOnly, func(ctx context.Context, call Call, p paneTabParams) (Result, error) {
 				if err := ps.SwitchTerminalTab(ctx, callerOf(call), p.PaneID, p.TabID); err != nil {
 					return paneError(err)
 				}
 				return Result{Text: fmt.Sprintf("Pane %s shows tab %s.", p.PaneID, p.TabID)}, nil
-			}),
+			}), ps.OutsideTerminal),
 		// network_get when it loads a URL (see openBrowserTabRisk), else write_local.
 		&openBrowserTab{New("open_browser_tab", "Open a new tab in a browser pane, at url or a blank page, and show it.",
 			NetworkGet, func(ctx context.Context, call Call, p openBrowserTabParams) (Result, error) {
@@ -163,7 +163,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				return Result{Text: fmt.Sprintf("Closed tab %s of pane %s.", p.TabID, p.PaneID)}, nil
 			}),
 		// write_local: it restarts a process or page.
-		New("reconnect_pane", "Bring a pane back: a terminal tab gets a fresh process (an SSH tab re-attaches its tmux session); "+
+		inBoundary(New("reconnect_pane", "Bring a pane back: a terminal tab gets a fresh process (an SSH tab re-attaches its tmux session); "+
 			"a browser pane's tab gets a new page at its last URL (after a crash or when it stopped answering).",
 			WriteLocal, func(ctx context.Context, call Call, p reconnectParams) (Result, error) {
 				did, err := ps.Reconnect(ctx, callerOf(call), p.PaneID, p.TabID)
@@ -171,25 +171,25 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 					return paneError(err)
 				}
 				return Result{Text: fmt.Sprintf("Pane %s: %s.", p.PaneID, did)}, nil
-			}),
+			}), ps.OutsideTerminal),
 		// write_local: it ends what ran in the pane.
-		New("convert_pane_to_browser", "Turn a terminal pane of your workspace into a browser pane (not your own pane, nor one a goal works in). "+
+		inBoundary(New("convert_pane_to_browser", "Turn a terminal pane of your workspace into a browser pane (not your own pane, nor one a goal works in). "+
 			"A command running in it is ended only with force.",
 			WriteLocal, func(ctx context.Context, call Call, p toBrowserParams) (Result, error) {
 				if _, err := ps.Convert(ctx, callerOf(call), p.PaneID, workspace.KindBrowser, p.URL, "", p.Force); err != nil {
 					return paneError(err)
 				}
 				return Result{Text: fmt.Sprintf("Pane %s is a browser pane now.", p.PaneID)}, nil
-			}),
+			}), ps.OutsidePane),
 		// write_local: it ends what ran in the pane.
-		New("convert_pane_to_terminal", "Turn a browser pane of your workspace into a terminal pane running the shell or a launch template "+
+		inBoundary(New("convert_pane_to_terminal", "Turn a browser pane of your workspace into a terminal pane running the shell or a launch template "+
 			"(Claude Code, Codex CLI, Aider, Python); not your own pane, nor one a goal works in.",
 			WriteLocal, func(ctx context.Context, call Call, p toTerminalParams) (Result, error) {
 				if _, err := ps.Convert(ctx, callerOf(call), p.PaneID, workspace.KindTerminal, "", p.Template, true); err != nil {
 					return paneError(err)
 				}
 				return Result{Text: fmt.Sprintf("Pane %s is a terminal pane now.", p.PaneID)}, nil
-			}),
+			}), ps.OutsidePane),
 	)
 }
 

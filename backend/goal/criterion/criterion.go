@@ -47,6 +47,10 @@ type Spec struct {
 	Expr      string   `json:"expr,omitempty"`      // json_predicate
 	Source    string   `json:"source,omitempty"`    // json_predicate: "claim" (default) | "file:PATH" | "command:CMD"
 	PaneID    string   `json:"paneId,omitempty"`    // visual
+	// ByModel marks a check the model wrote (assign_task, create_goal): its commands run
+	// inside the goal's sandbox, never outside it. Checks the person wrote (--check-shell, a
+	// fleet file) run as the person's own commands, and the goal's story says so.
+	ByModel bool `json:"byModel,omitempty"`
 }
 
 // Evidence is what a verification may look at.
@@ -57,6 +61,10 @@ type Evidence struct {
 	Screenshot *llm.Image // latest screenshot, nil if none
 	WorkDir    string     // the sandbox dir if set, else the goal's working dir (absolute)
 	CacheKey   string     // the goal's id, naming its conversation for the prompt cache
+	// Confine, when set, wraps a check's command line in the goal's sandbox and gives the
+	// environment it runs with (the app's keys left out). A check that must be confined and
+	// cannot be does not run: the error says why.
+	Confine func(argv []string) (confined, env []string, err error)
 }
 
 // Verdict is the outcome of a verification.

@@ -173,7 +173,7 @@ func (p predicate) read(ctx context.Context, ev Evidence) (doc []byte, fail stri
 		return readLocalFile(ev.WorkDir, p.arg)
 	case sourceCommand:
 		out, stderr := &head{n: maxJSONBytes}, newTail(tailBytes)
-		res, err := runBash(ctx, ev.WorkDir, p.arg, p.timeout, out, stderr)
+		res, err := runBash(ctx, ev, p.arg, p.timeout, out, stderr)
 		if err != nil {
 			return nil, "", err
 		}

@@ -67,7 +67,7 @@ func (s shell) Describe() string {
 
 func (s shell) Verify(ctx context.Context, ev Evidence) (Verdict, error) {
 	stdout, stderr := newTail(tailBytes), newTail(tailBytes)
-	res, err := runBash(ctx, ev.WorkDir, s.command, s.timeout, stdout, stderr)
+	res, err := runBash(ctx, ev, s.command, s.timeout, stdout, stderr)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -127,13 +127,22 @@ type bashResult struct {
 	timedOut bool // the timeout killed the process group
 }
 
-// runBash runs `bash -c command` in dir, in a process group of its own, writing its output to
-// stdout and stderr. A timeout kills the group and is reported in the result; so is the end
-// of bash, so background children do not outlive the check. The error is for a run that
-// could not start, or for ctx ending (the goal was aborted).
-func runBash(ctx context.Context, dir, command string, timeout time.Duration, stdout, stderr io.Writer) (bashResult, error) {
+// runBash runs `bash -c command` in the evidence's work dir (inside the goal's sandbox when
+// ev.Confine is set), in a process group of its own, writing its output to stdout and stderr.
+// A timeout kills the group and is reported in the result; so is the end of bash, so
+// background children do not outlive the check. The error is for a run that could not
+// start, or for ctx ending (the goal was aborted).
+func runBash(ctx context.Context, ev Evidence, command string, timeout time.Duration, stdout, stderr io.Writer) (bashResult, error) {
+	dir := ev.WorkDir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return bashResult{}, fmt.Errorf("the check's working dir %q is not a directory: %v", dir, err)
+	}
+	argv, env := []string{"bash", "-c", command}, []string(nil)
+	if ev.Confine != nil {
+		var err error
+		if argv, env, err = ev.Confine(argv); err != nil {
+			return bashResult{}, fmt.Errorf("the check cannot be confined to the goal's sandbox, so it was not run: %w", err)
+		}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -145,8 +154,8 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration, st
 		outW.Close()
 		return bashResult{}, err
 	}
-	cmd := exec.Command("bash", "-c", command)
-	cmd.Dir = dir
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
 	// Our own pipes (not exec's copying goroutines) so Wait returns when bash exits, even if
 	// a background child still holds the output open; that child is killed just after.
 	cmd.Stdout, cmd.Stderr = outW, errW
