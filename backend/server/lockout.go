@@ -4,13 +4,14 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 )
 
-// lockTiers: after this many failed logins in a row from one address, refuse logins from it
+// lockTiers: after this many failed logins in a row from one source, refuse logins from it
 // for this long. The steps grow so a person who mistypes waits seconds while a guesser is
 // slowed to a few tries an hour.
 var lockTiers = []struct {
@@ -22,10 +23,47 @@ var lockTiers = []struct {
 	{3, 30 * time.Second},
 }
 
-// lockMemory is how long an address's failures are remembered after its last one.
+// lockMemory is how long a source's failures are remembered after its last one.
 const lockMemory = 24 * time.Hour
 
-// Lockout counts failed logins per client address.
+// loopbackSource is the one lockout source of every loopback address. A process on this machine
+// can dial from any of 127.0.0.0/8 (and ::1), so counting each address apart gave it 16 million
+// fresh allowances: 120 guesses in 18 s from 127.x addresses locked nothing.
+const loopbackSource = "loopback"
+
+// ipv6SourceBits groups IPv6 clients by their /64: one host is normally handed a whole /64 and
+// can pick any address in it, so per address an attacker would never run out. The cost is that
+// hosts sharing a /64 share a lock, which a trusted-device cookie (below) lets the owner skip.
+const ipv6SourceBits = 64
+
+// lockSource is what failed logins from the IP host are counted against: "loopback" for every
+// loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z), the address itself for other IPv4, and
+// the /64 for other IPv6. A host that is not an IP is its own source.
+func lockSource(host string) string {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	switch {
+	case ip.IsLoopback():
+		return loopbackSource
+	case ip.Is4():
+		return ip.String()
+	}
+	p, _ := ip.Prefix(ipv6SourceBits) // cannot fail: 64 fits an IPv6 address
+	return p.String()
+}
+
+// sourceName is a lockout source as a person reads it in an error message.
+func sourceName(source string) string {
+	if source == loopbackSource {
+		return "this machine (any loopback address)"
+	}
+	return source
+}
+
+// Lockout counts failed logins per source (see lockSource).
 type Lockout struct {
 	mu      sync.Mutex
 	now     func() time.Time
@@ -43,11 +81,11 @@ func NewLockout(now func() time.Time) *Lockout {
 	return &Lockout{now: now, clients: map[string]*lockState{}}
 }
 
-// Locked reports how long addr must still wait, if it is locked out.
-func (l *Lockout) Locked(addr string) (time.Duration, bool) {
+// Locked reports how long key (a source, or a known device) must still wait, if it is locked out.
+func (l *Lockout) Locked(key string) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st, ok := l.clients[addr]
+	st, ok := l.clients[key]
 	if !ok {
 		return 0, false
 	}
@@ -58,15 +96,15 @@ func (l *Lockout) Locked(addr string) (time.Duration, bool) {
 }
 
 // Fail records a failed login and returns the lock it triggers (0 for none).
-func (l *Lockout) Fail(addr string) time.Duration {
+func (l *Lockout) Fail(key string) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.forgetOld(now)
-	st := l.clients[addr]
+	st := l.clients[key]
 	if st == nil {
 		st = &lockState{}
-		l.clients[addr] = st
+		l.clients[key] = st
 	}
 	st.failures++
 	st.last = now
@@ -79,32 +117,32 @@ func (l *Lockout) Fail(addr string) time.Duration {
 	return 0
 }
 
-// Succeed clears addr's failures.
-func (l *Lockout) Succeed(addr string) {
+// Succeed clears key's failures.
+func (l *Lockout) Succeed(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.clients, addr)
+	delete(l.clients, key)
 }
 
-// forgetOld drops addresses quiet for lockMemory, so the map cannot grow without bound.
+// forgetOld drops keys quiet for lockMemory, so the map cannot grow without bound.
 func (l *Lockout) forgetOld(now time.Time) {
-	for addr, st := range l.clients {
+	for key, st := range l.clients {
 		if now.Sub(st.last) > lockMemory && now.After(st.until) {
-			delete(l.clients, addr)
+			delete(l.clients, key)
 		}
 	}
 }
 
 // Trusted devices keep the owner's browser out of a lockout someone else causes. Every local
-// process shares the address 127.0.0.1, so a goal failing logins on purpose would otherwise lock
-// the owner out too. A browser that once logged in holds a random device id in an HttpOnly
+// process counts as the one loopback source, so a goal failing logins on purpose would otherwise
+// lock the owner out too. A browser that once logged in holds a random device id in an HttpOnly
 // cookie; its failures are counted against that id, and others' failures never touch it.
 const (
 	deviceCookie = "clusterspace_device"
 	// deviceTTL is how long a browser stays trusted after its last successful login.
 	deviceTTL = 30 * 24 * time.Hour
 	// maxDevices bounds the table; past it the device that logged in longest ago is forgotten
-	// (it falls back to being counted by address).
+	// (it falls back to being counted by its source).
 	maxDevices = 256
 )
 

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,18 +74,74 @@ func TestLoginRefusalsAreNotCountedAsFailures(t *testing.T) {
 	}
 }
 
-// TestLockoutOfOneAddressLeavesOthersAlone: a guesser on one address does not lock out another.
-func TestLockoutOfOneAddressLeavesOthersAlone(t *testing.T) {
+// TestLockoutOfOneSourceLeavesOthersAlone: a guesser on one machine does not lock out another;
+// an IPv6 guesser is counted by its /64, so hopping between addresses in it gains nothing. A test
+// cannot dial from addresses outside loopback, so these requests go to the handler with the
+// client's address set.
+func TestLockoutOfOneSourceLeavesOthersAlone(t *testing.T) {
 	h := newHarness(t)
-	attacker := clientFrom("127.0.0.2")
-	for range 10 {
-		postLogin(t, attacker, h.http.URL, wrongLogin, nil)
+	login := func(remote, body string) int {
+		t.Helper()
+		req := httptest.NewRequest("POST", "/api/login", strings.NewReader(body))
+		req.Host = "localhost"
+		req.RemoteAddr = remote
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(rec, req)
+		return rec.Code
 	}
-	if got := postLogin(t, attacker, h.http.URL, rightLogin, nil); got != http.StatusTooManyRequests {
+	for range 10 {
+		login("192.0.2.7:40000", wrongLogin)
+	}
+	if got := login("192.0.2.7:40001", rightLogin); got != http.StatusTooManyRequests {
 		t.Fatalf("the guessing address: %d, want 429", got)
 	}
+	if got := login("198.51.100.9:40000", rightLogin); got != 200 {
+		t.Fatalf("another IPv4 address: %d, want 200", got)
+	}
+	for i := range 10 {
+		login(fmt.Sprintf("[2001:db8:1:2::%x]:40000", i+1), wrongLogin)
+	}
+	if got := login("[2001:db8:1:2:ffff:ffff:ffff:ffff]:40000", rightLogin); got != http.StatusTooManyRequests {
+		t.Fatalf("a fresh address in the guessing /64: %d, want 429", got)
+	}
+	if got := login("[2001:db8:1:3::1]:40000", rightLogin); got != 200 {
+		t.Fatalf("an address in another /64: %d, want 200", got)
+	}
 	if got := postLogin(t, clientFrom("127.0.0.1"), h.http.URL, rightLogin, nil); got != 200 {
-		t.Fatalf("another address: %d, want 200", got)
+		t.Fatalf("this machine, while others are locked: %d, want 200", got)
+	}
+}
+
+// TestLoopbackAddressesAreOneLockoutSource: any local process can dial from any 127.x.y.z, so
+// guesses spread over many of them are counted together, and the lock holds for the next one.
+func TestLoopbackAddressesAreOneLockoutSource(t *testing.T) {
+	h := newHarness(t)
+	for i := range 12 {
+		c := clientFrom(fmt.Sprintf("127.0.%d.%d", 2+i/100, 2+i%100))
+		if got := postLogin(t, c, h.http.URL, wrongLogin, nil); got != http.StatusUnauthorized && got != http.StatusTooManyRequests {
+			t.Fatalf("wrong password #%d: %d, want 401 or 429", i+1, got)
+		}
+		c.CloseIdleConnections()
+	}
+	c := clientFrom("127.0.9.9") // yet another loopback address, with the right password
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest("POST", h.http.URL+"/api/login", strings.NewReader(rightLogin))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a new loopback address after 12 wrong passwords from 12 others: %d, want 429", resp.StatusCode)
+	}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || secs <= 0 {
+		t.Fatalf("the lockout answer has Retry-After %q, want seconds to wait", resp.Header.Get("Retry-After"))
+	}
+	if !strings.Contains(string(body), "try again in") {
+		t.Fatalf("the lockout answer does not say what to do: %s", body)
 	}
 }
 

@@ -59,7 +59,7 @@ func (s *Server) revealLogin(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	key := "reveal " + clientAddr(r)
+	key := "reveal " + lockSource(clientAddr(r))
 	if wait, locked := s.lockout.Locked(key); locked {
 		secs := int(math.Ceil(wait.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))

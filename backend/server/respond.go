@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -83,7 +84,12 @@ func writeServiceError(w http.ResponseWriter, err error) {
 // `null` (which would leave v as it is and pass for an empty request) and anything after the
 // value, with a message that names the problem.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	return decodeBodyLimit(w, r, v, maxBodyBytes)
+}
+
+// decodeBodyLimit is decodeBody with its own size bound, for routes whose bodies are small.
+func decodeBodyLimit(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	var raw json.RawMessage
 	err := dec.Decode(&raw)
@@ -113,6 +119,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		switch {
 		case errors.Is(err, io.EOF):
 			msg = "the request body is empty; send a JSON object"
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			writeError(w, http.StatusRequestTimeout, "the request body arrived too slowly and was cut off: send it again, all at once", "")
+			return false
 		case errors.As(err, &typ):
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s: should be %s, got %s", typ.Field, typ.Type, typ.Value), typ.Field)
 			return false

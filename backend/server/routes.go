@@ -92,10 +92,21 @@ func (s *Server) coreRoutes() []route {
 	}
 }
 
-// maxConcurrentLogins caps login requests in flight: each holds a bcrypt check (tens of ms of
-// CPU) or a slow body, and logins need no token, so anyone who can connect could otherwise
-// pile them up. The owner logs in once; 32 is far above any real use. Excess get 503 at once.
+// maxConcurrentLogins caps password checks in flight: each is a bcrypt check (tens of ms of
+// CPU), and logins need no token, so anyone who can connect could otherwise pile them up. A
+// login takes a slot only once its body is read in full, so slow bodies cannot hold slots (the
+// login read deadline and the server's read timeouts bound those). The owner logs in once; 32
+// is far above any real use. Excess get 503 at once.
 const maxConcurrentLogins = 32
+
+// Login bodies are a password and perhaps an unlock code, sent by a browser together with the
+// headers: maxLoginBodyBytes leaves room for a long passphrase (bcrypt reads 72 bytes), and
+// loginBodyTimeout, counted from the end of the headers, is ample on a bad mobile link while a
+// client that trickles its body is cut off long before the 30 s read timeout.
+const (
+	maxLoginBodyBytes = 8 << 10
+	loginBodyTimeout  = 5 * time.Second
+)
 
 // login checks the password. Requests that are not a person's attempt at the password —
 // from another site's page, not JSON, or with nothing typed — are refused before the lockout
@@ -109,28 +120,21 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "send the login as JSON with Content-Type: application/json", "")
 		return
 	}
-	select {
-	case s.loginSlots <- struct{}{}:
-		defer func() { <-s.loginSlots }()
-	default:
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "too many logins in progress: try again in a second", "")
-		return
-	}
-	addr := clientAddr(r)
-	// A browser that logged in here before is counted on its own, apart from its address.
-	key := addr
-	var device string
-	if c, err := r.Cookie(deviceCookie); err == nil && s.devices.known(c.Value) {
-		device = c.Value
-		key = "device " + device
-	}
 	var body struct {
 		Password string `json:"password"`
 		Unlock   string `json:"unlock"` // the one-time code the server logs when a lockout begins
 	}
-	if !decodeBody(w, r, &body) {
+	if !s.readLoginBody(w, r, &body) {
 		return
+	}
+	addr := clientAddr(r)
+	// A browser that logged in here before is counted on its own, apart from its source.
+	source := lockSource(addr)
+	key := source
+	var device string
+	if c, err := r.Cookie(deviceCookie); err == nil && s.devices.known(c.Value) {
+		device = c.Value
+		key = "device " + device
 	}
 	unlocking := false
 	if wait, locked := s.lockout.Locked(key); locked {
@@ -142,7 +146,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			secs := int(math.Ceil(wait.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			writeJSON(w, http.StatusTooManyRequests, errorBody{
-				Error:      fmt.Sprintf("too many failed logins from %s: try again in %s, or enter the unlock code from the server's log", addr, roundWait(wait)),
+				Error:      fmt.Sprintf("too many failed logins from %s: try again in %s, or enter the unlock code from the server's log", sourceName(source), roundWait(wait)),
 				RetryAfter: secs,
 			})
 			return
@@ -153,19 +157,28 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "enter the password", "password")
 		return
 	}
-	if !s.deps.Auth.CheckPassword(body.Password) {
+	select {
+	case s.loginSlots <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "too many logins in progress: try again in a second", "")
+		return
+	}
+	ok := s.deps.Auth.CheckPassword(body.Password)
+	<-s.loginSlots
+	if !ok {
 		lock := s.lockout.Fail(key)
 		body := errorBody{Error: "wrong password", Field: "password"}
 		if lock > 0 && !unlocking {
-			body.Error += fmt.Sprintf("; too many failures, logins from %s are locked for %s", addr, roundWait(lock))
+			body.Error += fmt.Sprintf("; too many failures, logins from %s are locked for %s", sourceName(source), roundWait(lock))
 			body.RetryAfter = int(math.Ceil(lock.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(body.RetryAfter))
 		}
-		s.log.Warn("failed login", "addr", addr, "known_browser", device != "", "locked_for", lock)
+		s.log.Warn("failed login", "addr", addr, "source", source, "known_browser", device != "", "locked_for", lock)
 		if lock > 0 {
 			// Only the person who started the server reads its log: this is their way back in.
 			s.log.Warn("logins locked after failed attempts; if you are the owner, enter this one-time unlock code on the login screen with your password",
-				"addr", addr, "unlock_code", s.unlock.current())
+				"addr", addr, "source", source, "unlock_code", s.unlock.current())
 		}
 		writeJSON(w, http.StatusUnauthorized, body)
 		return
@@ -180,6 +193,19 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: s.devices.trust(device), Path: "/api/login",
 		MaxAge: int(deviceTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	s.issue(w)
+}
+
+// readLoginBody decodes a login body under its own size bound and read deadline, before the
+// login takes a slot: a client trickling its body is cut off (408) and never holds a slot.
+func (s *Server) readLoginBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	limit := s.loginBodyTimeout
+	if s.readTimeout > 0 && s.readTimeout < limit {
+		limit = s.readTimeout // never extend the server's own read timeout
+	}
+	// Best effort: a ResponseWriter that cannot set deadlines (a test recorder) has no socket to
+	// hold; net/http clears the deadline itself once the body is read to its end.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(limit))
+	return decodeBodyLimit(w, r, v, maxLoginBodyBytes)
 }
 
 func roundWait(d time.Duration) string {

@@ -112,8 +112,8 @@ type Server struct {
 	loopback bool
 	// port is the port Serve listens on, checked in the Host header; empty until Serve.
 	port atomic.Value
-	// Timeouts, from the constants above; tests shorten them.
-	readHeaderTimeout, readTimeout, idleTimeout time.Duration
+	// Timeouts, from the constants above and loginBodyTimeout; tests shorten them.
+	readHeaderTimeout, readTimeout, idleTimeout, loginBodyTimeout time.Duration
 }
 
 // New builds the server and its route table.
@@ -133,6 +133,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	remote, _ := CheckAddr(cfg.Addr, true)
 	s.loopback = !remote
 	s.readHeaderTimeout, s.readTimeout, s.idleTimeout = readHeaderTimeout, readTimeout, idleTimeout
+	s.loginBodyTimeout = loginBodyTimeout
 	s.mux = http.NewServeMux()
 	for _, r := range s.routes() {
 		h := r.handler
@@ -259,8 +260,8 @@ func (s *Server) Close() {
 	s.wg.Wait()
 }
 
-// clientAddr is the address lockouts are counted against: the connection's IP. Forwarded
-// headers are ignored because any client can set them.
+// clientAddr is the connection's IP, from which lockSource finds what lockouts count against.
+// Forwarded headers are ignored because any client can set them.
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -142,6 +143,69 @@ func TestLoginConcurrencyIsCapped(t *testing.T) {
 	<-h.srv.loginSlots
 	if resp, body := h.do(t, "POST", "/api/login", "", rightLogin); resp.StatusCode != 200 {
 		t.Fatalf("login with a free slot: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSlowLoginBodiesDoNotStarveTheOwner: 48 connections from as many loopback addresses send
+// login headers and then trickle the body, more than there are login slots; meanwhile the
+// owner's ten prompt logins must all get in, promptly. Attackers cut off reconnect.
+func TestSlowLoginBodiesDoNotStarveTheOwner(t *testing.T) {
+	h := newHarness(t)
+	base := serveReal(t, h, nil) // the real server, with its real timeouts
+	hostport := strings.TrimPrefix(base, "http://")
+	const attackers = 48
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	sent := make(chan struct{}, attackers)
+	for i := range attackers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(i+1))}}
+			first := true
+			for ctx.Err() == nil {
+				conn, err := d.DialContext(ctx, "tcp", hostport)
+				if err != nil {
+					time.Sleep(50 * time.Millisecond)
+					continue
+				}
+				stop := context.AfterFunc(ctx, func() { conn.Close() })
+				fmt.Fprintf(conn, "POST /api/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{\"password\":\"", hostport)
+				if first {
+					sent <- struct{}{}
+					first = false
+				}
+				tick := time.NewTicker(200 * time.Millisecond)
+				for ctx.Err() == nil {
+					<-tick.C
+					if _, err := conn.Write([]byte("x")); err != nil {
+						break // cut off: come back on a new connection
+					}
+				}
+				tick.Stop()
+				stop()
+				conn.Close()
+			}
+		}()
+	}
+	for range attackers {
+		select {
+		case <-sent:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the slow clients could not all connect")
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // their handlers are running now
+	owner := clientFrom("127.0.0.1")
+	defer owner.CloseIdleConnections()
+	for i := range 10 {
+		start := time.Now()
+		got := postLogin(t, owner, base, rightLogin, nil)
+		if took := time.Since(start); got != 200 || took > 2*time.Second {
+			t.Errorf("owner login %d among %d slow login bodies: %d after %s, want 200 at once", i+1, attackers, got, took.Round(time.Millisecond))
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 }
 
