@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -343,4 +344,37 @@ func closeWrite(c net.Conn) {
 		return
 	}
 	_ = c.Close()
+}
+
+// localLookup bounds resolving a host name for CheckURL.
+const localLookup = 3 * time.Second
+
+// CheckURL decides whether a confined goal may have the browser open raw (a whole URL): only
+// its destination counts (the ceiling is the policy's to judge). Schemes other than http(s)
+// lead nowhere on the network.
+func (r Rules) CheckURL(ctx context.Context, raw string) error {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil // not a network address: the tool (and the path checks) judge it
+	}
+	port := 443
+	if u.Scheme == "http" {
+		port = 80
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return &Refusal{fmt.Sprintf("%q has no valid port", raw)}
+		}
+	}
+	host := u.Hostname()
+	ips := []net.IP{net.ParseIP(host)}
+	if ips[0] == nil {
+		ctx, cancel := context.WithTimeout(ctx, localLookup)
+		defer cancel()
+		if ips, err = net.DefaultResolver.LookupIP(ctx, "ip", host); err != nil {
+			return nil // unknown names lead nowhere local; the browser reports them
+		}
+	}
+	r.Ceiling = tools.SpendsMoney
+	return r.Check(http.MethodGet, host, port, ips)
 }

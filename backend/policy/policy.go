@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/egress"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -140,6 +142,22 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 			inside, err := Contains(p.SandboxDir, path)
 			if err != nil || !inside {
 				reasons = append(reasons, fmt.Sprintf("%q is outside the sandbox %s", path, p.SandboxDir))
+			}
+		}
+	}
+	if uu, ok := t.(tools.URLUser); ok && call.Sandbox != "" {
+		urls, err := uu.URLs(call.Args)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("the addresses of this %s call could not be read (%v)", name, err))
+		}
+		rules := egress.Rules{}
+		for _, port := range p.LocalPorts {
+			rules.AllowLocal = append(rules.AllowLocal, "localhost:"+strconv.Itoa(port))
+		}
+		for _, u := range urls {
+			if err := rules.CheckURL(context.Background(), u); err != nil {
+				// Nobody can allow it: the app's services are out of a confined goal's reach.
+				return Verdict{Deny, fmt.Sprintf("%s: %v", name, err)}
 			}
 		}
 	}

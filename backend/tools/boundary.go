@@ -1,6 +1,11 @@
 package tools
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/browser"
+)
 
 // BoundaryUser is implemented by tools that act on a pane: a goal with a sandbox may reach only
 // the terminals inside its boundary (its own confined tab, the panes it made or converted).
@@ -42,4 +47,43 @@ func (b bounded) Outside(c Call) string {
 func (b bounded) ParallelSafe() bool {
 	ps, ok := b.Tool.(ParallelSafe)
 	return ok && ps.ParallelSafe()
+}
+
+// URLUser is implemented by tools that open an address in a browser pane. The browser runs
+// outside a confined goal's network namespace, so the policy judges each address instead: a
+// confined goal may not open this machine's own services (serve, DevTools, MCP HTTP servers).
+type URLUser interface {
+	URLs(args json.RawMessage) ([]string, error)
+}
+
+func (navigateTool) URLs(args json.RawMessage) ([]string, error) {
+	var p navigateParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return nil, err
+	}
+	return browserURLs(p.URL), nil
+}
+
+// browserURLs is where the browser goes for what the model typed, as the browser reads it
+// (a bare host gets a scheme; view-source: shows the page it names).
+func browserURLs(raw string) []string {
+	u, err := browser.NormalizeURL(raw)
+	if err != nil {
+		return nil // the tool refuses it before the browser goes anywhere
+	}
+	if len(u) > len("view-source:") && strings.EqualFold(u[:len("view-source:")], "view-source:") {
+		return browserURLs(u[len("view-source:"):])
+	}
+	return []string{u}
+}
+
+func (t *openBrowserTab) URLs(args json.RawMessage) ([]string, error) {
+	var p openBrowserTabParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return nil, err
+	}
+	if p.URL == "" {
+		return nil, nil
+	}
+	return browserURLs(p.URL), nil
 }

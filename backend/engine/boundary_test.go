@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// boundaryRig is an engine whose goals a scripted model drives, with every approval denied
+// and recorded, as `goal run --approve deny` would.
+type boundaryRig struct {
+	t   *testing.T
+	eng *Engine
+	srv *llmtest.Server
+	ws  workspace.Workspace
+
+	mu    sync.Mutex
+	asked []agent.Approval
+}
+
+func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
+	t.Helper()
+	r := &boundaryRig{t: t, srv: llmtest.New(t, llmtest.Script{})}
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	deny := func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
+		r.mu.Lock()
+		r.asked = append(r.asked, a)
+		r.mu.Unlock()
+		return agent.ApprovalDeny, "denied in this test", true
+	}
+	base := []Option{WithLogger(slog.New(slog.DiscardHandler)), WithAutoApprove(deny),
+		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })}
+	eng, err := Open(context.Background(), t.TempDir(), append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	r.eng = eng
+	list, err := eng.Workspaces.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ws = list.Workspaces[0]
+	return r
+}
+
+// run starts a goal confined to sandbox at ceiling in pane, pushes the replies and waits.
+func (r *boundaryRig) run(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec, replies ...llmtest.Reply) goal.Goal {
+	r.t.Helper()
+	r.srv.Push(replies...)
+	zero := 0
+	spec := goal.Spec{PaneID: pane, Goal: "test the boundary", Criterion: crit,
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: sandbox}}
+	spec.Policy.Ceiling, spec.Policy.SandboxDir = ceiling, sandbox
+	g, err := r.eng.Goals.Start(context.Background(), spec)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if g, err = r.eng.Goals.Wait(ctx, g.ID); err != nil || !g.Status.Finished() {
+		r.t.Fatalf("goal did not end: %v %s", err, g.Status)
+	}
+	return g
+}
+
+// results are the goal's step results by step index (1-based).
+func (r *boundaryRig) results(id string) map[int]string {
+	r.t.Helper()
+	steps, err := r.eng.Goals.Steps(context.Background(), id, 0, 100)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, s := range steps {
+		out[s.Index] = s.Tool + ": " + s.Result
+	}
+	return out
+}
+
+func (r *boundaryRig) askedAbout(want string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.asked {
+		if strings.Contains(a.Reason, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func shell(pane, line string) llmtest.Reply {
+	return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]any{"pane_id": pane, "text": line, "wait_timeout_ms": 15000}))
+}
+
+func abort() llmtest.Reply {
+	return llmtest.Calls(llmtest.Call(tools.ToolAbortWithReport, map[string]string{"reason": "done testing", "what_was_learned": "the boundary held"}))
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+// A pane the goal makes is inside its boundary (its shell confined as the goal's own), a
+// pane of the person's is not (reaching it asks, and here is denied), and the goal's own
+// confined tab works as before.
+func TestConfinedGoalBoundaryCoversThePanesItMakes(t *testing.T) {
+	r := newBoundaryRig(t)
+	person, own := r.ws.Panes[0].ID, r.ws.Panes[1].ID
+	if _, err := r.eng.Panes.StartTerminal(context.Background(), r.ws, r.ws.Panes[0], 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	sandbox, outside := t.TempDir(), t.TempDir()
+	made := llmtest.Reply{Compute: func(req llmtest.Request) llmtest.Reply {
+		var res struct {
+			PaneIDs []string `json:"pane_ids"`
+		}
+		if err := json.Unmarshal([]byte(req.LastToolResult()), &res); err != nil || len(res.PaneIDs) == 0 {
+			return llmtest.Text("create_workspace gave no pane: " + req.LastToolResult())
+		}
+		return shell(res.PaneIDs[0], "touch "+filepath.Join(outside, "made-escape")+"; echo made-$((1+1))-done")
+	}}
+	g := r.run(own, sandbox, tools.WriteLocal, criterion.Spec{Kind: "manual"},
+		llmtest.Calls(llmtest.Call("create_workspace", map[string]any{"name": "made", "rows": 1, "cols": 1})),
+		made,
+		shell(person, "touch "+filepath.Join(outside, "person-escape")),
+		shell(own, "touch inside-ok && echo own-$((2+2))-done"),
+		abort())
+	res := r.results(g.ID)
+	if exists(filepath.Join(outside, "made-escape")) || !strings.Contains(res[2], "made-2-done") {
+		t.Errorf("the pane the goal made was not confined:\n%s", res[2])
+	}
+	if exists(filepath.Join(outside, "person-escape")) || !strings.Contains(res[3], "denied") {
+		t.Errorf("the goal typed into the person's pane:\n%s", res[3])
+	}
+	if !r.askedAbout("outside this goal's sandbox") {
+		t.Errorf("reaching the person's pane did not ask the person: %+v", r.asked)
+	}
+	if !exists(filepath.Join(sandbox, "inside-ok")) || !strings.Contains(res[4], "own-4-done") {
+		t.Errorf("the goal's own confined shell did not work:\n%s", res[4])
+	}
+}
+
+// Chromium's DevTools port listens on this machine's loopback with no login. A confined goal,
+// even at network_write, reaches it neither from its shell (directly or through its proxy)
+// nor by pointing a browser pane at it.
+func TestConfinedGoalCannotReachDevTools(t *testing.T) {
+	r := newBoundaryRig(t)
+	browserPane, own := r.ws.Panes[0].ID, r.ws.Panes[1].ID
+	ctx := context.Background()
+	if _, _, err := r.eng.Browsers.Ensure(ctx, browserPane, r.ws.ID, "about:blank"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(r.eng.Browsers.ProfileDir(r.ws.ID), "DevToolsActivePort"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strings.SplitN(string(b), "\n", 2)[0]
+	devtools := "http://127.0.0.1:" + port + "/json/version"
+	resp, err := http.Get(devtools) // control: it answers anyone on this machine
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "webSocketDebuggerUrl") {
+		t.Fatalf("control: DevTools did not answer: %s", body)
+	}
+	g := r.run(own, t.TempDir(), tools.NetworkWrite, criterion.Spec{Kind: "manual"},
+		shell(own, fmt.Sprintf("curl -s -m 5 %s; echo; (exec 3<>/dev/tcp/127.0.0.1/%s) 2>/dev/null && echo direct-open || echo direct-$((1+1))-refused", devtools, port)),
+		llmtest.Calls(llmtest.Call("browser_navigate", map[string]string{"pane_id": browserPane, "url": devtools})),
+		abort())
+	res := r.results(g.ID)
+	if strings.Contains(res[1], "webSocketDebuggerUrl") || !strings.Contains(res[1], "outside a confined goal's reach") || !strings.Contains(res[1], "direct-2-refused") {
+		t.Errorf("the goal's shell reached DevTools:\n%s", res[1])
+	}
+	if strings.Contains(res[2], "webSocketDebuggerUrl") || !strings.Contains(res[2], "Refused by the goal's policy") {
+		t.Errorf("the goal's browser reached DevTools:\n%s", res[2])
+	}
+}
+
+// A check the model wrote runs inside the goal's sandbox; the person's own check runs as
+// their command, outside it, and the goal's story says so.
+func TestModelWrittenCheckRunsInTheSandbox(t *testing.T) {
+	r := newBoundaryRig(t)
+	own := r.ws.Panes[1].ID
+	outside := t.TempDir()
+	check := func(name string) criterion.Spec {
+		escape := filepath.Join(outside, name)
+		return criterion.Spec{Kind: criterion.KindShell, Command: "touch " + escape + "; test -e " + escape}
+	}
+	claim := llmtest.Calls(llmtest.Call(tools.ToolClaimComplete, map[string]string{"rationale": "done"}))
+
+	byModel := check("model-check-escape")
+	byModel.ByModel = true
+	g := r.run(own, t.TempDir(), tools.WriteLocal, byModel, claim, abort())
+	if exists(filepath.Join(outside, "model-check-escape")) || g.Status == goal.StatusCompleted {
+		t.Errorf("the model's check wrote outside the sandbox (goal %s)", g.Status)
+	}
+
+	g = r.run(own, t.TempDir(), tools.WriteLocal, check("person-check"), claim)
+	if !exists(filepath.Join(outside, "person-check")) || g.Status != goal.StatusCompleted {
+		t.Errorf("the person's check did not run as their command (goal %s)", g.Status)
+	}
+	events, err := r.eng.Goals.History(context.Background(), g.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var story strings.Builder
+	for _, e := range events {
+		story.Write(e.Data)
+	}
+	if !strings.Contains(story.String(), "written by the person, so it runs outside the sandbox") {
+		t.Errorf("the goal's story does not say its check runs outside the sandbox")
+	}
+}
+
+// No confined goal reads the app's data dir, another ClusterSpace data dir, the config dir's
+// mcp.json, serve's password file, or the environment of the app that started it.
+func TestConfinedGoalCannotReadTheAppsSecrets(t *testing.T) {
+	other := t.TempDir()
+	for _, f := range []string{"jwt.key", "secrets.key"} {
+		if err := os.WriteFile(filepath.Join(other, f), []byte("TOPSECRET-other-"+f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := config.RememberDataDir(other); err != nil {
+		t.Fatal(err)
+	}
+	configDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(configDir, "mcp.json"), []byte(`{"mcpServers": {"x": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer TOPSECRET-token"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pw := filepath.Join(t.TempDir(), "serve-password")
+	if err := os.WriteFile(pw, []byte("TOPSECRET-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newBoundaryRig(t, WithConfigDir(configDir), WithSecretFiles(pw))
+	own := r.ws.Panes[1].ID
+	probe := strings.Join([]string{
+		"cat " + filepath.Join(other, "jwt.key"), "cat " + filepath.Join(r.eng.DataDir, "jwt.key"),
+		"cat " + filepath.Join(configDir, "mcp.json"), "cat " + pw,
+		fmt.Sprintf("tr '\\0' '\\n' < /proc/%d/environ | head -3", os.Getpid()),
+		"echo probe-$((1+1))-done",
+	}, "; ")
+	g := r.run(own, t.TempDir(), tools.NetworkWrite, criterion.Spec{Kind: "manual"}, shell(own, probe), abort())
+	res := r.results(g.ID)
+	if strings.Contains(res[1], "TOPSECRET") || strings.Contains(res[1], "PATH=") || !strings.Contains(res[1], "probe-2-done") {
+		t.Errorf("a confined goal read what it may not:\n%s", res[1])
+	}
+}
