@@ -167,8 +167,10 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	rec := CallRecord{Call: c, Args: args, Start: time.Now()}
-	a.publish(Event{Kind: EventToolStarted, Call: &CallInfo{ID: c.ID, Name: c.Name, Args: args}})
+	// Secrets: what is recorded and published of the call is masked (masking.go); the tool
+	// runs with args as the model wrote them.
+	rec := a.record(c, args)
+	a.publish(Event{Kind: EventToolStarted, Call: &CallInfo{ID: c.ID, Name: c.Name, Args: rec.Args}})
 	if c.ArgsError != "" {
 		return nil, a.finish(rec, c.ArgsErrorResult()), nil, false
 	}
@@ -257,6 +259,8 @@ func (a *Agent) execute(ctx, cctx context.Context, p *prepared) llm.ToolResult {
 
 // settle tells the guard what a call did and records it (on the loop goroutine).
 func (a *Agent) settle(p *prepared, out llm.ToolResult) llm.ToolResult {
+	// Secrets: masked before the guard reads the result, since its messages quote it.
+	out = a.maskResult(out)
 	if a.Guard != nil {
 		if d := a.Guard.After(a.guardCall(p.tool, p.call.Name, p.call.Args), out.Text, out.IsError); d.Action != GuardAllow {
 			a.publish(Event{Kind: EventGuard, Guard: &d})
@@ -270,7 +274,12 @@ func (a *Agent) settle(p *prepared, out llm.ToolResult) llm.ToolResult {
 	return a.finish(p.rec, out)
 }
 
+// finish is the choke point every call's outcome passes, run or not, before it is recorded
+// (a step, a chat item), published and returned for the model: the secrets the app holds are
+// masked here (masking.go; settle masked a tool's own output already, and masking twice
+// changes nothing).
 func (a *Agent) finish(rec CallRecord, res llm.ToolResult) llm.ToolResult {
+	res = a.maskResult(res)
 	rec.Result = res
 	if a.Hooks.Finish != nil {
 		return a.Hooks.Finish(rec)
@@ -291,8 +300,9 @@ func (a *Agent) toolNames() []string {
 // pending and is asked again on resume.
 func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v Verdict) (Approval, error) {
 	req := a.Owner
-	req.ID, req.CallID, req.Tool, req.Args = NewID("appr-"), c.ID, c.Name, args
-	req.Risk, req.Reason, req.Status, req.CreatedAt = v.Risk.String(), v.Reason, ApprovalPending, time.Now().UTC()
+	// Secrets: the request is stored and shown to the person, so it is masked (masking.go).
+	req.ID, req.CallID, req.Tool, req.Args = NewID("appr-"), c.ID, c.Name, a.maskArgs(args)
+	req.Risk, req.Reason, req.Status, req.CreatedAt = v.Risk.String(), a.maskText(v.Reason), ApprovalPending, time.Now().UTC()
 	if a.Owner.WorkspaceID != "" {
 		req.ID = NewID("chat-appr-")
 	}

@@ -177,21 +177,29 @@ func (sc ServerConfig) transport() string {
 	return "stdio"
 }
 
-// secrets are the values of env and headers: never shown, logged or sent anywhere else.
-func (sc ServerConfig) secrets() []string {
-	var out []string
-	for _, v := range sc.Env {
-		if len(v) >= 4 {
-			out = append(out, v)
+// minSecret is the shortest env or header value treated as a secret. Every value of env and
+// headers counts as one, but many are flags, ports or modes ("1", "true", "8080"): masking
+// those would mangle every output that holds the same text, and protect nothing.
+const minSecret = 6
+
+// secrets are the values of env and headers, each with the kind a mask names ("MCP server
+// github env GITHUB_TOKEN"): never shown, logged or sent anywhere else.
+func (sc ServerConfig) secrets(server string) map[string]string {
+	out := map[string]string{}
+	add := func(v, kind string) {
+		if _, ok := out[v]; !ok && len(v) >= minSecret {
+			out[v] = kind
 		}
 	}
-	for _, v := range sc.Headers {
-		if len(v) >= 4 {
-			out = append(out, v)
-		}
+	for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+		add(sc.Env[k], fmt.Sprintf("MCP server %s env %s", server, k))
+	}
+	for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
+		v, kind := sc.Headers[k], fmt.Sprintf("MCP server %s header %s", server, k)
+		add(v, kind)
 		// "Bearer TOKEN": the token alone may show up too.
-		if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
-			out = append(out, tok)
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			add(tok, kind)
 		}
 	}
 	return out

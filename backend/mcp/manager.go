@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -61,6 +62,9 @@ type Manager struct {
 	bad      map[string]error
 	servers  map[string]*server
 	closed   bool
+	// secrets are the env and header values of the servers loaded now (Secrets), swapped
+	// whole on each reload so that Secrets takes no lock.
+	secrets atomic.Pointer[map[string]string]
 	// watchers are the goroutines that wait for a session to end; Close waits for them.
 	watchers sync.WaitGroup
 }
@@ -184,7 +188,27 @@ func (m *Manager) reload() (stop []*server) {
 			m.servers[name] = newServer(m, name, cfg)
 		}
 	}
+	all := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(m.servers)) {
+		for v, kind := range m.servers[name].cfg.secrets(name) {
+			if _, ok := all[v]; !ok {
+				all[v] = kind
+			}
+		}
+	}
+	m.secrets.Store(&all)
 	return stop
+}
+
+// Secrets are the env and header values of the servers as mcp.json was last loaded, each with
+// the kind a mask names: every one counts as a secret (but see minSecret), to be masked
+// wherever a tool's output could carry it (a server that echoes its environment). It answers
+// from memory, without a lock, so it may be asked at every tool call (secrets.Source).
+func (m *Manager) Secrets() map[string]string {
+	if p := m.secrets.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func sameConfig(a, b ServerConfig) bool {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -334,7 +336,9 @@ func (s *server) status() ServerStatus {
 // redact replaces the server's env and header values in a message: a server may echo
 // its token in an error, and messages reach logs, events and Settings.
 func (s *server) redact(msg string) string {
-	for _, v := range s.cfg.secrets() {
+	// Longest first: a value that holds another (a header and its bare token) goes whole.
+	values := slices.SortedFunc(maps.Keys(s.cfg.secrets(s.name)), func(a, b string) int { return len(b) - len(a) })
+	for _, v := range values {
 		msg = strings.ReplaceAll(msg, v, "••••••")
 	}
 	return msg

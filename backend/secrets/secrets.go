@@ -65,6 +65,8 @@ type Vault struct {
 	aead    cipher.AEAD
 	// scope keeps two installs (two data dirs) from sharing keyring entries.
 	scope string
+	// masker is told every value stored or read (nil: none).
+	masker *Masker
 }
 
 // Options adjust Open; the zero value uses the OS keyring.
@@ -72,6 +74,9 @@ type Options struct {
 	// Keyring replaces the OS keyring; NoKeyring forces the file backend.
 	Keyring   Keyring
 	NoKeyring bool
+	// Masker learns every secret the vault holds (see Masker): those stored now are read
+	// once at Open, later ones as they are stored or read. nil: nothing is masked.
+	Masker *Masker
 }
 
 // Open returns a vault for the data dir. It probes the keyring once; if it does not answer in
@@ -90,7 +95,7 @@ func Open(ctx context.Context, dataDir string, rows Rows, opts Options) (*Vault,
 		return nil, err
 	}
 	scopeSum := key[:4] // stable per install, reveals nothing useful about the key
-	v := &Vault{rows: rows, aead: aead, scope: hex.EncodeToString(scopeSum)}
+	v := &Vault{rows: rows, aead: aead, scope: hex.EncodeToString(scopeSum), masker: opts.Masker}
 	if !opts.NoKeyring {
 		kr := opts.Keyring
 		if kr == nil {
@@ -105,7 +110,24 @@ func Open(ctx context.Context, dataDir string, rows Rows, opts Options) (*Vault,
 			return nil, err
 		}
 	}
+	v.teachMasker(ctx)
 	return v, nil
+}
+
+// teachMasker reads every stored secret once, so the masker knows them before any tool
+// runs. One that cannot be read now is learnt when it is next read (Get), which is also
+// the first moment anything could hand it on.
+func (v *Vault) teachMasker(ctx context.Context) {
+	if v.masker == nil {
+		return
+	}
+	rows, err := v.rows.SecretRows(ctx)
+	if err != nil {
+		return // Best effort: each secret is learnt when it is read.
+	}
+	for _, r := range rows {
+		v.Get(ctx, r.Name) // Best effort, as above; Get tells the masker.
+	}
 }
 
 // moveToKeyring moves the secrets sealed in the file backend into the keyring, which now
@@ -173,6 +195,8 @@ func (v *Vault) Backend() string {
 
 // Set stores a secret under name.
 func (v *Vault) Set(ctx context.Context, name, value string) error {
+	// Masked from now on, even if storing fails: the value exists in this process either way.
+	v.masker.Hold(value, kindOf(name))
 	if v.keyring != nil {
 		if err := v.keyring.Set(keyringService, v.user(name), value); err == nil {
 			return v.rows.PutSecretRow(ctx, store.SecretRow{Name: name, Backend: BackendKeyring})
@@ -203,12 +227,14 @@ func (v *Vault) Get(ctx context.Context, name string) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("secret %q is in the OS keyring, which did not answer (%v): unlock the keyring, or enter the secret again", name, err)
 		}
+		v.masker.Hold(val, kindOf(name))
 		return val, true, nil
 	case BackendFile:
 		plain, err := v.open(row)
 		if err != nil {
 			return "", false, err
 		}
+		v.masker.Hold(plain, kindOf(name))
 		return plain, true, nil
 	default:
 		return "", false, fmt.Errorf("secret %q has unknown backend %q", name, row.Backend)
@@ -237,6 +263,7 @@ func (v *Vault) Delete(ctx context.Context, name string) error {
 	if row.Backend == BackendKeyring && v.keyring != nil {
 		v.keyring.Delete(keyringService, v.user(name)) // Best effort: the row goes either way.
 	}
+	// The masker keeps the value: it may still sit in a page or a terminal (see Masker).
 	return v.rows.DeleteSecretRow(ctx, name)
 }
 

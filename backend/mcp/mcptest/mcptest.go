@@ -6,6 +6,7 @@ package mcptest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -23,6 +24,7 @@ const arg0 = "mcptest-server"
 // Modes of the server.
 const (
 	Serve   = "serve"   // answers: echo, add, picture, crash, hang
+	Env     = "env"     // answers as Serve, and env: the server's environment (its tokens too) as JSON
 	Garbage = "garbage" // writes lines that are not JSON-RPC and never answers
 	Leak    = "leak"    // writes $MCPTEST_TOKEN to stderr and exits 1 (a secret in an error)
 	Silent  = "silent"  // starts and never says a word
@@ -54,12 +56,19 @@ func ServeIfAsked() {
 		os.Exit(1)
 	case Silent:
 		select {}
+	case Env:
+		s := NewServer()
+		addEnv(s)
+		os.Exit(serve(s))
 	}
-	os.Exit(serve())
+	os.Exit(serve(NewServer()))
 }
 
 type echoArgs struct {
 	Text string `json:"text" jsonschema:"what to echo"`
+}
+type envArgs struct {
+	Prefix string `json:"prefix,omitempty" jsonschema:"only variables whose names start with it"`
 }
 type addArgs struct {
 	A int `json:"a"`
@@ -67,8 +76,8 @@ type addArgs struct {
 }
 type none struct{}
 
-func serve() int {
-	if err := NewServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+func serve(s *mcp.Server) int {
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		return 1
 	}
 	return 0
@@ -102,6 +111,24 @@ func NewServer() *mcp.Server {
 		return nil, nil, ctx.Err()
 	})
 	return s
+}
+
+// addEnv adds env: a tool that hands the server's environment (and so the tokens mcp.json
+// gives it) to whoever calls it, as JSON, which is what masking must catch.
+func addEnv(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "List the server's environment variables as JSON."}, func(_ context.Context, _ *mcp.CallToolRequest, a envArgs) (*mcp.CallToolResult, any, error) {
+		vars := map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, a.Prefix) {
+				vars[k] = v
+			}
+		}
+		b, err := json.Marshal(vars)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+	})
 }
 
 // Processes lists the pids of live processes whose command line holds marker.
