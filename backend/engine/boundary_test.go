@@ -38,7 +38,9 @@ type boundaryRig struct {
 
 func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 	t.Helper()
-	r := &boundaryRig{t: t, srv: llmtest.New(t, llmtest.Script{})}
+	// A goal the test's goal assigns (its description says "walk task") gives up at once.
+	assigned := llmtest.Role{Name: "assigned", Match: llmtest.Match{LastUser: "walk task"}, Reply: abort()}
+	r := &boundaryRig{t: t, srv: llmtest.New(t, llmtest.Script{Roles: []llmtest.Role{assigned}})}
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	deny := func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
 		r.mu.Lock()

@@ -252,7 +252,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	// Tools from the config dir: plugins may never take a built-in's name (checked when a
 	// file loads, so built-ins registered below count too); ctx.readFile never reads the
 	// data dir. MCP servers start on the first tool listing and end in Close.
-	e.Plugins = plugins.New(e.ConfigDir, e.Registry.Builtin, plugins.Options{Hidden: []string{e.DataDir}})
+	e.Plugins = plugins.New(e.ConfigDir, e.Registry.Builtin, plugins.Options{Hidden: e.hiddenFromGoals()})
 	e.MCP = mcp.New(e.ConfigDir, mcp.Options{Logger: o.logger})
 	e.Registry.AddSource(e.Plugins)
 	e.Registry.AddSource(e.MCP)
@@ -274,7 +274,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	approvals := agent.NewApprovals(e.Store, o.autoApprove)
 	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
 		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, Catalog: cat,
-		OnStart: e.confineGoalTerminal, OnEnd: e.releaseBoundary, Confine: e.confineCheck,
+		OnStart: e.confineGoalTerminal, OnEnd: e.releaseBoundary, Confine: e.confineCheck, Hidden: e.hiddenFromGoals,
 		Screenshot: e.Browsers.Thumbnail,
 		PaneSummary: func(ctx context.Context, paneID string) string {
 			return masker.Mask(e.Panes.Summary(ctx, panes.Caller{PaneID: paneID})) // a URL or command may hold a token

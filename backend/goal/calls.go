@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -133,10 +134,37 @@ func (r *run) check(_ context.Context, tool tools.Tool, call tools.Call) agent.V
 			"%s was refused: this goal requires the step protocol. Call declare_step first (what you will do and how you will know it worked), then this tool, then verify_step.", call.Name)}
 	}
 	v := r.policy.Check(tool, call, r.g.State.Granted)
+	if why := r.hiddenPath(tool, call); why != "" {
+		v = policy.Verdict{Decision: policy.Deny, Reason: why}
+	}
 	if v.Decision == policy.Deny {
 		v.Reason = fmt.Sprintf("Refused by the goal's policy: %s. Do not retry it; find another way.", v.Reason)
 	}
 	return agent.Verdict{Decision: v.Decision, Reason: v.Reason, Risk: risk}
+}
+
+// hiddenPath says why a confined goal's call touches what no goal may (the app's data, config
+// and secret files), "" when it does not: nobody can allow that, so it is refused.
+func (r *run) hiddenPath(tool tools.Tool, call tools.Call) string {
+	pu, ok := tool.(tools.PathUser)
+	if !ok || r.policy.SandboxDir == "" || r.svc.opts.Hidden == nil {
+		return ""
+	}
+	paths, err := pu.Paths(call.Args)
+	if err != nil {
+		return ""
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.workDir(), p)
+		}
+		for _, h := range r.svc.opts.Hidden() {
+			if in, err := policy.Contains(h, p); err == nil && in {
+				return fmt.Sprintf("%q is in %s, the app's own data or secrets, which no goal may touch", p, h)
+			}
+		}
+	}
+	return ""
 }
 
 // onAgentEvent turns the agent's events into the goal's story.

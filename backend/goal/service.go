@@ -69,6 +69,9 @@ type Options struct {
 	// OnEnd runs when a goal's run ends, however it ends (finished, paused by a shutdown,
 	// failed to start): what OnStart set up for it (a proxy, its panes' boundary) is released.
 	OnEnd func(g Goal)
+	// Hidden lists what no confined goal may touch, whoever allows it: the app's data dirs,
+	// config dir and secret files. A tool call naming a path there is refused.
+	Hidden func() []string
 	// Confine wraps a check the model wrote in the goal's sandbox (see criterion.Evidence);
 	// nil: such a check of a confined goal cannot run.
 	Confine func(g Goal, argv []string) (confined, env []string, err error)

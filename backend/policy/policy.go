@@ -112,6 +112,9 @@ func (p Policy) Check(t tools.Tool, call tools.Call, granted []string) Verdict {
 			return Verdict{Ask, why}
 		}
 	}
+	if or, ok := t.(tools.OutsideRunner); ok && call.Sandbox != "" {
+		return Verdict{Ask, fmt.Sprintf("%s runs in %s, outside this goal's sandbox %s: the person allows it, every time", name, or.RunsOutside(), call.Sandbox)}
+	}
 	// Some calls are the person's to allow each time (filling a saved password): no ceiling,
 	// allow list or earlier grant covers them.
 	if aa, ok := t.(tools.AlwaysAsks); ok {

@@ -87,3 +87,10 @@ func (t *openBrowserTab) URLs(args json.RawMessage) ([]string, error) {
 	}
 	return browserURLs(p.URL), nil
 }
+
+// OutsideRunner is implemented by tools that run where no goal's sandbox reaches (an MCP
+// server's own process): a confined goal's call of one is the person's to allow, every time.
+// RunsOutside names that place.
+type OutsideRunner interface {
+	RunsOutside() string
+}
