@@ -12,7 +12,7 @@ ARTIFACTS := test-artifacts
 # Packages (under backend/) whose goroutines and locks are the core of the app: they run under
 # the race detector; every other package runs without it. Name each one here only.
 # "llm/..." takes a package with everything below it.
-RACE_PKGS := pubsub store workspace panes server tools config terminal policy agent chat browser/... goal/... llm/... keyenv fleet plugins mcp/...
+RACE_PKGS := pubsub store workspace panes server tools config terminal policy egress agent chat browser/... goal/... llm/... keyenv fleet plugins mcp/...
 empty :=
 space := $(empty) $(empty)
 RACE_PATHS := $(addprefix ./backend/,$(RACE_PKGS))
