@@ -157,7 +157,7 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 		}
 	}
 	notices := []string{
-		fmt.Sprintf("the goal's terminal (tab %s) is confined to %s: writes only there, its own processes only (no other process of this machine is visible), "+
+		fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s: writes only there, its own processes only (no other process of this machine is visible), "+
 			"the app's data and config dirs unreadable, and %s; panes it makes or converts are confined the same way, and other panes' terminals are the person's to allow",
 			tab.TabID, dir, net),
 		fmt.Sprintf("its temporary files and caches go to a private scratch dir, %s (TMPDIR, XDG_CACHE_HOME, GOCACHE and npm's cache point there), since HOME and /tmp are not writable", sb.Scratch),
