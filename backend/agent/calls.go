@@ -194,7 +194,8 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 			return nil, a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
 		}
 	}
-	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID, Dir: a.WorkDir, PaneID: a.PaneID, WorkspaceID: a.WorkspaceID}
+	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID, Dir: a.WorkDir, Sandbox: a.Sandbox,
+		PaneID: a.PaneID, WorkspaceID: a.WorkspaceID}
 	v := a.Hooks.Check(cctx, tool, call)
 	switch v.Decision {
 	case policy.Deny:
