@@ -267,3 +267,66 @@ func TestConfinedGoalCannotReadTheAppsSecrets(t *testing.T) {
 		t.Errorf("a confined goal read what it may not:\n%s", res[1])
 	}
 }
+
+// A goal whose boundary cannot be made (here: a sandbox inside the app's own data dir, which a
+// confined shell may not read) does not run, and says why; it never goes on unconfined.
+func TestGoalWhoseBoundaryCannotBeMadeDoesNotRun(t *testing.T) {
+	r := newBoundaryRig(t)
+	inside := filepath.Join(r.eng.DataDir, "work")
+	if err := os.Mkdir(inside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	zero := 0
+	spec := goal.Spec{PaneID: r.ws.Panes[1].ID, Goal: "work in the data dir", Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: inside}}
+	spec.Policy.Ceiling, spec.Policy.SandboxDir = tools.WriteLocal, inside
+	g, err := r.eng.Goals.Start(context.Background(), spec)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		g, err = r.eng.Goals.Wait(ctx, g.ID)
+		if err == nil && g.Status != goal.StatusFailed {
+			t.Fatalf("a goal without its boundary ran: %s", g.Status)
+		}
+	}
+	if err == nil && !strings.Contains(g.Report, "sandbox") {
+		t.Fatalf("the goal did not say why it stopped: %+v", g)
+	}
+	if err != nil && !strings.Contains(err.Error(), "must not read") {
+		t.Fatalf("the refusal does not say why: %v", err)
+	}
+	if n := len(r.srv.ChatRequests()); n != 0 {
+		t.Fatalf("the model was asked %d times by a goal that must not run", n)
+	}
+	for _, tab := range r.eng.Terminals.Tabs(r.ws.Panes[1].ID) {
+		if !tab.Confined {
+			t.Fatalf("an unconfined shell was started for it: %+v", tab)
+		}
+	}
+}
+
+// Without its sandbox engine (bubblewrap not installed) a confined goal does not start: the
+// error says what to install.
+func TestConfinedGoalWithoutBubblewrapDoesNotStart(t *testing.T) {
+	r := newBoundaryRig(t)
+	t.Setenv("PATH", t.TempDir()) // no bwrap on it
+	sandbox := t.TempDir()
+	zero := 0
+	spec := goal.Spec{PaneID: r.ws.Panes[1].ID, Goal: "work", Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: sandbox}}
+	spec.Policy.Ceiling, spec.Policy.SandboxDir = tools.WriteLocal, sandbox
+	g, err := r.eng.Goals.Start(context.Background(), spec)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if g, err = r.eng.Goals.Wait(ctx, g.ID); err == nil {
+			err = fmt.Errorf("%s: %s", g.Status, g.Report)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(err), "bwrap") || strings.Contains(fmt.Sprint(err), "completed") {
+		t.Fatalf("a goal without bubblewrap: %v", err)
+	}
+	if n := len(r.srv.ChatRequests()); n != 0 {
+		t.Fatalf("the model was asked %d times by a goal that must not run", n)
+	}
+}
