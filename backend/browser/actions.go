@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -549,44 +546,4 @@ func (m *Manager) Drag(ctx context.Context, paneID string, from, to DragEnd) err
 	}
 	t.settle(ctx)
 	return nil
-}
-
-// SetFiles puts files into a file input (as a person choosing them in the file dialog would).
-func (m *Manager) SetFiles(ctx context.Context, paneID, selector string, paths []string) (Element, error) {
-	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			return Element{}, pageErrorf("%q is not an absolute path: give the full path of each file", p)
-		}
-		if info, err := os.Stat(p); err != nil || info.IsDir() {
-			return Element{}, pageErrorf("%q is not a file that exists: check the path", p)
-		}
-	}
-	t, err := m.agentTab(paneID, "set_files", selector+" = "+strings.Join(paths, ", "))
-	if err != nil {
-		return Element{}, err
-	}
-	var d struct {
-		Error string `json:"error"`
-		Element
-	}
-	expr := "(() => { const f = cs.find(" + jsArg(map[string]string{"selector": selector}) + "); if (!f.el) return {error: f.error}; " +
-		"if (f.el.tagName !== 'INPUT' || f.el.type !== 'file') return {error: 'the element is not a file input (<input type=file>)'}; cs.target = f.el; return cs.describe(f.el); })()"
-	if err := t.eval(ctx, expr, &d); err != nil {
-		return Element{}, err
-	}
-	if d.Error != "" {
-		return Element{}, &PageError{Msg: d.Error}
-	}
-	err = t.run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
-		obj, exc, err := runtime.Evaluate("window.__clusterspace.target").Do(ctx)
-		if err != nil {
-			return err
-		}
-		if exc != nil || obj.ObjectID == "" {
-			return pageErrorf("the file input went away")
-		}
-		defer runtime.ReleaseObject(obj.ObjectID).Do(ctx) // Best effort: freed with the page anyway.
-		return dom.SetFileInputFiles(paths).WithObjectID(obj.ObjectID).Do(ctx)
-	}))
-	return d.Element, err
 }

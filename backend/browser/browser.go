@@ -232,6 +232,9 @@ func (m *Manager) Shutdown() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	// Best effort: the copies of chosen files are only for pages, which are all gone now
+	// (this also clears what a crashed run left).
+	os.RemoveAll(m.UploadsDir())
 	m.events.Shutdown()
 }
 

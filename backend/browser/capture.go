@@ -11,13 +11,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/clusterspace/clusterspace/backend/fsroot"
 )
 
 // The picture a model gets of a page: small enough to be cheap in its context, sharp
@@ -105,7 +106,7 @@ func (m *Manager) saveShot(paneID, kind string, buf []byte) (Shot, error) {
 	}
 	name := fmt.Sprintf("%s-%s-%s.png", safeName(paneID), time.Now().Format("20060102-150405.000"), kind)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, buf, 0o600); err != nil {
+	if err := writeCapture(path, buf); err != nil {
 		return Shot{}, fmt.Errorf("save screenshot: %w", err)
 	}
 	b := img.Bounds()
@@ -199,11 +200,12 @@ func (m *Manager) Annotate(ctx context.Context, paneID string) (Shot, []Element,
 	return shot, els, err
 }
 
-// SavePDF prints the active tab to a PDF at path (default: under ScreenshotsDir).
-func (m *Manager) SavePDF(ctx context.Context, paneID, path string) (string, int, error) {
-	t, err := m.agentTab(paneID, "save_pdf", path)
+// PDF prints the active tab to a PDF. dest is where the caller saves it, for the action log;
+// the caller writes the file, opening it where the policy judged it (see tools' browser_files.go).
+func (m *Manager) PDF(ctx context.Context, paneID, dest string) ([]byte, error) {
+	t, err := m.agentTab(paneID, "save_pdf", dest)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	var buf []byte
 	err = t.run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
@@ -211,17 +213,15 @@ func (m *Manager) SavePDF(ctx context.Context, paneID, path string) (string, int
 		buf, _, err = page.PrintToPDF().WithPrintBackground(true).Do(ctx)
 		return err
 	}))
-	if err != nil {
-		return "", 0, err
-	}
-	return m.saveFile(paneID, path, "pdf", buf)
+	return buf, err
 }
 
-// SaveHTML saves the active tab's current DOM as HTML at path (default: under ScreenshotsDir).
-func (m *Manager) SaveHTML(ctx context.Context, paneID, path string) (string, int, error) {
-	t, err := m.agentTab(paneID, "save_html", path)
+// HTML is the active tab's current DOM as HTML, doctype first. dest is where the caller
+// saves it, for the action log.
+func (m *Manager) HTML(ctx context.Context, paneID, dest string) ([]byte, error) {
+	t, err := m.agentTab(paneID, "save_html", dest)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	var html string
 	err = t.run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
@@ -236,27 +236,27 @@ func (m *Manager) SaveHTML(ctx context.Context, paneID, path string) (string, in
 		return jsonString(res.Value, &html)
 	}))
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
-	return m.saveFile(paneID, path, "html", []byte(html))
+	return []byte(html), nil
 }
 
-func (m *Manager) saveFile(paneID, path, ext string, data []byte) (string, int, error) {
-	if path == "" {
-		path = filepath.Join(m.ScreenshotsDir(), fmt.Sprintf("%s-%s.%s", safeName(paneID), time.Now().Format("20060102-150405.000"), ext))
-	}
-	if !strings.HasSuffix(strings.ToLower(path), "."+ext) {
-		path += "." + ext
-	}
-	abs, err := filepath.Abs(path)
+// CapturePath is a new file name under ScreenshotsDir for a capture of the pane with the
+// extension ext ("pdf", "html"): where a save the model gave no path for goes.
+func (m *Manager) CapturePath(paneID, ext string) string {
+	return filepath.Join(m.ScreenshotsDir(), fmt.Sprintf("%s-%s.%s", safeName(paneID), time.Now().Format("20060102-150405.000"), ext))
+}
+
+// writeCapture writes a capture into the app's own screenshots folder, never through a link
+// planted at its name.
+func writeCapture(path string, data []byte) error {
+	f, err := fsroot.Create("", path)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return "", 0, pageErrorf("cannot create the folder for %s: %v", abs, err)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
 	}
-	if err := os.WriteFile(abs, data, 0o600); err != nil {
-		return "", 0, pageErrorf("cannot write %s: %v", abs, err)
-	}
-	return abs, len(data), nil
+	return f.Close()
 }

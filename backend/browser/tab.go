@@ -58,6 +58,7 @@ type tab struct {
 	castSize   size // the frame size the running screencast was started with
 	lastFrame  *Frame
 	changed    chan struct{} // closed and replaced on every state change
+	uploads    string        // the folder of private copies its file inputs hold (see SetFiles)
 }
 
 // conn is the live page target of a tab and the worker serving its events.
@@ -386,6 +387,7 @@ func (t *tab) close() {
 		c.cancel()
 		<-c.done
 	}
+	t.dropUploads()
 	t.notify()
 }
 

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
-	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
 // BrowserDriver is what the browser tools need from the browser panes; *browser.Manager
@@ -35,7 +35,8 @@ type BrowserDriver interface {
 	SelectOption(ctx context.Context, paneID, selector string, values []string) ([]string, error)
 	SetChecked(ctx context.Context, paneID string, loc browser.Locator, checked bool) (browser.Hit, bool, error)
 	Drag(ctx context.Context, paneID string, from, to browser.DragEnd) error
-	SetFiles(ctx context.Context, paneID, selector string, paths []string) (browser.Element, error)
+	// SetFiles chooses open files in a file input; the page gets copies (see browser.SetFiles).
+	SetFiles(ctx context.Context, paneID, selector string, files []*os.File) (browser.Element, error)
 	WaitForSelector(ctx context.Context, paneID, selector, state string, timeout time.Duration) (*browser.Element, bool, error)
 	WaitForText(ctx context.Context, paneID, text string, timeout time.Duration) (bool, error)
 	Query(ctx context.Context, paneID, selector string, limit int) ([]browser.Element, int, error)
@@ -44,8 +45,11 @@ type BrowserDriver interface {
 	SetCookie(ctx context.Context, paneID string, c browser.Cookie) error
 	SaveScreenshot(ctx context.Context, paneID string, fullPage bool) (browser.Shot, error)
 	Annotate(ctx context.Context, paneID string) (browser.Shot, []browser.Element, error)
-	SavePDF(ctx context.Context, paneID, path string) (string, int, error)
-	SaveHTML(ctx context.Context, paneID, path string) (string, int, error)
+	// PDF and HTML render the page; the tool writes the file (dest is for the action log).
+	PDF(ctx context.Context, paneID, dest string) ([]byte, error)
+	HTML(ctx context.Context, paneID, dest string) ([]byte, error)
+	// CapturePath is where a save with no path goes: a new name in the app's own data dir.
+	CapturePath(paneID, ext string) string
 	Evaluate(ctx context.Context, paneID, code string) (json.RawMessage, error)
 	ActionLog(paneID string, n int) ([]browser.Action, error)
 	Doctor(ctx context.Context, paneID string) (browser.Diagnosis, error)
@@ -56,18 +60,6 @@ type BrowserDriver interface {
 }
 
 var _ BrowserDriver = (*browser.Manager)(nil)
-
-// Vision supplies the model that judges screenshots: a provider and the name of a model on
-// it that accepts images. A nil provider means none is configured; the settings may change
-// while the app runs, so the tools ask at every call.
-type Vision interface {
-	VisionModel() (llm.Provider, string)
-}
-
-// VisionFunc adapts a function to Vision.
-type VisionFunc func() (llm.Provider, string)
-
-func (f VisionFunc) VisionModel() (llm.Provider, string) { return f() }
 
 // BrowserPane is the pane a browser tool's call acts on, or "" for other tools (and calls
 // without a pane): goals and chat attach a picture of that pane to the tool's result.
@@ -118,14 +110,6 @@ func (navigateTool) Paths(args json.RawMessage) ([]string, error) {
 	return []string{parsed.Path}, nil
 }
 
-// pathTool reports the files a call touches, for the sandbox check.
-type pathTool struct {
-	Tool
-	paths func(args json.RawMessage) ([]string, error)
-}
-
-func (p pathTool) Paths(args json.RawMessage) ([]string, error) { return p.paths(args) }
-
 // typeTool is browser_type: gated on money pages, and it asks first before typing a secret.
 type typeTool struct {
 	gatedTool
@@ -146,17 +130,6 @@ func (t typeTool) Confirm(ctx context.Context, args json.RawMessage) string {
 		return "typing into " + why
 	}
 	return ""
-}
-
-// uploadTool is browser_set_files: choosing files hands them to the page, so it asks first.
-type uploadTool struct{ pathTool }
-
-func (uploadTool) Confirm(_ context.Context, args json.RawMessage) string {
-	var p setFilesParams
-	if json.Unmarshal(args, &p) != nil || len(p.Paths) == 0 {
-		return ""
-	}
-	return "uploading files from this computer to the page: " + strings.Join(p.Paths, ", ")
 }
 
 // Limits and defaults of the browser tools, as the model is told them.
@@ -262,12 +235,6 @@ type dragParams struct {
 	ToY          *float64 `json:"to_y,omitempty"`
 }
 
-type setFilesParams struct {
-	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
-	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
-	Paths    []string `json:"paths" desc:"Paths of the files to choose (relative ones are in your sandbox or working directory)."`
-}
-
 type waitSelectorParams struct {
 	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
 	Selector  string `json:"selector" desc:"CSS selector to wait for."`
@@ -323,11 +290,6 @@ type setCookieParams struct {
 type indexParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
 	Index  int    `json:"index" desc:"Number of the element in the last browser_screenshot_annotated."`
-}
-
-type saveParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Path   string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
 }
 
 type jsParams struct {
@@ -411,12 +373,6 @@ func pageLine(b BrowserDriver, paneID string) string {
 
 func hitText(verb string, h browser.Hit) string {
 	return fmt.Sprintf("%s %s at (%.0f, %.0f), found by %s.", verb, h.Element, h.X, h.Y, h.Strategy)
-}
-
-// shotResult is a saved screenshot as the model gets it: path and size, and a downscaled JPEG.
-func shotResult(what string, s browser.Shot) Result {
-	return Result{Text: fmt.Sprintf("Saved %s to %s (%d bytes, %dx%d).", what, s.Path, s.Bytes, s.Width, s.Height),
-		Images: []Image{{MediaType: "image/jpeg", Data: s.Thumbnail, Path: s.Path}}}
 }
 
 // RegisterBrowser adds the browser tools, driving the panes through b and judging
@@ -612,32 +568,9 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 				}
 				return page("Dragged.", p.PaneID), nil
 			})),
-		uploadTool{pathTool{New("browser_set_files", "Choose files in an <input type=file>, as a person picking them in the file dialog.", NetworkWrite,
-			func(ctx context.Context, c Call, p setFilesParams) (Result, error) {
-				if len(p.Paths) == 0 {
-					return Errorf("paths is empty: give the paths of the files to choose."), nil
-				}
-				paths := make([]string, len(p.Paths))
-				for i, rel := range p.Paths {
-					var err error
-					if paths[i], err = c.Path(rel); err != nil {
-						return Errorf("paths: %v.", err), nil
-					}
-				}
-				el, err := b.SetFiles(ctx, p.PaneID, p.Selector, paths)
-				if err != nil {
-					return browserError(err)
-				}
-				return Result{Text: fmt.Sprintf("Chose %d file(s) in %s.", len(p.Paths), el)}, nil
-			}), func(args json.RawMessage) ([]string, error) {
-			var p setFilesParams
-			if err := json.Unmarshal(args, &p); err != nil {
-				return nil, err
-			}
-			return p.Paths, nil
-		}}},
 	)
 	registerBrowserReading(r, b, gated)
+	registerBrowserFiles(r, b)
 	registerBrowserCapture(r, b, vision, gated)
 }
 

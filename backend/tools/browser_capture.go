@@ -11,23 +11,25 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
+// Vision supplies the model that judges screenshots: a provider and the name of a model on
+// it that accepts images. A nil provider means none is configured; the settings may change
+// while the app runs, so the tools ask at every call.
+type Vision interface {
+	VisionModel() (llm.Provider, string)
+}
+
+// VisionFunc adapts a function to Vision.
+type VisionFunc func() (llm.Provider, string)
+
+func (f VisionFunc) VisionModel() (llm.Provider, string) { return f() }
+
+// shotResult is a saved screenshot as the model gets it: path and size, and a downscaled JPEG.
+func shotResult(what string, s browser.Shot) Result {
+	return Result{Text: fmt.Sprintf("Saved %s to %s (%d bytes, %dx%d).", what, s.Path, s.Bytes, s.Width, s.Height),
+		Images: []Image{{MediaType: "image/jpeg", Data: s.Thumbnail, Path: s.Path}}}
+}
+
 func registerBrowserCapture(r *Registry, b BrowserDriver, vision Vision, gated func(Tool) Tool) {
-	savePaths := func(args json.RawMessage) ([]string, error) {
-		var p saveParams
-		if err := json.Unmarshal(args, &p); err != nil {
-			return nil, err
-		}
-		if p.Path == "" {
-			return nil, nil // the app's own data dir
-		}
-		return []string{p.Path}, nil
-	}
-	saved := func(what, path string, n int, err error) (Result, error) {
-		if err != nil {
-			return browserError(err)
-		}
-		return Result{Text: fmt.Sprintf("Saved %s to %s (%d bytes).", what, path, n)}, nil
-	}
 	r.Register(
 		New("browser_screenshot", "Capture the pane's viewport: saved as PNG (path and size returned), and shown to you as a picture.", ReadOnly,
 			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
@@ -69,24 +71,6 @@ func registerBrowserCapture(r *Registry, b BrowserDriver, vision Vision, gated f
 				}
 				return Result{Text: hitText("Clicked", h) + "\n" + pageLine(b, p.PaneID)}, nil
 			})),
-		pathTool{New("browser_save_pdf", "Print the page to a PDF file.", WriteLocal,
-			func(ctx context.Context, c Call, p saveParams) (Result, error) {
-				to, err := c.Path(p.Path)
-				if err != nil {
-					return Errorf("path: %v.", err), nil
-				}
-				path, n, err := b.SavePDF(ctx, p.PaneID, to)
-				return saved("the page as PDF", path, n, err)
-			}), savePaths},
-		pathTool{New("browser_save_html", "Save the page's current HTML (the live DOM) to a file.", WriteLocal,
-			func(ctx context.Context, c Call, p saveParams) (Result, error) {
-				to, err := c.Path(p.Path)
-				if err != nil {
-					return Errorf("path: %v.", err), nil
-				}
-				path, n, err := b.SaveHTML(ctx, p.PaneID, to)
-				return saved("the page's HTML", path, n, err)
-			}), savePaths},
 		New("browser_verify_visual_state", "Have a vision model judge a fresh screenshot of the pane against the state you expect, strictly: "+
 			"verdict YES, NO or UNCLEAR with a reason. Use it to check outcomes instead of assuming them.", ReadOnly,
 			func(ctx context.Context, _ Call, p verifyParams) (Result, error) {
