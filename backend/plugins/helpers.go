@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 
 	"github.com/dop251/goja"
 
+	"github.com/clusterspace/clusterspace/backend/fsroot"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -89,20 +90,19 @@ func (h *helpers) fetch(c goja.FunctionCall) goja.Value {
 		}
 		headers, body = o.Headers, o.Body
 	}
-	risk := tools.NetworkGet
-	if method != "GET" && method != "HEAD" {
-		risk = tools.NetworkWrite
-	}
 	gate := tools.GateFrom(h.ctx)
 	if gate == nil {
 		h.throw("ctx.fetch is only available when a goal or a chat calls the plugin")
 	}
-	args, _ := json.Marshal(map[string]string{"url": raw, "method": method})
-	sub := tools.Call{ID: fmt.Sprintf("%s.fetch-%d", h.call.ID, h.n.Add(1)), Name: h.p.name + ".fetch", Args: args}
 	h.w.pause()
 	defer h.w.resume()
-	if err := gate(h.ctx, helperTool{name: sub.Name, risk: risk}, sub); err != nil {
+	if err := h.allow(gate, method, raw); err != nil {
 		h.throw("ctx.fetch %s %s was not allowed: %v", method, raw, err)
+	}
+	// A yes that comes after the call was stopped (while the person was asked) sends nothing:
+	// whoever ran the call has moved on without it.
+	if err := h.ctx.Err(); err != nil {
+		h.throw("ctx.fetch %s %s was not sent: the call was stopped while it waited (%v)", method, raw, context.Cause(h.ctx))
 	}
 	req, err := http.NewRequestWithContext(h.ctx, method, raw, strings.NewReader(body))
 	if err != nil {
@@ -111,8 +111,28 @@ func (h *helpers) fetch(c goja.FunctionCall) goja.Value {
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := h.p.set.opts.HTTPClient.Do(req)
-	if err != nil {
+	// A redirect is a request to an address nobody judged: it is decided as a call of its own
+	// before it is sent, like the first.
+	client := *h.p.set.opts.HTTPClient
+	var refused error
+	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		if err := h.allow(gate, next.Method, next.URL.String()); err != nil {
+			refused = fmt.Errorf("it was redirected to %s %s, which was not allowed: %w", next.Method, next.URL, err)
+			return refused
+		}
+		if check := h.p.set.opts.HTTPClient.CheckRedirect; check != nil {
+			return check(next, via)
+		}
+		return nil
+	}
+	resp, err := client.Do(req)
+	switch {
+	case refused != nil:
+		h.throw("ctx.fetch %s %s: %v", method, raw, refused)
+	case err != nil:
 		h.throw("ctx.fetch %s: %v", raw, err)
 	}
 	defer resp.Body.Close()
@@ -145,40 +165,74 @@ func (h *helpers) fetch(c goja.FunctionCall) goja.Value {
 	return o
 }
 
+// allow asks the caller's gate about one request ctx.fetch would send: "NAME.fetch", a call
+// of its own, at network_get for a GET or HEAD and network_write for any other method.
+func (h *helpers) allow(gate tools.Gate, method, rawURL string) error {
+	risk := tools.NetworkGet
+	if method != "GET" && method != "HEAD" {
+		risk = tools.NetworkWrite
+	}
+	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method})
+	sub := tools.Call{ID: fmt.Sprintf("%s.fetch-%d", h.call.ID, h.n.Add(1)), Name: h.p.name + ".fetch", Args: args}
+	return gate(h.ctx, helperTool{name: sub.Name, risk: risk}, sub)
+}
+
 // readFile is ctx.readFile(path): a file inside the caller's dir (a goal's sandbox or work
-// dir), never the app's data dir, at most MaxHelperBytes, as text.
+// dir), never the app's data dir, at most MaxHelperBytes, as text. The path is judged as the
+// kernel resolves it, then opened beneath the dir (fsroot), and what was opened is judged again:
+// a link swapped in between the check and the open cannot lead outside or into the data dir.
 func (h *helpers) readFile(c goja.FunctionCall) goja.Value {
-	p := c.Argument(0).String()
+	given := c.Argument(0).String()
 	dir := h.call.Dir
 	if dir == "" {
 		h.throw("ctx.readFile: this call has no work dir to read in (only a goal's sandbox or work dir can be read)")
 	}
+	p := given
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
+	p = filepath.Clean(p)
 	inside, err := policy.Contains(dir, p)
-	if err != nil || !inside {
-		h.throw("ctx.readFile: %q is outside %s, the only dir a plugin may read", c.Argument(0).String(), dir)
+	if _, beneath := fsroot.Beneath(dir, p); err != nil || !inside || !beneath {
+		h.throw("ctx.readFile: %q is outside %s, the only dir a plugin may read", given, dir)
 	}
-	for _, hidden := range h.p.set.opts.Hidden {
-		if in, err := policy.Contains(hidden, p); err == nil && in {
-			h.throw("ctx.readFile: %q is in the app's own data dir, which plugins may not read", c.Argument(0).String())
-		}
+	h.refuseHidden(given, p)
+	if h.p.set.beforeOpen != nil {
+		h.p.set.beforeOpen(p)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		h.throw("ctx.readFile: %v", errors.Unwrap(err))
+	f, err := fsroot.Open(dir, p)
+	var escape *fsroot.EscapeError
+	switch {
+	case errors.As(err, &escape):
+		h.throw("ctx.readFile: %q is outside %s, the only dir a plugin may read (it leads out through a symbolic link)", given, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		h.throw("ctx.readFile: %q does not exist", given)
+	case err != nil:
+		h.throw("ctx.readFile: %q cannot be read: %v", given, err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		h.throw("ctx.readFile: %q is a directory", c.Argument(0).String())
+	// Judged again by what was opened: a link inside the dir may have been swapped to point
+	// into the data dir since the check above. Where the system cannot say, the check stands.
+	if where, err := fsroot.Where(f); err == nil {
+		h.refuseHidden(given, where)
+	} else if !errors.Is(err, errors.ErrUnsupported) {
+		h.throw("ctx.readFile: %q cannot be read: where it leads cannot be checked (%v)", given, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxHelperBytes+1))
 	if err != nil {
-		h.throw("ctx.readFile: %v", err)
+		h.throw("ctx.readFile: %q cannot be read: %v", given, err)
 	}
 	if len(data) > MaxHelperBytes {
-		h.throw("ctx.readFile: %q is larger than %d bytes", c.Argument(0).String(), MaxHelperBytes)
+		h.throw("ctx.readFile: %q is larger than %d bytes", given, MaxHelperBytes)
 	}
 	return h.vm.ToValue(string(data))
+}
+
+// refuseHidden throws when path lies in one of the dirs plugins never read (the app's data dir).
+func (h *helpers) refuseHidden(given, path string) {
+	for _, hidden := range h.p.set.opts.Hidden {
+		if in, err := policy.Contains(hidden, path); err == nil && in {
+			h.throw("ctx.readFile: %q is in the app's own data dir, which plugins may not read", given)
+		}
+	}
 }

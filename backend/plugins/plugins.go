@@ -97,6 +97,10 @@ type Set struct {
 	builtin func(name string) bool
 	opts    Options
 
+	// beforeOpen, set only by tests, runs between ctx.readFile's check of a path and its open:
+	// where a link can be swapped.
+	beforeOpen func(path string)
+
 	mu       sync.Mutex
 	lastScan time.Time
 	stamp    string

@@ -37,6 +37,9 @@ const (
 	maxResultBytes = 256 << 10
 	// FetchTimeout bounds one ctx.fetch request.
 	FetchTimeout = 20 * time.Second
+	// maxRedirects is how many redirects ctx.fetch follows, each decided like the request
+	// (net/http's own default).
+	maxRedirects = 10
 	// watchInterval is how often the watchdog looks at the clock and the heap.
 	watchInterval = 10 * time.Millisecond
 )
