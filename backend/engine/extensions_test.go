@@ -83,13 +83,22 @@ func offeredTools(r llmtest.Request) map[string]json.RawMessage {
 // that does not start are on the goal's rail. The server ends with the engine.
 func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 	var fetched atomic.Int32
+	// The plugin's address is this test's own: a loopback port can be reused by a client
+	// another test left behind (a browser page still reloading), whose request is no fetch of
+	// this plugin's. Such strays are logged, answered 404 and not counted.
+	token := fmt.Sprintf("/weather-%d", time.Now().UnixNano())
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != token {
+			t.Logf("a request this test did not make reached its site: %s %s (%s)", r.Method, r.URL, r.UserAgent())
+			http.NotFound(w, r)
+			return
+		}
 		fetched.Add(1)
 		fmt.Fprint(w, "sunny")
 	}))
 	defer site.Close()
 	mark := fmt.Sprintf("engine-mcp-%d", time.Now().UnixNano())
-	cfg := extensionConfig(t, mark, site.URL)
+	cfg := extensionConfig(t, mark, site.URL+token)
 
 	srv := llmtest.New(t, llmtest.Script{})
 	srv.Push(
@@ -159,7 +168,7 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		{"word_count", `unexpected additional properties ["extra"]`},
 		{"post_note", "The user denied this call."},
 		{"spin", "plugin spin was ended: it ran longer than its bound of 5s"},
-		{"weather", "REFUSED ctx.fetch GET " + site.URL + " was not allowed: the user denied weather.fetch"},
+		{"weather", "REFUSED ctx.fetch GET " + site.URL + token + " was not allowed: the user denied weather.fetch"},
 		{"mcp__t__echo", "echo: hi"},
 		{"mcp__t__add", "The user denied this call."},
 	}

@@ -114,6 +114,9 @@ func (h *helpers) fetch(c goja.FunctionCall) goja.Value {
 	// A redirect is a request to an address nobody judged: it is decided as a call of its own
 	// before it is sent, like the first.
 	client := *h.p.set.opts.HTTPClient
+	if h.call.Sandbox != "" {
+		client = confinedClient(client)
+	}
 	var refused error
 	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {

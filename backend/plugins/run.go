@@ -162,6 +162,11 @@ func (p *plugin) Run(ctx context.Context, call tools.Call) (tools.Result, error)
 	if err == nil {
 		out, err = settle(out)
 	}
+	if err == nil && ctx.Err() != nil {
+		// Stopped while it ran: whatever it returned after that (a caught refusal) is not the
+		// call's answer; the call ended with its context, however the script and the stop raced.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		return p.failure(ctx, err)
 	}
