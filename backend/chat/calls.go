@@ -58,17 +58,6 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	return a
 }
 
-// runCalls runs one reply's tool calls and stores their results as one message, the guard's
-// note on the reply's words (said) with them. ok is false if the chain ended.
-func (r *run) runCalls(a *agent.Agent, calls []llm.ToolCall, said *agent.GuardDecision) (b agent.Batch, ok bool) {
-	b = a.RunCalls(r.ctx, calls)
-	if said != nil && len(b.Results) > 0 {
-		last := &b.Results[len(b.Results)-1]
-		last.Text += "\n\n" + said.Message
-	}
-	return b, r.append(Message{Source: SourceActor, Message: llm.ToolMessage(b.Results...)}, "")
-}
-
 // check is why the call needs the user's yes, or that it may run. Chat has no goal ceiling:
 // it asks for calls above the conversation's ask-above level, for calls a tool raises itself
 // (tools.CallRisk: acting on a page that looks like payment) whatever that level, and for

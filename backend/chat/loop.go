@@ -21,6 +21,8 @@ type run struct {
 
 	agents map[Source]madeAgent // the actor's and the critic's, made on first use
 	turnID string               // the streamed message under way, for its deltas
+	next   Source               // whose turn is next ("" ends the chain)
+	cur    Source               // whose turn is streaming or just streamed
 
 	// A chain is what one user message (or a Resume) sets off: actor turns, tool turns and,
 	// in critic mode, critic reviews, until a stop reason. open: loop_started was published
@@ -58,7 +60,8 @@ func (ss *session) drive(r *run, cancel context.CancelCauseFunc, next Source) {
 	}
 }
 
-// loop runs turns from next until the chain ends and no queued message starts another.
+// loop runs turns from next until the chain ends and no queued message starts another: the
+// agent's loop, with the chat's hooks (turns.go).
 func (r *run) loop(next Source) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -69,38 +72,8 @@ func (r *run) loop(next Source) {
 	if next != "" {
 		r.begin(next)
 	}
-	for {
-		if r.ctx.Err() != nil {
-			r.end(ReasonStopped, stoppedText(context.Cause(r.ctx)))
-			return
-		}
-		if queued := r.ss.takeQueue(); len(queued) > 0 {
-			if r.open && r.auto {
-				r.end(ReasonUserMessage, "")
-			}
-			if !r.appendUser(queued) {
-				return
-			}
-			r.begin(SourceActor)
-			next = SourceActor
-			continue
-		}
-		if next == "" {
-			r.end(ReasonDone, "") // no-op unless a path forgot to say why
-			return
-		}
-		if r.auto && r.ss.isEditing() {
-			r.end(ReasonEditing, "")
-			return
-		}
-		turn := next
-		if turn == SourceCritic {
-			next = r.criticTurn()
-		} else {
-			next = r.actorTurn()
-		}
-		r.auto = true
-	}
+	r.next = next
+	agent.Run(r.ctx, agent.Loop{Next: r.nextTurn, Failed: r.failed, Replied: r.replied, Idle: r.idle, Ran: r.ran})
 }
 
 // begin opens a chain (or restarts the counters of one that has not run a turn yet).
@@ -215,125 +188,6 @@ func agentShape(src Source, s Settings) string {
 		return strings.Join([]string{s.CriticProvider, s.Provider, s.Model}, "\x00")
 	}
 	return strings.Join(append([]string{s.Provider, s.Model, s.Persona}, s.Skills...), "\x00")
-}
-
-// actorTurn streams one actor reply and runs its tool calls; it returns the next turn.
-func (r *run) actorTurn() Source {
-	cfg := r.config()
-	a, err := r.agent(SourceActor, cfg)
-	if err != nil {
-		if r.ctx.Err() != nil {
-			return SourceActor // the loop reports the stop
-		}
-		return r.fail(err)
-	}
-	turn := agent.Turn{System: actorSystem(cfg.CriticMode), Messages: ActorView(r.conv)}
-	if f := r.svc.paneSummary; f != nil {
-		turn.Context = f(r.ctx, r.ss.wsID) // live: in the newest message, not the cached prefix
-	}
-	reply, ok := r.stream(SourceActor, a, turn)
-	if !ok {
-		return ""
-	}
-	// Words that claim work no tool did earn the guard's note: on the panel, and with the
-	// tool results when the turn goes on.
-	said := a.CheckWords(reply.Message)
-	calls := reply.Message.ToolCalls()
-	if len(calls) == 0 {
-		if stall := reply.Stall(); stall != "" {
-			r.publish(Event{Type: EventNotice, Text: stall})
-		}
-		if r.config().CriticMode {
-			return SourceCritic
-		}
-		r.end(ReasonDone, "")
-		return ""
-	}
-	batch, ok := r.runCalls(a, calls, said)
-	if !ok {
-		return ""
-	}
-	if batch.Failed {
-		r.failStreak++
-	} else {
-		r.failStreak = 0
-	}
-	if r.ctx.Err() != nil {
-		return SourceActor // the loop reports the stop
-	}
-	if batch.Halt != nil {
-		return r.stopWithNote(ReasonGuard, fmt.Sprintf(guardNote, batch.Halt.Message))
-	}
-	progress := agent.Progress{ToolTurns: r.toolTurns, FailingBatches: r.failStreak}
-	if stop, ok := agent.FirstStop(progress, agent.ToolBatchesKeepFailing(maxFailingBatches), agent.ToolTurnCapReached(maxToolTurns)); ok {
-		if stop.Rule == "tool_failures" {
-			return r.stopWithNote(ReasonToolFailures, fmt.Sprintf(toolFailuresNote, r.failStreak))
-		}
-		return r.stopWithNote(ReasonTurnCap, fmt.Sprintf(turnCapNote, r.toolTurns))
-	}
-	r.toolTurns++
-	return SourceActor
-}
-
-// criticTurn asks the critic, with no tools and the role-flipped history, to review the
-// actor's last turn; feedback goes back to the actor, /done ends the chain.
-func (r *run) criticTurn() Source {
-	cfg := r.config()
-	a, err := r.agent(SourceCritic, cfg)
-	if err != nil {
-		if r.ctx.Err() != nil {
-			return SourceCritic // the loop reports the stop
-		}
-		return r.fail(err)
-	}
-	msgs := append([]llm.Message{llm.UserText(criticOpening)}, CriticView(r.conv)...)
-	reply, ok := r.stream(SourceCritic, a, agent.Turn{System: criticSystem(actorSystem(cfg.CriticMode), cfg.CriticPrompt), Messages: msgs, NoTools: true})
-	if !ok {
-		return ""
-	}
-	r.iterations++
-	seq := r.conv[len(r.conv)-1].Seq
-	capN := max(1, cfg.Settings.IterationCap)
-	verdict := &Verdict{Done: IsDone(reply.Message), Seq: seq, Iteration: r.iterations, Cap: capN}
-	switch {
-	case verdict.Done:
-		r.publish(Event{Type: EventCriticVerdict, Source: SourceCritic, Verdict: verdict})
-		r.end(ReasonDone, "")
-		return ""
-	case strings.TrimSpace(reply.Message.Text()) == "":
-		return r.stopWithNote(ReasonStreamFailed, emptyCriticNote)
-	}
-	r.publish(Event{Type: EventCriticVerdict, Source: SourceCritic, Verdict: verdict})
-	if _, stop := agent.FirstStop(agent.Progress{CriticRounds: r.iterations}, agent.CriticRoundsReached(capN)); stop {
-		return r.stopWithNote(ReasonIterationCap, fmt.Sprintf(iterationCapNote, r.iterations))
-	}
-	r.toolTurns = 0 // the feedback is a new user-role message for the actor
-	return SourceActor
-}
-
-// stream sends a turn (fitted to the model's window), publishing the reply as it arrives,
-// and stores it. A cut-off reply is stored as a partial message; it returns false then, and
-// when the chain ended.
-func (r *run) stream(src Source, a *agent.Agent, t agent.Turn) (llm.Reply, bool) {
-	turn := agent.NewID("turn-")
-	r.turnID = turn
-	r.ss.setTurn(src)
-	defer r.ss.setTurn("")
-	r.publish(Event{Type: EventMessageStarted, Source: src, Turn: turn})
-	reply, err := a.Stream(r.ctx, t)
-	if err != nil {
-		r.savePartial(src, turn, reply.Message)
-		if r.ctx.Err() != nil {
-			return reply, false // the loop reports the stop
-		}
-		r.fail(err)
-		return reply, false
-	}
-	msg := reply.Message
-	if src == SourceCritic {
-		msg = withoutToolCalls(msg) // it was offered none; a stray call means nothing
-	}
-	return reply, r.append(Message{Source: src, Message: msg}, turn)
 }
 
 // savePartial keeps what a cut-off stream produced, without its tool calls (they never

@@ -41,7 +41,7 @@ func (r *run) newAgent() *agent.Agent {
 			CallContext: func(context.Context) (context.Context, func()) { return r.turnContext() },
 			ToolContext: func(ctx context.Context) context.Context { return tools.WithGoal(ctx, r) },
 			Interrupted: func(cause error) string {
-				if errors.Is(cause, errPaused) {
+				if errors.Is(cause, agent.Paused) {
 					return "interrupted: the user paused the goal while this ran; check its effect before repeating it"
 				}
 				return "interrupted: the goal is stopping"
@@ -84,9 +84,8 @@ func (r *run) openTodos() []string {
 	return open
 }
 
-// runCalls runs one reply's tool calls and appends their results as one message.
-func (r *run) runCalls(calls []llm.ToolCall) {
-	b := r.ag.RunCalls(r.ctx, calls)
+// storeBatch appends a batch's results as one message.
+func (r *run) storeBatch(b agent.Batch) {
 	if b.Abandoned {
 		return // the batch stays open: the next process finishes it from the step log
 	}
@@ -103,7 +102,7 @@ func (r *run) noteHalt(d *agent.GuardDecision) {
 }
 
 // shuttingDown reports whether the app is stopping (the goal will be resumable).
-func (r *run) shuttingDown() bool { return errors.Is(context.Cause(r.ctx), errShutdown) }
+func (r *run) shuttingDown() bool { return errors.Is(context.Cause(r.ctx), agent.Shutdown) }
 
 // finishBatch completes a batch interrupted by a restart: stored results are replayed as they
 // were, and calls that waited for approval go through the policy again (and so ask again).

@@ -16,12 +16,9 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
-// Causes that end a run's context; the loop reads them to decide how the goal ends.
-var (
-	errAborted  = errors.New("aborted by the user")
-	errShutdown = errors.New("the app is shutting down")
-	errPaused   = errors.New("paused")
-)
+// A run's contexts end with one of agent's causes: agent.Stopped (the person aborted it),
+// agent.Shutdown (the app closes; the goal resumes later), agent.Paused (a turn or call is cut
+// off and done again on resume).
 
 // finalTurnTimeout bounds the explanation turn after the clock or the step cap trips.
 const finalTurnTimeout = 2 * time.Minute
@@ -84,7 +81,7 @@ func (r *run) pause() {
 	r.mu.Lock()
 	r.paused = true
 	if r.turnCancel != nil {
-		r.turnCancel(errPaused)
+		r.turnCancel(agent.Paused)
 	}
 	r.mu.Unlock()
 	r.signal()
@@ -143,7 +140,8 @@ func (r *run) startClock() {
 	}
 }
 
-// loop drives the goal until it ends. It never returns with the goal still running.
+// loop drives the goal until it ends: the agent's loop, with the goal's hooks. It never
+// returns with the goal still running.
 func (r *run) loop() {
 	defer close(r.done)
 	r.startClock()
@@ -156,54 +154,75 @@ func (r *run) loop() {
 			return
 		}
 	}
+	agent.Run(r.ctx, agent.Loop{Next: r.next, TurnContext: func(context.Context) (context.Context, func()) { return r.turnContext() },
+		Failed: r.failed, Replied: r.replied, Idle: r.idle, Ran: r.ran})
+}
+
+// next is the goal's turn, once it has not ended, stopped at a limit or been paused.
+func (r *run) next(context.Context) (*agent.Agent, agent.Turn, bool) {
 	for {
 		if status, report, ok := r.endedByContext(); ok {
 			r.finish(status, report)
-			return
+			return nil, agent.Turn{}, false
 		}
 		if stop, ok := agent.FirstStop(r.progress(), r.stopWhen()...); ok {
 			r.finalTurn(stop.Why)
-			return
+			return nil, agent.Turn{}, false
 		}
 		if !r.waitWhilePaused() {
 			continue // the context ended while paused; the next pass ends the goal
 		}
 		r.deliverSteers()
-		reply, err := r.modelTurn()
-		if err != nil {
-			if errors.Is(err, errPaused) || r.ctx.Err() != nil {
-				continue
-			}
-			r.finish(StatusFailed, "The model call failed: "+err.Error())
-			return
-		}
-		// Words that claim work no tool did earn the guard's nudge, read with the next turn.
-		said := r.ag.CheckWords(reply.Message)
-		calls := reply.Message.ToolCalls()
-		if len(calls) == 0 {
-			text := nudgeText
-			if said != nil {
-				text = said.Message + "\n\n" + nudgeText
-			}
-			r.append(r.userText(text))
-			if stall := reply.Stall(); stall != "" {
-				r.event(EventNotice, map[string]string{"message": stall})
-			}
-			r.commit()
-			continue
-		}
-		if r.overBudget() {
-			r.waitForBudget()
-		}
-		r.runCalls(calls)
-		if said != nil && r.ctx.Err() == nil {
-			r.append(r.userText(said.Message))
-			r.commit()
-		}
-		if r.afterBatch() {
-			return
-		}
+		return r.ag, r.turn(), true
 	}
+}
+
+// failed: a pause or the goal's end cut the model call off (the next turn says which), or
+// the call failed and so does the goal.
+func (r *run) failed(_ llm.Reply, err error, _ error) bool {
+	if errors.Is(err, agent.Paused) || r.ctx.Err() != nil {
+		return true
+	}
+	r.finish(StatusFailed, "The model call failed: "+err.Error())
+	return false
+}
+
+// replied stores the reply; a reply that calls tools waits first for a budget it overspent.
+func (r *run) replied(reply llm.Reply) bool {
+	r.g.State.ModelTurns++
+	r.addUsage(r.model, reply.Usage)
+	u := reply.Usage
+	r.turnUsage = &u
+	r.append(reply.Message)
+	r.commit()
+	if len(reply.Message.ToolCalls()) > 0 && r.overBudget() {
+		r.waitForBudget()
+	}
+	return true
+}
+
+// idle: the model cannot stop on its own; a reply without a tool call is told to go on.
+func (r *run) idle(reply llm.Reply, said *agent.GuardDecision) bool {
+	text := nudgeText
+	if said != nil {
+		text = said.Message + "\n\n" + nudgeText
+	}
+	r.append(r.userText(text))
+	if stall := reply.Stall(); stall != "" {
+		r.event(EventNotice, map[string]string{"message": stall})
+	}
+	r.commit()
+	return true
+}
+
+// ran stores the batch's results and acts on what it asked for; false once the goal ended.
+func (r *run) ran(b agent.Batch, said *agent.GuardDecision) bool {
+	r.storeBatch(b)
+	if said != nil && r.ctx.Err() == nil {
+		r.append(r.userText(said.Message))
+		r.commit()
+	}
+	return !r.afterBatch()
 }
 
 // stopWhen are the limits the goal stops at, asking the model for a final report.
@@ -242,7 +261,7 @@ func (r *run) endedByContext() (Status, string, bool) {
 		return "", "", false
 	}
 	switch cause := context.Cause(r.ctx); {
-	case errors.Is(cause, errShutdown):
+	case errors.Is(cause, agent.Shutdown):
 		return StatusInterrupted, "", true
 	default:
 		return StatusAborted, "Aborted by the user.", true
@@ -313,27 +332,6 @@ func (r *run) deliverSteers() {
 
 func (r *run) userText(s string) llm.Message { return llm.UserText(s) }
 
-// modelTurn streams one reply, publishing its text as it arrives, and appends it to the
-// conversation. A pause or abort cancels it; the partial reply is dropped.
-func (r *run) modelTurn() (llm.Reply, error) {
-	ctx, done := r.turnContext()
-	defer done()
-	reply, err := r.ag.Stream(ctx, r.turn())
-	if err != nil {
-		if cause := context.Cause(ctx); errors.Is(cause, errPaused) {
-			return reply, errPaused
-		}
-		return reply, err
-	}
-	r.g.State.ModelTurns++
-	r.addUsage(r.model, reply.Usage)
-	u := reply.Usage
-	r.turnUsage = &u
-	r.append(reply.Message)
-	r.commit()
-	return reply, nil
-}
-
 // turn is the next model turn: the stable system prompt, the conversation, and the checklist
 // and declared step as they are now in the per-turn context message.
 func (r *run) turn(extra ...llm.Message) agent.Turn {
@@ -358,9 +356,8 @@ func (r *run) finalTurn(reason string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finalTurnTimeout)
 	defer cancel()
 	t := r.turn(r.userText(fmt.Sprintf(finalTurnText, reason)))
-	t.NoTools = true
 	report := "Stopped: " + reason + "."
-	if reply, err := r.ag.Stream(ctx, t); err == nil {
+	if reply, err := r.ag.Answer(ctx, t); err == nil {
 		r.addUsage(r.model, reply.Usage)
 		if text := reply.Message.Text(); text != "" {
 			report = "Stopped: " + reason + ".\n\n" + text

@@ -589,7 +589,7 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 	r, ok := s.runs[id]
 	s.mu.Unlock()
 	if ok {
-		r.cancel(errAborted)
+		r.cancel(agent.Stopped)
 		<-r.done
 		return nil
 	}
@@ -718,7 +718,7 @@ func (s *Service) Wait(ctx context.Context, id string) (Goal, error) {
 
 // Shutdown stops every run (they become interrupted, resumable after a restart) and waits.
 func (s *Service) Shutdown() {
-	s.cancel(errShutdown)
+	s.cancel(agent.Shutdown)
 	s.wg.Wait()
 }
 
