@@ -34,9 +34,11 @@ type GuardRecord struct {
 }
 
 // NewGuardRecord builds a record, canonicalising the arguments so that key order and
-// whitespace do not hide a repeat, and the result so that a moving cursor does not either.
+// whitespace do not hide a repeat, and the result so that neither a moving cursor nor a
+// scrolling screen does: only what the call produced is digested (producedResult).
 func NewGuardRecord(tool string, args json.RawMessage, result string, isError bool) GuardRecord {
-	r := GuardRecord{Tool: tool, Args: canonicalJSON(args), Result: sha256.Sum256([]byte(stable(result))), IsError: isError}
+	digest := sha256.Sum256([]byte(stable(producedResult(tool, args, result))))
+	r := GuardRecord{Tool: tool, Args: canonicalJSON(args), Result: digest, IsError: isError}
 	if isError {
 		r.Error = result
 	}
