@@ -17,7 +17,7 @@ import (
 // printing, are not.
 func TestGuardRepeatInARealTerminal(t *testing.T) {
 	if _, err := os.Stat("/bin/bash"); err != nil {
-		t.Skip("no /bin/bash to run the terminal tools on")
+		t.Fatalf("no /bin/bash to run the terminal tools on (%v): install bash", err)
 	}
 	t.Parallel()
 	m := terminal.NewManager(terminal.Options{})
