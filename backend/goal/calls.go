@@ -44,6 +44,9 @@ func (r *run) newAgent() *agent.Agent {
 				if errors.Is(cause, agent.Paused) {
 					return "interrupted: the user paused the goal while this ran; check its effect before repeating it"
 				}
+				if errors.Is(cause, agent.WallClock) {
+					return "interrupted: the goal's wall clock ran out while this ran"
+				}
 				return "interrupted: the goal is stopping"
 			},
 			Abandon:   r.shuttingDown,

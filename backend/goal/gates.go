@@ -49,7 +49,7 @@ func (r *run) recentSummaries(n int) []string {
 // critic. It returns true if the goal ended (completed, or failed with the bounce budget
 // spent).
 func (r *run) verify(rationale string) bool {
-	ctx, done := r.turnContext()
+	ctx, done := r.checkContext()
 	defer done()
 	v, err := r.crit.Verify(ctx, r.evidence(rationale))
 	if err != nil {
@@ -62,6 +62,13 @@ func (r *run) verify(rationale string) bool {
 	}
 	if r.ctx.Err() != nil {
 		return false // aborted or shutting down during verification: the loop ends the goal
+	}
+	if ctx.Err() != nil {
+		// Paused while it checked: the claim is verified again once the goal goes on.
+		r.g.State.Verifying = &rationale
+		r.event(EventNotice, map[string]string{"message": "the pause cut the verification of the claim off: it runs again when the goal resumes"})
+		r.commit()
+		return false
 	}
 	if v.Passed {
 		r.event(EventVerificationPassed, map[string]any{"detail": v.Detail, "rationale": rationale})
@@ -113,7 +120,7 @@ func (r *run) criticDue() bool {
 func (r *run) runCritic() bool {
 	n := r.g.Spec.Settings.criticInterval()
 	r.g.State.StepsSinceCritic = 0
-	ctx, done := r.turnContext()
+	ctx, done := r.checkContext()
 	var b strings.Builder
 	fmt.Fprintf(&b, "GOAL: %s\n\nSUCCESS CRITERION: %s\n\nLAST STEPS:\n%s", r.g.Spec.Goal, r.crit.Describe(),
 		strings.Join(r.recentSummaries(2*n), "\n"))

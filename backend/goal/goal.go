@@ -162,6 +162,9 @@ type State struct {
 	Granted          []string      `json:"granted,omitempty"` // tools the user allowed for this goal
 	GuardBlocks      int           `json:"guardBlocks"`
 	LastCritic       string        `json:"lastCritic,omitempty"`
+	// Verifying holds a claim whose verification a pause cut off: it is verified again when
+	// the goal goes on (after a restart too), never counted as a failed check.
+	Verifying *string `json:"verifying,omitempty"`
 	// Compaction is how the conversation is sent since it outgrew the model's window.
 	Compaction *agent.Compaction `json:"compaction,omitempty"`
 }

@@ -46,12 +46,14 @@ type run struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 
-	mu         sync.Mutex
-	turnCancel context.CancelCauseFunc
-	paused     bool
-	steers     []string
-	raise      *budgetRaise // a raised budget, applied by the loop when it wakes
-	wake       chan struct{}
+	mu          sync.Mutex
+	turnCancel  context.CancelCauseFunc
+	turnClocked bool        // the wall clock cuts the current turn or call off
+	clock       *time.Timer // fires when the active time is used up
+	paused      bool
+	steers      []string
+	raise       *budgetRaise // a raised budget, applied by the loop when it wakes
+	wake        chan struct{}
 
 	// pend is what the next commit writes (owned by the loop goroutine).
 	pend pending
@@ -101,19 +103,35 @@ func (r *run) steer(text string) {
 	r.signal()
 }
 
-// turnContext is the context of one model turn or tool call: pause cancels it, abort
-// cancels its parent.
-func (r *run) turnContext() (context.Context, func()) {
+// turnContext is the context of one model turn or tool call: pause cancels it (agent.Paused),
+// abort cancels its parent, and the wall clock running out cuts it off (agent.WallClock), as
+// Ctrl+C would: a long MCP call or shell wait does not outlive the goal's time.
+func (r *run) turnContext() (context.Context, func()) { return r.cutContext(true) }
+
+// checkContext is turnContext for a check of a claim made in time (verification, the critic):
+// a pause cuts it off, the wall clock does not.
+func (r *run) checkContext() (context.Context, func()) { return r.cutContext(false) }
+
+func (r *run) cutContext(clocked bool) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	r.mu.Lock()
-	r.turnCancel = cancel
+	r.turnCancel, r.turnClocked = cancel, clocked
 	r.mu.Unlock()
+	if clocked && r.clockRanOut() {
+		cancel(agent.WallClock)
+	}
 	return ctx, func() {
 		r.mu.Lock()
 		r.turnCancel = nil
 		r.mu.Unlock()
 		cancel(nil)
 	}
+}
+
+// clockRanOut reports whether the goal's active time is used up.
+func (r *run) clockRanOut() bool {
+	wc := time.Duration(r.g.Spec.Settings.WallClock)
+	return wc > 0 && r.elapsed() >= wc
 }
 
 // elapsed is the active wall-clock time the goal has used.
@@ -132,12 +150,37 @@ func (r *run) stopClock() {
 		r.g.State.ElapsedMS += time.Since(r.activeSince).Milliseconds()
 		r.activeSince = time.Time{}
 	}
+	r.mu.Lock()
+	if r.clock != nil {
+		r.clock.Stop()
+		r.clock = nil
+	}
+	r.mu.Unlock()
 }
 
+// startClock runs the active time again, and arms the wall clock to cut off what runs when
+// the time is used up.
 func (r *run) startClock() {
 	if r.activeSince.IsZero() {
 		r.activeSince = time.Now()
 	}
+	wc := time.Duration(r.g.Spec.Settings.WallClock)
+	if wc <= 0 {
+		return
+	}
+	left := max(wc-r.elapsed(), 0)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.clock != nil {
+		r.clock.Stop()
+	}
+	r.clock = time.AfterFunc(left, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.turnCancel != nil && r.turnClocked {
+			r.turnCancel(agent.WallClock)
+		}
+	})
 }
 
 // loop drives the goal until it ends: the agent's loop, with the goal's hooks. It never
@@ -172,6 +215,13 @@ func (r *run) next(context.Context) (*agent.Agent, agent.Turn, bool) {
 		if !r.waitWhilePaused() {
 			continue // the context ended while paused; the next pass ends the goal
 		}
+		if claim := r.g.State.Verifying; claim != nil {
+			r.g.State.Verifying = nil
+			if r.verify(*claim) {
+				return nil, agent.Turn{}, false
+			}
+			continue
+		}
 		r.deliverSteers()
 		return r.ag, r.turn(), true
 	}
@@ -180,7 +230,7 @@ func (r *run) next(context.Context) (*agent.Agent, agent.Turn, bool) {
 // failed: a pause or the goal's end cut the model call off (the next turn says which), or
 // the call failed and so does the goal.
 func (r *run) failed(_ llm.Reply, err error, _ error) bool {
-	if errors.Is(err, agent.Paused) || r.ctx.Err() != nil {
+	if errors.Is(err, agent.Paused) || errors.Is(err, agent.WallClock) || r.ctx.Err() != nil {
 		return true
 	}
 	r.finish(StatusFailed, "The model call failed: "+err.Error())
