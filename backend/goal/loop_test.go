@@ -94,3 +94,82 @@ func TestWallClockCutsOffARunningCall(t *testing.T) {
 		t.Fatalf("the model is not told why its call stopped: %+v", steps)
 	}
 }
+
+// A goal whose app is killed twice during tool calls resumes both times: the answers the
+// first resume gave to the calls left open (and its marker) are stored before the next
+// crash, so the model server — which, as both real APIs do, refuses a tool call without its
+// result — never sees one.
+func TestGoalKilledTwiceDuringToolCallsResumes(t *testing.T) {
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("block", map[string]any{})}})
+	started := make(chan struct{}, 4)
+	r.reg.Register(tools.New("block", "Wait for the app to go away.", tools.ReadOnly, func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return tools.Result{}, context.Cause(ctx)
+	}))
+	crashDuringCall := func() {
+		t.Helper()
+		select {
+		case <-started:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the tool call never started")
+		}
+		r.svc.Shutdown() // the process goes away with the call open
+		r.broker.Shutdown()
+	}
+	g, err := r.svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashDuringCall()
+	r.srv.Push(call("block", map[string]any{}))
+	r.start()
+	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	crashDuringCall()
+	r.srv.Push(writeDone(), claim("done after two restarts"))
+	r.start()
+	if err := r.svc.Resume(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	g, _ = r.wait(g.ID)
+	if g.Status != goal.StatusCompleted {
+		t.Fatalf("after two kills: %s: %s", g.Status, g.Report)
+	}
+	for _, req := range r.srv.ChatRequests() {
+		if req.Answer == "unanswered_tool_calls" {
+			t.Fatalf("a request carried a tool call without its result: %s", req.Body)
+		}
+	}
+}
+
+// A goal that ended while a call waited for the person's approval (here: the app went away,
+// then the person aborted it) and is then re-opened answers that call first ("not run"), as a
+// resume repairs the conversation, so its first request is one a real API accepts.
+func TestReopenAfterAnInterruptedApprovalAnswersTheCall(t *testing.T) {
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone()}})
+	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Policy.Ceiling = tools.ReadOnly }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, r, g.ID, goal.StatusAwaitingApproval, 15*time.Second)
+	r.svc.Shutdown()
+	r.broker.Shutdown()
+	r.start()
+	if err := r.svc.Abort(context.Background(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Push(call(tools.ToolAbortWithReport, map[string]string{"reason": "checked after re-opening", "what_was_learned": "the write was never approved"}))
+	if err := r.svc.Reopen(context.Background(), g.ID, "look again"); err != nil {
+		t.Fatal(err)
+	}
+	g, _ = r.wait(g.ID)
+	if g.Status != goal.StatusAborted || !strings.Contains(g.Report, "checked after re-opening") {
+		t.Fatalf("re-opened goal: %s: %s", g.Status, g.Report)
+	}
+	last := r.srv.ChatRequests()[len(r.srv.ChatRequests())-1]
+	if last.Answer == "unanswered_tool_calls" || !strings.Contains(string(last.Body), "waited for the person's approval") {
+		t.Fatalf("the re-opened goal's request: %s\n%s", last.Answer, last.Body)
+	}
+}

@@ -354,7 +354,7 @@ func (s *Service) schedule() {
 			keep = append(keep, id)
 			continue
 		}
-		if err := s.launch(g, nil); err != nil {
+		if err := s.launch(g, nil, 0); err != nil {
 			now := time.Now().UTC()
 			g.Status, g.Report, g.EndedAt = StatusFailed, "Could not start: "+err.Error(), &now
 			s.save(s.ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
@@ -363,9 +363,11 @@ func (s *Service) schedule() {
 	s.queue = keep
 }
 
-// launch starts a goroutine driving g. conv is the stored conversation of a resumed goal
-// (nil for a new one). Called with s.mu held.
-func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
+// launch starts a goroutine driving g. conv is the conversation of a resumed goal (nil for a
+// new one), of which the first stored messages are in the store already: what follows them
+// (the answers a repair gave to calls a crash left open, the resume marker) is written by the
+// first commit, so a second crash finds them. Called with s.mu held.
+func (s *Service) launch(g Goal, conv []llm.Message, stored int, redo ...resumeCall) error {
 	ctx := s.ctx
 	model, err := s.models.Model(ctx, g.Spec.Settings.Provider)
 	if err != nil {
@@ -429,7 +431,7 @@ func (s *Service) launch(g Goal, conv []llm.Message, redo ...resumeCall) error {
 		events = append(events, Event{Type: EventStarted, Data: mustJSON(started)})
 	} else {
 		r.conv = conv
-		r.pend.messagesFrom = len(conv)
+		r.pend.messagesFrom = min(stored, len(conv))
 		events = append(events, Event{Type: EventResumed, Data: mustJSON(map[string]string{"message": "resumed with its prior context"})})
 	}
 	r.g.Status = StatusRunning
@@ -503,21 +505,23 @@ func (s *Service) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	conv, redo, err := s.repairConversation(ctx, id, conv)
+	stored := len(conv)
+	conv, redo, err := s.repairConversation(ctx, id, conv, true)
 	if err != nil {
 		return err
 	}
 	if len(redo) == 0 {
 		conv = append(conv, llm.UserText(resumeMarkerText))
 	}
-	return s.launch(g, conv, redo...)
+	return s.launch(g, conv, stored, redo...)
 }
 
 // repairConversation answers tool calls the last run left without results: from the step
 // log when the step finished before the crash (nothing acknowledged is lost), else with
 // "interrupted by restart". A call that was waiting for the user's approval is not answered
-// but returned in redo: the resumed run asks for approval again before anything else.
-func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message) ([]llm.Message, []resumeCall, error) {
+// but returned in redo when askAgain: the resumed run asks for approval again before
+// anything else; otherwise (a re-opened goal) it is answered "not run".
+func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message, askAgain bool) ([]llm.Message, []resumeCall, error) {
 	if len(conv) == 0 {
 		return conv, nil, fmt.Errorf("goal %s has no stored conversation to resume from", id)
 	}
@@ -544,13 +548,22 @@ func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.
 	}
 	var results []llm.ToolResult
 	var redo []resumeCall
-	askAgain := false
+	asking := false
 	for _, c := range calls {
 		st, done := byCall[c.ID]
 		a, asked := waiting[c.ID]
 		switch {
 		case done && c.ID != "":
 			r := llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result, st.Index), IsError: st.IsError}
+			results = append(results, r)
+			redo = append(redo, resumeCall{call: c, result: &r})
+		case asked && !askAgain:
+			now := time.Now().UTC()
+			a.Status, a.AnswerReason, a.AnsweredAt = agent.ApprovalDeny, "the goal ended while this waited for an answer", &now
+			if err := s.approvals.Save(ctx, a); err != nil {
+				return nil, nil, err
+			}
+			r := llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "not run: the goal ended while this call waited for the person's approval"}
 			results = append(results, r)
 			redo = append(redo, resumeCall{call: c, result: &r})
 		case asked:
@@ -561,14 +574,14 @@ func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.
 				return nil, nil, err
 			}
 			redo = append(redo, resumeCall{call: c})
-			askAgain = true
+			asking = true
 		default:
 			r := llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "interrupted by restart"}
 			results = append(results, r)
 			redo = append(redo, resumeCall{call: c, result: &r})
 		}
 	}
-	if askAgain {
+	if asking {
 		// The batch is finished by the resumed run: stored results replayed, the rest asked again.
 		return conv, redo, nil
 	}
@@ -680,13 +693,16 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	if err != nil {
 		return err
 	}
-	conv, _, err = s.repairConversation(ctx, id, conv)
+	stored := len(conv)
+	// Repaired as a resume is: every call the last run left open gets its answer, so the
+	// provider never sees a call without a result.
+	conv, _, err = s.repairConversation(ctx, id, conv, false)
 	if err != nil {
 		return err
 	}
 	conv = append(conv, llm.UserText(steerPrefix+"The goal was re-opened: "+feedback))
 	g.EndedAt, g.Report, g.State.Bounces = nil, "", 0
-	return s.launch(g, conv)
+	return s.launch(g, conv, stored)
 }
 
 // Wait blocks until the goal ends (or ctx ends) and returns it.

@@ -78,6 +78,9 @@ type Script struct {
 	// ForgetBodies keeps only each request's summary and prefix in the log, and the body of
 	// the newest: long benchmarks would otherwise hold every request they sent.
 	ForgetBodies bool `json:"forgetBodies,omitempty"`
+	// Lenient accepts a conversation with a tool call left without its result, which both
+	// real APIs refuse with 400 (the default answer here too, see toolpairs.go).
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // Role is a reply chosen by matching the request; it may answer any number of times.

@@ -247,6 +247,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooLong(w, p, rec, tokens, limit)
 		return
 	}
+	if msg := unansweredCalls(rec); msg != "" && !s.script.Lenient {
+		rec.Answer = "unanswered_tool_calls"
+		s.record(rec)
+		p.fail(w, rec, Fault{Status: http.StatusBadRequest, Message: msg})
+		return
+	}
 	reply, label, ok := s.pick(rec)
 	rec.Answer = label
 	if ok && (reply.Fault == nil || reply.Fault.Status == 0) {
