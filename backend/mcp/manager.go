@@ -7,6 +7,10 @@
 // closes (the app quits, serve stops, `goal run` or `fleet run` exits). A server that fails
 // to start, stops answering or crashes is reported (Problems: the goal's rail and the chat
 // get a notice; Status: Settings) and the rest go on; it is tried again on a later listing.
+// Meanwhile the tools of a server that ran and then failed (a crash, a kill, an HTTP server
+// gone) are withheld: not offered, but a call of one is told the server is not running, why
+// (its exit status and last line of error output, or the connection's error) and what to do.
+// A stdio server's stdout lines that are not JSON-RPC (a banner a library prints) are skipped.
 package mcp
 
 import (
@@ -96,6 +100,18 @@ func (m *Manager) Tools() []tools.Tool {
 		out = append(out, s.offered()...)
 	}
 	return out
+}
+
+// Withheld answers for a tool of a server that is failed or exited (tools.Withholder): not
+// offered, but a call of it, planned from an earlier turn, gets a tool that says why the server
+// is not running and what to do. It starts nothing.
+func (m *Manager) Withheld(name string) (tools.Tool, bool) {
+	for _, s := range m.scan() {
+		if t, ok := s.withheld(name); ok {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // Start starts every server now, retrying failed ones at once (Settings' "Start").

@@ -8,10 +8,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,10 +32,6 @@ const (
 	stateStopped    = "stopped"
 )
 
-// stderrKept is how much of a stdio server's error output is kept, for the message that
-// says why it failed.
-const stderrKept = 2048
-
 // server is one entry of mcp.json and, once started, its session.
 type server struct {
 	m    *Manager
@@ -49,10 +45,18 @@ type server struct {
 	starting chan struct{}
 	session  *sdk.ClientSession
 	cmd      *exec.Cmd
+	// ended is closed when the watcher has recorded the end of the current session.
+	ended chan struct{}
+	// tools are the tools last listed: offered while it runs, withheld while it is failed or
+	// exited (a call gets a standIn), forgotten once it is stopped.
 	tools    []*tool
 	toolErrs []string
 	stale    bool
 	stderr   *tail
+	// skippedLines counts the lines of its stdout that were not JSON-RPC messages; the first
+	// one is kept for the message of a start that failed.
+	skippedLines atomic.Int64
+	firstSkipped atomic.Pointer[string]
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
@@ -116,12 +120,15 @@ func (s *server) ensure(force bool) {
 		s.m.opts.Logger.Warn("mcp: server did not start", "server", s.name, "err", s.err)
 		return
 	}
-	s.state, s.session, s.cmd = stateRunning, sess, cmd
+	s.state, s.session, s.cmd, s.tools, s.toolErrs = stateRunning, sess, cmd, nil, nil
+	ended := make(chan struct{})
+	s.ended = ended
 	// Added under s.mu, so a Close that stops the server after this waits for the watcher.
 	s.m.watchers.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.m.watchers.Done()
+		defer close(ended)
 		s.watch(sess)
 	}()
 	s.list(sess)
@@ -141,6 +148,7 @@ func (s *server) start() (*sdk.ClientSession, *exec.Cmd, error) {
 	})
 	var transport sdk.Transport
 	var cmd *exec.Cmd
+	var stdio *stdioTransport
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: -1, DisableStandaloneSSE: true,
 			HTTPClient: &http.Client{Transport: headerTransport{s.cfg.Headers, http.DefaultTransport}}}
@@ -160,14 +168,17 @@ func (s *server) start() (*sdk.ClientSession, *exec.Cmd, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		s.stderr = &tail{}
 		cmd.Stderr = s.stderr
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: stopGrace}
+		// A child it leaves behind may hold its stderr open: its exit must not wait for that.
+		cmd.WaitDelay = stopGrace
+		stdio = &stdioTransport{cmd: cmd, skipped: s.skipLine}
+		transport = stdio
 	}
 	procfd.SealInherited() // the server lives with the app: it must not hold the window's pipes open
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		if cmd != nil && cmd.Process != nil {
+		if stdio != nil && stdio.proc != nil {
 			killGroup(cmd)
-			cmd.Wait() // Best effort: reaped so it is no zombie; its status says nothing more.
+			<-stdio.proc.exited // reaped, so it is no zombie; its status says nothing more
 		}
 		return nil, nil, s.startError(ctx, err)
 	}
@@ -184,7 +195,24 @@ func (s *server) startError(ctx context.Context, err error) error {
 			msg += "; its error output: " + t
 		}
 	}
+	if first := s.firstSkipped.Load(); first != nil {
+		msg += fmt.Sprintf("; it printed lines on its stdout that are not JSON-RPC messages, the first: %q", *first)
+	}
 	return fmt.Errorf("%s", msg)
+}
+
+// skipLine notes a line of a stdio server's stdout that is not a JSON-RPC message (a banner,
+// a library's log line): skipped, as other MCP clients skip it, and logged, the first one
+// loudly and the rest quietly, since a chatty server prints many.
+func (s *server) skipLine(line []byte) {
+	text := s.redact(clip(strings.TrimSpace(string(line)), lastLineKept))
+	if s.skippedLines.Add(1) == 1 {
+		s.firstSkipped.Store(&text)
+		s.m.opts.Logger.Warn("mcp: skipped a line of the server's stdout that is not a JSON-RPC message (logged at debug level from now on)",
+			"server", s.name, "line", text)
+		return
+	}
+	s.m.opts.Logger.Debug("mcp: skipped a line of the server's stdout that is not a JSON-RPC message", "server", s.name, "line", text)
 }
 
 // list reads the server's tools and makes them offerable.
@@ -218,7 +246,9 @@ func (s *server) list(sess *sdk.ClientSession) {
 	s.mu.Unlock()
 }
 
-// watch waits for the session to end; an end nobody asked for is a crash, reported.
+// watch waits for the session to end; an end nobody asked for is reported: a stdio server
+// exited (with its exit status and the last line of its error output), an HTTP server's
+// connection failed. Its tools are withheld: not offered, but a call of one is told why.
 func (s *server) watch(sess *sdk.ClientSession) {
 	err := sess.Wait()
 	s.mu.Lock()
@@ -226,19 +256,29 @@ func (s *server) watch(sess *sdk.ClientSession) {
 		s.mu.Unlock()
 		return
 	}
-	msg := "it exited"
-	if err != nil {
-		msg += ": " + err.Error()
+	state, msg := stateExited, "it exited"
+	var exit *exec.ExitError
+	switch {
+	case s.cfg.URL != "":
+		state, msg = stateFailed, "the connection to it ended"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+	case err == nil:
+	case errors.As(err, &exit):
+		msg += ": " + err.Error() // "exit status 3", "signal: killed"
+	default:
+		msg = "its session ended: " + err.Error()
 	}
 	cmd := s.cmd
 	if s.stderr != nil {
-		if t := s.stderr.String(); t != "" {
-			msg += "; its error output: " + t
+		if line := s.stderr.LastLine(); line != "" {
+			msg += "; the last line of its error output: " + line
 		}
 	}
-	s.state, s.err, s.since, s.session, s.cmd, s.tools = stateExited, s.redact(msg), time.Now(), nil, nil, nil
+	s.state, s.err, s.since, s.session, s.cmd = state, s.redact(msg), time.Now(), nil, nil
 	s.mu.Unlock()
-	s.m.opts.Logger.Warn("mcp: server exited", "server", s.name, "err", s.err)
+	s.m.opts.Logger.Warn("mcp: server stopped", "server", s.name, "err", s.err)
 	if cmd != nil {
 		killGroup(cmd) // Best effort: what it spawned goes with it.
 	}
@@ -250,7 +290,7 @@ func (s *server) stop() {
 	starting := s.starting
 	wasStarting := s.state == stateStarting
 	sess, cmd := s.session, s.cmd
-	s.state, s.session, s.cmd, s.tools = stateStopped, nil, nil, nil
+	s.state, s.session, s.cmd, s.tools, s.toolErrs = stateStopped, nil, nil, nil, nil
 	s.mu.Unlock()
 	if sess != nil {
 		s.closeSession(sess, cmd)
@@ -276,9 +316,13 @@ func killGroup(cmd *exec.Cmd) {
 	}
 }
 
+// offered is what the server offers now: its tools while it runs.
 func (s *server) offered() []tools.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.state != stateRunning {
+		return nil
+	}
 	out := make([]tools.Tool, len(s.tools))
 	for i, t := range s.tools {
 		out[i] = t
@@ -286,18 +330,11 @@ func (s *server) offered() []tools.Tool {
 	return out
 }
 
-// current is the live session, or nil and why there is none.
-func (s *server) current() (*sdk.ClientSession, string) {
+// current is the live session and the channel closed when its end is recorded, or nil.
+func (s *server) current() (*sdk.ClientSession, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.session == nil {
-		why := s.state
-		if s.err != "" {
-			why += ": " + s.err
-		}
-		return nil, why
-	}
-	return s.session, ""
+	return s.session, s.ended
 }
 
 func (s *server) problem() string {
@@ -305,9 +342,12 @@ func (s *server) problem() string {
 	defer s.mu.Unlock()
 	switch s.state {
 	case stateFailed:
+		if len(s.tools) > 0 { // it ran once: it was lost, not refused
+			return fmt.Sprintf("MCP server %s failed (%s); its tools are withheld until it is reached again: a call of one is told why", s.name, s.err)
+		}
 		return fmt.Sprintf("MCP server %s did not start (%s); its tools are not offered", s.name, s.err)
 	case stateExited:
-		return fmt.Sprintf("MCP server %s stopped (%s); its tools are not offered until it starts again", s.name, s.err)
+		return fmt.Sprintf("MCP server %s stopped (%s); its tools are withheld until it starts again: a call of one is told why", s.name, s.err)
 	}
 	if len(s.toolErrs) > 0 {
 		return fmt.Sprintf("MCP server %s: %s", s.name, strings.Join(s.toolErrs, "; "))
@@ -327,8 +367,10 @@ func (s *server) status() ServerStatus {
 	if s.cmd != nil && s.cmd.Process != nil {
 		st.PID = s.cmd.Process.Pid
 	}
-	for _, t := range s.tools {
-		st.Tools = append(st.Tools, ToolInfo{Name: t.name, Tool: t.orig, Description: t.desc, Risk: t.risk})
+	if s.state == stateRunning { // else its tools are withheld: not what it offers
+		for _, t := range s.tools {
+			st.Tools = append(st.Tools, ToolInfo{Name: t.name, Tool: t.orig, Description: t.desc, Risk: t.risk})
+		}
 	}
 	return st
 }
@@ -358,28 +400,4 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.next.RoundTrip(r)
-}
-
-// tail keeps the last stderrKept bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > stderrKept {
-		t.buf = t.buf[len(t.buf)-stderrKept:]
-	}
-	return len(p), nil
-}
-
-var spaces = regexp.MustCompile(`\s+`)
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(spaces.ReplaceAllString(string(t.buf), " "))
 }

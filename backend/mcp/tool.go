@@ -55,15 +55,16 @@ func (t *tool) Schema() json.RawMessage { return t.args.JSON() }
 func (t *tool) Risk() tools.Risk        { return t.risk }
 
 // Run checks the arguments, calls the tool within CallTimeout and returns its text, with its
-// pictures attached as a screenshot is.
+// pictures attached as a screenshot is. A call whose server is not running, or is found gone
+// by the call, gets why and what to do.
 func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	sess, ended := t.srv.current()
+	if sess == nil {
+		return t.srv.notRunning(t.name), nil
+	}
 	args, err := t.args.Decode(call.Args)
 	if err != nil {
 		return tools.Errorf("%s: %v. Call it again with arguments that match its schema.", t.name, err), nil
-	}
-	sess, why := t.srv.current()
-	if sess == nil {
-		return tools.Errorf("the MCP server %s is not running (%s): %s cannot be called now; go on without it", t.srv.name, why, t.name), nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, t.srv.m.opts.CallTimeout)
 	defer cancel()
@@ -74,6 +75,8 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 		return tools.Result{}, context.Cause(ctx)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("the MCP server %s did not answer %s within %s; it may be stuck", t.srv.name, t.orig, t.srv.m.opts.CallTimeout), nil
+	case gone(err):
+		return t.srv.lost(sess, ended, err, t.name), nil
 	default:
 		return tools.Errorf("the MCP server %s failed on %s: %s", t.srv.name, t.orig, t.srv.redact(err.Error())), nil
 	}

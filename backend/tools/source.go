@@ -21,6 +21,33 @@ type Reporter interface {
 	Problems() []string
 }
 
+// Withholder is implemented by sources that withhold tools for a while, such as the tools of
+// an MCP server that crashed: they are not offered, but a call of one (the model planned it in
+// an earlier turn) still finds a tool, which answers why it cannot run and what to do, where
+// the model would otherwise read that there is no such tool.
+type Withholder interface {
+	Withheld(name string) (Tool, bool)
+}
+
+// withheld finds a tool that a source withholds now (see Withholder). A built-in name is
+// never a source's.
+func (r *Registry) withheld(name string) (Tool, bool) {
+	if r.Builtin(name) {
+		return nil, false
+	}
+	r.mu.RLock()
+	sources := slices.Clone(r.sources)
+	r.mu.RUnlock()
+	for _, s := range sources {
+		if w, ok := s.(Withholder); ok {
+			if t, ok := w.Withheld(name); ok {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
 // AddSource adds a source of tools. A source tool whose name a tool registered in code
 // already has is never offered: the built-in wins (sources refuse such names themselves).
 func (r *Registry) AddSource(s Source) {

@@ -231,7 +231,8 @@ func (r *Registry) Register(ts ...Tool) {
 	}
 }
 
-// Get returns the tool with that name, built in or from a source.
+// Get returns the tool with that name, built in or from a source, or one a source withholds
+// now (see Withholder).
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
 	t, ok := r.tools[name]
@@ -244,7 +245,7 @@ func (r *Registry) Get(name string) (Tool, bool) {
 			return st.tool, true
 		}
 	}
-	return nil, false
+	return r.withheld(name)
 }
 
 // Names lists the tool names, built in and from sources, sorted.

@@ -28,6 +28,10 @@ const (
 	Garbage = "garbage" // writes lines that are not JSON-RPC and never answers
 	Leak    = "leak"    // writes $MCPTEST_TOKEN to stderr and exits 1 (a secret in an error)
 	Silent  = "silent"  // starts and never says a word
+	// Banner answers as Serve, but first prints lines that are not JSON-RPC on its stdout (a
+	// banner, a log line, a JSON log line) as libraries do, and more before each answer of
+	// noisy.
+	Banner = "banner"
 )
 
 // ServerArgs is the command and args of mcp.json for a server in mode, marked so that
@@ -60,8 +64,25 @@ func ServeIfAsked() {
 		s := NewServer()
 		addEnv(s)
 		os.Exit(serve(s))
+	case Banner:
+		noise()
+		s := NewServer()
+		mcp.AddTool(s, &mcp.Tool{Name: "noisy", Description: "Print lines that are not JSON-RPC on stdout, then echo."}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+			noise()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "noisy: " + a.Text}}}, nil, nil
+		})
+		os.Exit(serve(s))
 	}
 	os.Exit(serve(NewServer()))
+}
+
+// noise prints what servers print on stdout by mistake. Each is one write, so it cannot land
+// inside a message the SDK writes.
+func noise() {
+	fmt.Print("mcptest server v1 -- ready\n")
+	fmt.Print("[INFO] listening on stdio\n")
+	fmt.Print(`{"level":"info","msg":"a log line in JSON, not JSON-RPC"}` + "\n")
+	fmt.Print("\n")
 }
 
 type echoArgs struct {
