@@ -2,15 +2,19 @@ package goal_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -171,5 +175,53 @@ func TestReopenAfterAnInterruptedApprovalAnswersTheCall(t *testing.T) {
 	last := r.srv.ChatRequests()[len(r.srv.ChatRequests())-1]
 	if last.Answer == "unanswered_tool_calls" || !strings.Contains(string(last.Body), "waited for the person's approval") {
 		t.Fatalf("the re-opened goal's request: %s\n%s", last.Answer, last.Body)
+	}
+}
+
+// failingRepo is the real store, refusing every goal commit once failAfter have been taken
+// (a full disk, a broken data dir).
+type failingRepo struct {
+	*store.Store
+	taken, failAfter int
+	mu               sync.Mutex
+}
+
+func (f *failingRepo) CommitGoal(ctx context.Context, c *goal.Commit) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.taken >= f.failAfter {
+		return errors.New("disk I/O error: database or disk is full")
+	}
+	f.taken++
+	return f.Store.CommitGoal(ctx, c)
+}
+
+// A goal whose progress the store refuses stops, visibly: Wait (what a fleet's watcher uses)
+// returns it failed with the reason, and its end is published, instead of a goal that stays
+// "running" forever.
+func TestFailedSaveFailsTheRunVisibly(t *testing.T) {
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone(), writeDone(), writeDone(), claim("done")}})
+	repo := &failingRepo{Store: r.st, failAfter: 3}
+	broker := pubsub.NewBroker[goal.Event]()
+	defer broker.Shutdown()
+	svc, err := goal.NewService(context.Background(), repo, r.mods, r.reg, broker, goal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Shutdown()
+	events := broker.Subscribe(t.Context())
+	g, err := svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	g, err = svc.Wait(ctx, g.ID)
+	if err != nil || g.Status != goal.StatusFailed || !strings.Contains(g.Report, "could not be saved") || !strings.Contains(g.Report, "disk is full") {
+		t.Fatalf("a goal whose saves fail: %v %s: %s", err, g.Status, g.Report)
+	}
+	waitEvent(t, events, goal.EventEnded)
+	if got, _ := svc.Get(context.Background(), g.ID); got.Status != goal.StatusFailed {
+		t.Fatalf("Get says %s", got.Status)
 	}
 }

@@ -12,7 +12,15 @@ import (
 // What the doors read of the stored goals, and their deletion and pruning.
 
 // Get returns a goal.
-func (s *Service) Get(ctx context.Context, id string) (Goal, error) { return s.repo.Goal(ctx, id) }
+func (s *Service) Get(ctx context.Context, id string) (Goal, error) {
+	s.mu.Lock()
+	lost, ok := s.lost[id]
+	s.mu.Unlock()
+	if ok {
+		return lost, nil // its end the store would not take
+	}
+	return s.repo.Goal(ctx, id)
+}
 
 // List returns every goal, newest activity first.
 func (s *Service) List(ctx context.Context) ([]Goal, error) {

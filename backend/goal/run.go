@@ -20,6 +20,12 @@ import (
 // agent.Shutdown (the app closes; the goal resumes later), agent.Paused (a turn or call is cut
 // off and done again on resume).
 
+// errNotSaved ends a run whose progress the store refused to take (see commit).
+var errNotSaved = errors.New("the goal's progress could not be saved")
+
+// saveRetryDelay is how long a failed save waits before its one retry.
+const saveRetryDelay = 200 * time.Millisecond
+
 // finalTurnTimeout bounds the explanation turn after the clock or the step cap trips.
 const finalTurnTimeout = 2 * time.Minute
 
@@ -57,6 +63,8 @@ type run struct {
 
 	// pend is what the next commit writes (owned by the loop goroutine).
 	pend pending
+	// saveErr is why the store refused the goal's progress: the run ends (errNotSaved).
+	saveErr error
 	// redo finishes the batch a restart interrupted while it waited for approval.
 	redo []resumeCall
 
@@ -311,6 +319,9 @@ func (r *run) endedByContext() (Status, string, bool) {
 		return "", "", false
 	}
 	switch cause := context.Cause(r.ctx); {
+	case errors.Is(cause, errNotSaved):
+		return StatusFailed, fmt.Sprintf("The goal stopped because its progress could not be saved (%v): "+
+			"free disk space or fix the data dir, then restart the app and resume it; the steps after the last save are not in its story.", r.saveErr), true
 	case errors.Is(cause, agent.Shutdown):
 		return StatusInterrupted, "", true
 	default:
@@ -475,9 +486,20 @@ func (r *run) commit() {
 	g := r.g
 	g.State.ElapsedMS = r.elapsed().Milliseconds()
 	c := &Commit{Goal: &g, Messages: r.conv[p.messagesFrom:], MessagesFrom: p.messagesFrom, Steps: p.steps, Events: p.events}
-	if err := r.svc.repo.CommitGoal(context.WithoutCancel(r.ctx), c); err != nil {
+	err := r.svc.repo.CommitGoal(context.WithoutCancel(r.ctx), c)
+	if err != nil && r.saveErr == nil {
+		// Once more after a moment: a busy database lets go soon; a full disk does not.
+		time.Sleep(saveRetryDelay)
+		err = r.svc.repo.CommitGoal(context.WithoutCancel(r.ctx), c)
+	}
+	if err != nil {
 		r.svc.log.Error("goal: could not save progress", "goal", r.g.ID, "err", err)
-		return // keep it pending: the next commit retries
+		if r.saveErr == nil {
+			// Going on would do work the store does not know of: the goal stops, and says so.
+			r.saveErr = err
+			r.cancel(errNotSaved)
+		}
+		return
 	}
 	p.messagesFrom, p.steps, p.events = len(r.conv), nil, nil
 	for _, e := range c.Events {
@@ -500,6 +522,15 @@ func (r *run) finish(status Status, report string) {
 		r.event(EventEnded, ended)
 	}
 	r.commit()
+	if r.saveErr != nil {
+		// The store has not taken the end either: the doors and the fleet learn it from the
+		// service (Service.Wait), and the window from this event.
+		for _, e := range r.pend.events {
+			e.GoalID, e.At = r.g.ID, time.Now().UTC()
+			r.svc.publishLive(e)
+		}
+		r.svc.unsaved(r.g)
+	}
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -93,6 +93,9 @@ type Service struct {
 	mu    sync.Mutex
 	runs  map[string]*run
 	queue []string
+	// lost holds goals that ended while the store refused their progress: their end is
+	// known here only (Wait and Get answer with it) until the app restarts.
+	lost map[string]Goal
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -705,13 +708,27 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	return s.launch(g, conv, stored)
 }
 
+// unsaved keeps the end of a goal the store would not take.
+func (s *Service) unsaved(g Goal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lost == nil {
+		s.lost = map[string]Goal{}
+	}
+	s.lost[g.ID] = g
+}
+
 // Wait blocks until the goal ends (or ctx ends) and returns it.
 func (s *Service) Wait(ctx context.Context, id string) (Goal, error) {
 	for {
 		s.mu.Lock()
 		r, ok := s.runs[id]
 		queued := slices.Contains(s.queue, id)
+		lost, isLost := s.lost[id]
 		s.mu.Unlock()
+		if isLost && !ok {
+			return lost, nil
+		}
 		if ok {
 			select {
 			case <-r.done:
