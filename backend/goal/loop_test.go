@@ -225,3 +225,39 @@ func TestFailedSaveFailsTheRunVisibly(t *testing.T) {
 		t.Fatalf("Get says %s", got.Status)
 	}
 }
+
+// Abort reaches a goal in its final report turn (its wall clock ran out and the model is slow
+// to answer): the turn is cut off and Abort returns at once, within the caller's context,
+// instead of waiting up to two minutes for the model.
+func TestAbortCutsTheFinalTurnAndTakesAContext(t *testing.T) {
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
+		call("block", map[string]any{}),
+		llmtest.Stalled("Where things stand: ", 3), // the final report never finishes
+	}})
+	r.reg.Register(tools.New("block", "Wait.", tools.ReadOnly, func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
+		<-ctx.Done()
+		return tools.Result{}, context.Cause(ctx)
+	}))
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Settings.WallClock = goal.Duration(500 * time.Millisecond) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventDelta) // the final turn is streaming, and stalls
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- r.svc.Abort(ctx, g.ID) }()
+	select {
+	case err := <-done:
+		if err != nil || time.Since(start) > 5*time.Second {
+			t.Fatalf("Abort: %v after %s", err, time.Since(start))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Abort did not return within its context")
+	}
+	if g, _ := r.svc.Get(context.Background(), g.ID); g.Status != goal.StatusAborted {
+		t.Fatalf("aborted in its final turn: %s", g.Status)
+	}
+}

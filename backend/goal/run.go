@@ -413,8 +413,9 @@ func (r *run) addUsage(m agent.Model, u llm.Usage) {
 
 // finalTurn asks the model, with no tools, to explain where things stand; its words become
 // the report of a failed goal.
+// An abort or a shutdown while it streams cuts it off: the goal then ends as they say.
 func (r *run) finalTurn(reason string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finalTurnTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, finalTurnTimeout)
 	defer cancel()
 	t := r.turn(r.userText(fmt.Sprintf(finalTurnText, reason)))
 	report := "Stopped: " + reason + "."
@@ -423,6 +424,10 @@ func (r *run) finalTurn(reason string) {
 		if text := reply.Message.Text(); text != "" {
 			report = "Stopped: " + reason + ".\n\n" + text
 		}
+	}
+	if status, why, ended := r.endedByContext(); ended {
+		r.finish(status, why)
+		return
 	}
 	r.finish(StatusFailed, report)
 }

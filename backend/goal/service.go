@@ -606,7 +606,13 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 	s.mu.Unlock()
 	if ok {
 		r.cancel(agent.Stopped)
-		<-r.done
+		// The run's final words may take a while (its model turn is cut, its tool gets its
+		// grace): the caller decides how long to wait; the goal ends either way.
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return fmt.Errorf("goal %s is stopping; it did not end within the time asked (%w)", id, ctx.Err())
+		}
 		return nil
 	}
 	g, err := s.repo.Goal(ctx, id)
