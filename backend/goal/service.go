@@ -14,7 +14,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -366,103 +365,6 @@ func (s *Service) schedule() {
 	s.queue = keep
 }
 
-// launch starts a goroutine driving g. conv is the conversation of a resumed goal (nil for a
-// new one), of which the first stored messages are in the store already: what follows them
-// (the answers a repair gave to calls a crash left open, the resume marker) is written by the
-// first commit, so a second crash finds them. Called with s.mu held.
-func (s *Service) launch(g Goal, conv []llm.Message, stored int, redo ...resumeCall) error {
-	ctx := s.ctx
-	model, err := s.models.Model(ctx, g.Spec.Settings.Provider)
-	if err != nil {
-		return err
-	}
-	critic, err := s.models.Model(ctx, s.criticRef(g.Spec))
-	if err != nil {
-		return err
-	}
-	if w := g.Spec.Settings.ContextWindow; w > 0 {
-		model.Window = w
-	}
-	crit, err := s.parseCriterion(ctx, g.Spec)
-	if err != nil {
-		return err
-	}
-	rctx, cancel := context.WithCancelCause(s.ctx)
-	r := &run{svc: s, g: g, paneID: g.Spec.PaneID, model: model, critic: critic, crit: crit, policy: g.Spec.Policy,
-		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo, stepOf: map[string]int{}}
-	if conv != nil && g.State.Steps > 0 {
-		// A resumed goal names its steps in stubs and cuts as before.
-		if steps, err := s.repo.GoalSteps(ctx, g.ID, 0, g.State.Steps); err == nil {
-			for _, st := range steps {
-				r.stepOf[st.CallID] = st.Index
-			}
-		}
-	}
-	r.ag = r.newAgent()
-	if persona, skills, err := s.persona(g.Spec); err != nil {
-		cancel(nil)
-		return fmt.Errorf("%w (the goal names it; restore the file in the config dir to run it)", err)
-	} else if g.Spec.Persona != "" || len(skills) > 0 {
-		persona.Apply(r.ag, skills...)
-	}
-	var events []Event
-	// OnStart runs for resumed goals too: after a restart their terminal must exist again.
-	if s.opts.OnStart != nil {
-		notices, err := s.opts.OnStart(ctx, g)
-		if err != nil {
-			cancel(nil)
-			if s.opts.OnEnd != nil {
-				s.opts.OnEnd(g)
-			}
-			return err
-		}
-		for _, n := range notices {
-			events = append(events, Event{Type: EventNotice, Data: mustJSON(map[string]string{"message": n})})
-		}
-	}
-	if conv == nil {
-		r.append(llm.UserText(goalPrompt(g.Spec, crit.Describe(), g.Spec.Policy)))
-		now := time.Now().UTC()
-		r.g.StartedAt = &now
-		started := map[string]any{"goal": g.Spec.Goal, "criterion": crit.Describe(), "model": model.ModelID}
-		if g.Spec.Persona != "" {
-			started["persona"] = g.Spec.Persona
-		}
-		if len(g.Spec.Skills) > 0 {
-			started["skills"] = g.Spec.Skills
-		}
-		events = append(events, Event{Type: EventStarted, Data: mustJSON(started)})
-	} else {
-		r.conv = conv
-		r.pend.messagesFrom = min(stored, len(conv))
-		events = append(events, Event{Type: EventResumed, Data: mustJSON(map[string]string{"message": "resumed with its prior context"})})
-	}
-	r.g.Status = StatusRunning
-	r.pend.events = append(r.pend.events, events...)
-	s.runs[g.ID] = r
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("goal runner panicked", "goal", g.ID, "panic", p)
-				r.finish(StatusFailed, fmt.Sprintf("The runner hit an internal error (%v); the goal stopped. Re-open or retry it.", p))
-			}
-			if s.opts.OnEnd != nil {
-				s.opts.OnEnd(r.g)
-			}
-			s.mu.Lock()
-			delete(s.runs, g.ID)
-			s.schedule()
-			s.mu.Unlock()
-			s.prune(context.Background())
-		}()
-		r.commit()
-		r.loop()
-	}()
-	return nil
-}
-
 func (s *Service) running(id string) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -484,118 +386,6 @@ func (s *Service) Pause(ctx context.Context, id string) error {
 	}
 	r.pause()
 	return nil
-}
-
-// Resume continues a paused goal, or restarts an interrupted (or paused-before-a-restart) one
-// from the store with its conversation and every runtime setting.
-func (s *Service) Resume(ctx context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.runs[id]; ok {
-		r.resume()
-		return nil
-	}
-	g, err := s.repo.Goal(ctx, id)
-	if err != nil {
-		return err
-	}
-	switch g.Status {
-	case StatusInterrupted, StatusPaused, StatusBudgetExceeded, StatusAwaitingApproval, StatusRunning:
-	default:
-		return fmt.Errorf("goal %s is %s; only paused or interrupted goals resume (re-open a finished one)", id, g.Status)
-	}
-	conv, err := s.repo.GoalMessages(ctx, id)
-	if err != nil {
-		return err
-	}
-	stored := len(conv)
-	conv, redo, err := s.repairConversation(ctx, id, conv, true)
-	if err != nil {
-		return err
-	}
-	if len(redo) == 0 {
-		conv = append(conv, llm.UserText(resumeMarkerText))
-	}
-	return s.launch(g, conv, stored, redo...)
-}
-
-// repairConversation answers tool calls the last run left without results: from the step
-// log when the step finished before the crash (nothing acknowledged is lost), else with
-// "interrupted by restart". A call that was waiting for the user's approval is not answered
-// but returned in redo when askAgain: the resumed run asks for approval again before
-// anything else; otherwise (a re-opened goal) it is answered "not run".
-func (s *Service) repairConversation(ctx context.Context, id string, conv []llm.Message, askAgain bool) ([]llm.Message, []resumeCall, error) {
-	if len(conv) == 0 {
-		return conv, nil, fmt.Errorf("goal %s has no stored conversation to resume from", id)
-	}
-	last := conv[len(conv)-1]
-	calls := last.ToolCalls()
-	if last.Role != llm.RoleAssistant || len(calls) == 0 {
-		return conv, nil, nil
-	}
-	steps, err := s.repo.GoalSteps(ctx, id, 0, 1<<30)
-	if err != nil {
-		return nil, nil, err
-	}
-	byCall := map[string]Step{}
-	for _, st := range steps {
-		byCall[st.CallID] = st
-	}
-	pending, err := s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.GoalID == id })
-	if err != nil {
-		return nil, nil, err
-	}
-	waiting := map[string]agent.Approval{}
-	for _, a := range pending {
-		waiting[a.CallID] = a
-	}
-	var results []llm.ToolResult
-	var redo []resumeCall
-	asking := false
-	for _, c := range calls {
-		st, done := byCall[c.ID]
-		a, asked := waiting[c.ID]
-		switch {
-		case done && c.ID != "":
-			r := llm.ToolResult{CallID: c.ID, Name: c.Name, Text: cutResult(st.Result, st.Index), IsError: st.IsError}
-			results = append(results, r)
-			redo = append(redo, resumeCall{call: c, result: &r})
-		case asked && !askAgain:
-			now := time.Now().UTC()
-			a.Status, a.AnswerReason, a.AnsweredAt = agent.ApprovalDeny, "the goal ended while this waited for an answer", &now
-			if err := s.approvals.Save(ctx, a); err != nil {
-				return nil, nil, err
-			}
-			r := llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "not run: the goal ended while this call waited for the person's approval"}
-			results = append(results, r)
-			redo = append(redo, resumeCall{call: c, result: &r})
-		case asked:
-			// The old request dies with the old process; the resumed run asks anew.
-			now := time.Now().UTC()
-			a.Status, a.AnswerReason, a.AnsweredAt = agent.ApprovalDeny, "superseded: asked again after a restart", &now
-			if err := s.approvals.Save(ctx, a); err != nil {
-				return nil, nil, err
-			}
-			redo = append(redo, resumeCall{call: c})
-			asking = true
-		default:
-			r := llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Text: "interrupted by restart"}
-			results = append(results, r)
-			redo = append(redo, resumeCall{call: c, result: &r})
-		}
-	}
-	if asking {
-		// The batch is finished by the resumed run: stored results replayed, the rest asked again.
-		return conv, redo, nil
-	}
-	return append(conv, llm.ToolMessage(results...)), nil, nil
-}
-
-// resumeCall is a tool call of an unfinished batch: replayed from its stored result, or (nil
-// result) taken through the policy again, which asks the user again.
-type resumeCall struct {
-	call   llm.ToolCall
-	result *llm.ToolResult
 }
 
 // Abort ends a goal: a running one within a second (its stream or tool call is cancelled),
@@ -680,38 +470,6 @@ func (s *Service) RaiseBudget(ctx context.Context, id string, usd float64, token
 	}
 	r.raiseBudget(usd, tokens)
 	return nil
-}
-
-// Reopen continues a finished goal with the user's feedback (how a manual criterion is
-// reviewed, or a "not quite" after completion).
-func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
-	feedback = strings.TrimSpace(feedback)
-	if feedback == "" {
-		return &FieldError{"feedback", "say what is still wrong, so the agent knows what to do"}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.repo.Goal(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !g.Status.Finished() {
-		return fmt.Errorf("goal %s is %s; only finished goals re-open", id, g.Status)
-	}
-	conv, err := s.repo.GoalMessages(ctx, id)
-	if err != nil {
-		return err
-	}
-	stored := len(conv)
-	// Repaired as a resume is: every call the last run left open gets its answer, so the
-	// provider never sees a call without a result.
-	conv, _, err = s.repairConversation(ctx, id, conv, false)
-	if err != nil {
-		return err
-	}
-	conv = append(conv, llm.UserText(steerPrefix+"The goal was re-opened: "+feedback))
-	g.EndedAt, g.Report, g.State.Bounces = nil, "", 0
-	return s.launch(g, conv, stored)
 }
 
 // unsaved keeps the end of a goal the store would not take.
