@@ -58,6 +58,15 @@ type Agent struct {
 	// Registry holds the tools; Offer picks the ones this agent may call (nil: all).
 	Registry *tools.Registry
 	Offer    func(name string) bool
+	// ByNeed offers the tools by need (offer.go): a request sends the core tools, the groups
+	// the work's situation calls for, and the tools found with find_tools or called since,
+	// each added at the end of the list; the rest wait behind find_tools. false, or a
+	// registry without find_tools, sends every tool the agent may call, as before.
+	ByNeed bool
+	// Browser and Fleet say the work needs the browser or the fleet tools from its start,
+	// whatever its workspace holds: a goal whose criterion looks at a page, a fleet task's
+	// goal. Only with ByNeed.
+	Browser, Fleet bool
 	// Instructions are added to the system prompt of every request: a persona's prompt, the
 	// skills attached up front (see catalog.Persona.Apply). "" adds nothing.
 	Instructions string
@@ -89,6 +98,8 @@ type Agent struct {
 	window Window
 	// told holds the tool sources' problems already put before the person (noteProblems).
 	told map[string]bool
+	// offer is the tool list sent so far with ByNeed (offer.go).
+	offer toolOffer
 }
 
 func (a *Agent) publish(e Event) {

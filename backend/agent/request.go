@@ -35,22 +35,12 @@ func (a *Agent) Request(t Turn) llm.Request {
 	req := llm.Request{System: system, Messages: msgs, MaxTokens: a.Model.MaxTokens, Temperature: a.Temperature,
 		CacheKey: a.ConversationID, Volatile: volatile}
 	if !t.NoTools {
-		req.Tools = a.ToolDefs()
+		req.Tools = a.offerFor(t.Messages)
 		a.noteProblems()
 	}
 	return req
 }
 
-// ToolDefs describes the tools this agent is offered, sorted by name.
-func (a *Agent) ToolDefs() []llm.ToolDef {
-	var defs []llm.ToolDef
-	if a.Registry == nil {
-		return nil
-	}
-	for _, d := range a.Registry.Definitions() {
-		if a.offered(d.Name) {
-			defs = append(defs, llm.ToolDef{Name: d.Name, Description: d.Description, Schema: d.Schema})
-		}
-	}
-	return defs
-}
+// ToolDefs describes the tools this agent is offered: every tool it may call, sorted by name,
+// or with ByNeed the list sent so far (offer.go).
+func (a *Agent) ToolDefs() []llm.ToolDef { return a.offeredDefs() }

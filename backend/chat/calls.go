@@ -36,7 +36,7 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	a := &agent.Agent{
 		Scope: "chat", WorkDir: home, AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
 		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID, ConversationID: r.ss.id}, WorkspaceID: r.ss.wsID,
-		Screenshot: r.svc.shot, Tasks: &r.svc.wg,
+		Screenshot: r.svc.shot, Tasks: &r.svc.wg, ByNeed: true, // tools by need (agent/offer.go)
 		Hooks: agent.Hooks{
 			Check:   r.check,
 			Grant:   r.ss.grant,

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -33,6 +34,7 @@ func (r *run) newAgent() *agent.Agent {
 		PaneID:    r.g.Spec.PaneID,
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
+		ByNeed: true, Browser: r.g.Spec.Criterion.Kind == criterion.KindVisual, // tools by need (agent/offer.go); a visual criterion looks at a page
 		Hooks: agent.Hooks{
 			Check:       r.check,
 			Grant:       func(tool string) { r.g.State.Granted = append(r.g.State.Granted, tool) },

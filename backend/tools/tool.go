@@ -206,6 +206,8 @@ type Definition struct {
 	// Source is where a tool that is not built in comes from ("plugin", "mcp"); "" for a
 	// tool registered in code.
 	Source string `json:"source,omitempty"`
+	// upfront: a source's tool that asks to be offered always (Upfront, see GroupOf).
+	upfront bool
 }
 
 // Registry holds the tools by name: the ones registered in code, and those its sources
@@ -214,6 +216,8 @@ type Registry struct {
 	mu      sync.RWMutex
 	tools   map[string]Tool
 	sources []Source
+	// panes shows a caller's workspace to Situation (offer.go); nil: nothing is seen.
+	panes PaneLister
 }
 
 // NewRegistry returns an empty registry.
@@ -265,15 +269,18 @@ func (r *Registry) Names() []string {
 
 // Definitions describes the named tools (all when names is empty), sorted by name.
 func (r *Registry) Definitions(names ...string) []Definition {
-	all := map[string]Definition{}
 	r.mu.RLock()
+	// Sized up front: a request lists them all each turn.
+	all := make(map[string]Definition, len(r.tools))
 	for _, t := range r.tools {
 		all[t.Name()] = Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk()}
 	}
 	r.mu.RUnlock()
 	for _, st := range r.sourceTools() {
 		t := st.tool
-		all[t.Name()] = Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk(), Source: st.kind}
+		u, ok := t.(Upfront)
+		all[t.Name()] = Definition{Name: t.Name(), Description: t.Description(), Schema: t.Schema(), Risk: t.Risk(), Source: st.kind,
+			upfront: ok && u.Upfront()}
 	}
 	if len(names) == 0 {
 		names = slices.Sorted(maps.Keys(all))

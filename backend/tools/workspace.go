@@ -191,6 +191,13 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				return Result{Text: fmt.Sprintf("Pane %s is a terminal pane now.", p.PaneID)}, nil
 			}), ps.OutsidePane),
 	)
+	// Offering tools by need (offer.go) looks at the same workspaces, and find_tools comes with
+	// them: the engine's registry has both, while the small registries of tests, which never
+	// call this, offer every tool as before.
+	if ps != nil {
+		r.SetPanes(ps)
+	}
+	r.Register(FindTools(r))
 }
 
 // openBrowserTab loads a page only when given a URL: without one it is write_local.
