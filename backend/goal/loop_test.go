@@ -261,3 +261,55 @@ func TestAbortCutsTheFinalTurnAndTakesAContext(t *testing.T) {
 		t.Fatalf("aborted in its final turn: %s", g.Status)
 	}
 }
+
+// Opening a goal's terminal can be slow (an SSH session, a sandbox on a loaded machine): it
+// happens outside the service's lock, so the service answers everyone else meanwhile.
+func TestSlowStartHoldsNoServiceLock(t *testing.T) {
+	release := make(chan struct{})
+	opening := make(chan struct{}, 1)
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{claim("done"), claim("done")}},
+		func(o *goal.Options) {
+			o.OnStart = func(ctx context.Context, g goal.Goal) ([]string, error) {
+				if g.Spec.PaneID == "slow-pane" {
+					opening <- struct{}{}
+					select {
+					case <-release:
+					case <-ctx.Done():
+					}
+				}
+				return nil, nil
+			}
+		})
+	defer close(release)
+	started := make(chan goal.Goal, 1)
+	go func() {
+		g, _ := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.PaneID = "slow-pane" }))
+		started <- g
+	}()
+	<-opening
+	var slow goal.Goal
+	select {
+	case slow = <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Start did not return while its goal's terminal was opening")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.PaneID = "other-pane" }))
+		if err == nil {
+			_, err = r.svc.List(context.Background())
+		}
+		if err == nil {
+			err = r.svc.Steer(context.Background(), slow.ID, "meanwhile")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the service did not answer while one goal's terminal was opening")
+	}
+}
