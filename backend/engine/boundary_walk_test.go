@@ -29,7 +29,7 @@ var insideOnly = map[string]string{
 	"complete_todo": "the goal's own", "declare_step": "the goal's own", "verify_step": "the goal's own",
 	"read_step_output": "the goal's own steps", "use_skill": "text from the config the app loaded",
 	// The window's layout and what it lists: nothing runs, nothing is read but metadata.
-	"list_panes": "metadata", "focus_pane": "the window's focus", "maximize_pane": "the window's layout",
+	"list_panes": "metadata", "find_tools": "the registry's own names and descriptions", "focus_pane": "the window's focus", "maximize_pane": "the window's layout",
 	"create_workspace": "its panes are inside the boundary (TestConfinedGoalBoundaryCoversThePanesItMakes)",
 	// Browser pages: the browser runs outside the goal's namespaces, and what it opens is
 	// judged by URL (browser_navigate, open_browser_tab); these act on the page already open.
