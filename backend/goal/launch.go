@@ -135,8 +135,18 @@ func (s *Service) canRun(ctx context.Context, g Goal) error {
 
 // startFailed ends a run that could not start. A new goal fails, saying why; a resumed one
 // keeps the status it had (it stays resumable once the cause is fixed) and its story says why.
+// A start cut off by an abort ends the goal aborted; by a shutdown, leaves it as it was.
 func (r *run) startFailed(prior Status, err error) {
 	defer close(r.done)
+	if status, why, ended := r.endedByContext(); ended {
+		if status == StatusAborted {
+			r.finish(status, why)
+			return
+		}
+		r.g.Status = prior
+		r.commit()
+		return
+	}
 	if prior == StatusPending {
 		r.finish(StatusFailed, "Could not start: "+err.Error())
 		return
