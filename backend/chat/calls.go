@@ -43,7 +43,7 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 			Finish:  r.finishCall,
 			Publish: func(e agent.Event) { r.onAgentEvent(src, e) },
 			Compacted: func(c agent.Compaction) {
-				r.ss.setCompacted(src, c)
+				r.ss.setCompacted(r.ctx, src, c)
 				r.publish(Event{Type: EventNotice, Source: src, Text: fmt.Sprintf(
 					"the conversation outgrew the model's window: its older part was summarised (compaction %d, about %d → %d tokens)", c.Count, c.TokensBefore, c.TokensAfter)})
 			},
@@ -153,13 +153,52 @@ func (ss *session) compaction(src Source) *agent.Compaction {
 	return ss.compacted[src]
 }
 
-func (ss *session) setCompacted(src Source, c agent.Compaction) {
+// setCompacted keeps src's new compaction for the session's next chains and stores it, so an
+// app started again sends the conversation exactly as this one would (the prompt cache's
+// prefix holds) without paying for the summary again.
+func (ss *session) setCompacted(ctx context.Context, src Source, c agent.Compaction) {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	if ss.compacted == nil {
 		ss.compacted = map[Source]*agent.Compaction{}
 	}
-	ss.compacted[src] = &c
+	ss.compacted[src], ss.restored = &c, true // newer than anything stored: never read over it
+	ss.mu.Unlock()
+	if ss.svc.compactions == nil {
+		return
+	}
+	// Stored even when the turn is being stopped: the summary covers messages already stored.
+	if err := ss.svc.compactions.SaveChatCompaction(context.WithoutCancel(ctx), ss.id, src, c); err != nil {
+		// Best effort: this process keeps it; only a restart would summarise again.
+		ss.svc.log.Warn("chat: could not store the compaction", "conversation", ss.id, "source", src, "err", err)
+	}
+}
+
+// restoreCompacted reads the compactions a previous process stored, once per session, so the
+// first chain after a restart starts from them. Called under ops while the chat is idle.
+func (ss *session) restoreCompacted(ctx context.Context) {
+	ss.mu.Lock()
+	done := ss.restored
+	ss.mu.Unlock()
+	if done || ss.svc.compactions == nil {
+		return
+	}
+	stored, err := ss.svc.compactions.ChatCompactions(ctx, ss.id)
+	if err != nil {
+		// Best effort: without them the conversation is compacted anew (and stored again);
+		// the next chain tries to read them once more.
+		ss.svc.log.Warn("chat: could not read the stored compaction", "conversation", ss.id, "err", err)
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.restored {
+		return
+	}
+	ss.compacted = map[Source]*agent.Compaction{}
+	for src, c := range stored {
+		ss.compacted[src] = &c
+	}
+	ss.restored = true
 }
 
 func (ss *session) grants() []string {

@@ -58,6 +58,8 @@ type Service struct {
 
 	approvals *agent.Approvals
 	catalog   Catalog
+	// compactions is repo as a CompactionRepo (nil: it keeps none, and a restart compacts anew).
+	compactions CompactionRepo
 
 	// listMu serializes changes to a workspace's list, so that two first reads of an empty
 	// workspace make one conversation, not two.
@@ -70,6 +72,17 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup
+}
+
+// CompactionRepo keeps each conversation's compaction per side (actor, critic), so a new
+// process sends a long conversation as the last one did instead of paying for its summary
+// again. The store implements it; a Repo without it keeps compactions in memory only.
+type CompactionRepo interface {
+	// ChatCompactions returns the conversation's stored compactions by side.
+	ChatCompactions(ctx context.Context, id string) (map[Source]agent.Compaction, error)
+	// SaveChatCompaction stores (or replaces) one side's compaction. ClearChat and
+	// DeleteChatConversation drop them with the messages they summarise.
+	SaveChatCompaction(ctx context.Context, id string, src Source, c agent.Compaction) error
 }
 
 // NewService returns the chat service. Nothing runs until a message is sent or a chat is
@@ -88,6 +101,7 @@ func NewService(repo Repo, models Models, registry *tools.Registry, events *pubs
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Service{repo: repo, models: models, registry: registry, events: events, log: opts.Logger, shot: opts.Screenshot, paneSummary: opts.PaneSummary,
 		approvals: opts.Approvals, catalog: opts.Catalog, sessions: map[string]*session{}, ctx: ctx, cancel: cancel}
+	s.compactions, _ = repo.(CompactionRepo)
 	s.closeStaleApprovals()
 	return s
 }
@@ -130,8 +144,10 @@ type session struct {
 	turn    Source
 	granted []string // tools the user allowed for the rest of this conversation's session
 	// compacted is how the actor's and the critic's conversations are sent since they
-	// outgrew their model's window; a new chain's agents start from it.
+	// outgrew their model's window; a new chain's agents start from it. restored: it holds
+	// what the store kept (read, cleared or compacted since), so it is read at most once.
 	compacted map[Source]*agent.Compaction
+	restored  bool
 }
 
 // session returns the live part of the conversation cfg describes, made on first use.
@@ -367,6 +383,7 @@ func (ss *session) notify() {
 // prepare loads the conversation and answers tool calls a dead process left without
 // results, so the history stays well formed. Called while the chat is idle.
 func (ss *session) prepare(ctx context.Context) ([]Message, error) {
+	ss.restoreCompacted(ctx)
 	conv, err := ss.svc.repo.ChatMessages(ctx, ss.id)
 	if err != nil {
 		return nil, err
@@ -448,7 +465,7 @@ func (s *Service) Clear(ctx context.Context, id string) error {
 		return err
 	}
 	ss.mu.Lock()
-	ss.granted, ss.compacted = nil, nil
+	ss.granted, ss.compacted, ss.restored = nil, nil, true // ClearChat dropped the stored ones too
 	ss.mu.Unlock()
 	s.publish(Event{ConversationID: id, WorkspaceID: ss.wsID, Type: EventCleared})
 	s.publishList(ctx, ss.wsID)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -194,10 +195,58 @@ func (s *Store) AppendChatMessages(ctx context.Context, id string, msgs []chat.M
 	return nil
 }
 
-// ClearChat deletes a conversation's messages; its config stays.
+// ClearChat deletes a conversation's messages and, in the same transaction, its compactions,
+// which summarise those messages and would shape the next conversation wrongly; its config stays.
 func (s *Store) ClearChat(ctx context.Context, id string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM chat_messages WHERE conversation_id = ?`, id)
-	return err
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chat_messages WHERE conversation_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM chat_compactions WHERE conversation_id = ?`, id)
+		return err
+	})
+}
+
+// ChatCompactions returns a conversation's stored compactions by side (none: an empty map).
+func (s *Store) ChatCompactions(ctx context.Context, id string) (map[chat.Source]agent.Compaction, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, compaction FROM chat_compactions WHERE conversation_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[chat.Source]agent.Compaction{}
+	for rows.Next() {
+		var src chat.Source
+		var raw string
+		if err := rows.Scan(&src, &raw); err != nil {
+			return nil, err
+		}
+		var c agent.Compaction
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return nil, fmt.Errorf("chat conversation %s: the stored compaction of the %s is damaged: %w", id, src, err)
+		}
+		out[src] = c
+	}
+	return out, rows.Err()
+}
+
+// SaveChatCompaction stores (or replaces) the compaction of one side of a conversation.
+func (s *Store) SaveChatCompaction(ctx context.Context, id string, src chat.Source, c agent.Compaction) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO chat_compactions(conversation_id, source, compaction, updated_at) VALUES(?, ?, ?, ?)
+		ON CONFLICT(conversation_id, source) DO UPDATE SET compaction = excluded.compaction, updated_at = excluded.updated_at`,
+		id, string(src), string(b), ms(time.Now().UTC()))
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey {
+		return noConversation(id)
+	}
+	if err != nil {
+		return fmt.Errorf("save the compaction of chat conversation %s: %w", id, err)
+	}
+	return nil
 }
 
 // ChatConfig returns a conversation's config.
@@ -237,4 +286,7 @@ func (s *Store) SaveChatConfig(ctx context.Context, c chat.Config) error {
 	return nil
 }
 
-var _ chat.Repo = (*Store)(nil)
+var (
+	_ chat.Repo           = (*Store)(nil)
+	_ chat.CompactionRepo = (*Store)(nil)
+)
