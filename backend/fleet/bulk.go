@@ -171,10 +171,16 @@ func (s *Service) act(ctx context.Context, fleetID, taskID string, action Action
 			}
 			return s.goals.Steer(ctx, t.GoalID, text)
 		case TaskWaiting:
-			// Not started yet: the message goes into its first prompt.
+			// Not started yet: the message goes into its first prompt; if its goal started
+			// meanwhile, to its next turn.
 			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.addToInbox(ctx, t.Pane, InboxItem{From: "the user (instructions for this task)", Text: text, At: time.Now().UTC()})
+			_, cur := s.taskOfGoalIn(fleetID, t.GoalID)
+			if t.GoalID == "" || cur == nil || cur.Status == TaskWaiting {
+				defer s.mu.Unlock()
+				return s.addToInbox(ctx, t.Pane, InboxItem{From: "the user (instructions for this task)", Text: text, At: time.Now().UTC()})
+			}
+			s.mu.Unlock()
+			return s.goals.Steer(ctx, t.GoalID, text)
 		case TaskBlocked:
 			return s.steerBlocked(ctx, fleetID, taskID, text)
 		}
@@ -235,15 +241,22 @@ func (s *Service) abortWaiting(fleetID, taskID string) error {
 	}
 	now := time.Now().UTC()
 	t.Status, t.Report, t.EndedAt = TaskAborted, "Aborted by the user before it started.", &now
+	if cancel, ok := s.preparing[fleetID+"/"+taskID]; ok {
+		cancel()
+	}
+	if t.GoalID != "" {
+		s.withdraw([]string{t.GoalID}, false) // its queued goal ends aborted too
+	}
 	s.publishTask(&l.f, t)
 	s.schedule(l)
 	return nil
 }
 
 // steerBlocked starts a blocked task now, without the dependency that failed: the person
-// decided it can go on, and their message leads its first prompt (after the dependencies'
+// decided it can go on, and their message leads its first prompt (before the dependencies'
 // reports, failed ones included, so the agent knows what did not work). The tasks blocked
-// behind it wait for it again. The fleet's concurrency cap still holds: a full fleet refuses.
+// behind it wait for it again. It queues like any task: the fleet's concurrency cap and its
+// pane still hold.
 func (s *Service) steerBlocked(ctx context.Context, fleetID, taskID, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -262,29 +275,17 @@ func (s *Service) steerBlocked(ctx context.Context, fleetID, taskID, text string
 	if t.Status != TaskBlocked {
 		return fmt.Errorf("task %s is %s now", taskID, t.Status)
 	}
-	running := 0
-	for _, x := range l.f.Tasks {
-		if x.Status == TaskRunning {
-			running++
-		}
-	}
-	if running >= l.f.Spec.Concurrency {
-		return fmt.Errorf("fleet %s already runs %d tasks, its cap: steer %s when one ends", fleetID, running, taskID)
-	}
-	if s.paneBusy(t.Pane) {
-		return fmt.Errorf("pane %s is busy with another goal: steer %s when it ends", t.Pane, taskID)
-	}
 	if err := s.addToInbox(ctx, t.Pane, InboxItem{From: steerBlockedFrom, Text: text, At: time.Now().UTC()}); err != nil {
 		return err
 	}
-	t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
-	s.start(l, t)
-	if t.Status != TaskRunning {
-		if _, ok := s.active[fleetID]; ok {
-			s.schedule(l) // stores the failed start and blocks what is behind it again
+	// It no longer waits for what failed (nor is blocked by it): the person decided it goes on.
+	for _, d := range t.DependsOn {
+		if dt, ok := l.f.Task(d); ok && dt.Status != TaskCompleted && dt.Status.Ended() && !slices.Contains(t.StartsPast, d) {
+			t.StartsPast = append(t.StartsPast, d)
 		}
-		return fmt.Errorf("task %s could not start: %s", taskID, t.Report)
 	}
+	t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
+	s.publishTask(&l.f, t)
 	// What is blocked behind it only because of it waits for it again.
 	behind := map[string]bool{taskID: true}
 	for changed := true; changed; {
@@ -303,7 +304,10 @@ func (s *Service) steerBlocked(ctx context.Context, fleetID, taskID, text string
 		l.f.Status = StatusRunning
 		s.publishFleet(&l.f)
 	}
-	s.active[fleetID] = l
+	s.drive(l)
 	s.schedule(l)
+	if t.Status != TaskWaiting && t.Status != TaskRunning {
+		return fmt.Errorf("task %s could not start: %s", taskID, t.Report)
+	}
 	return nil
 }

@@ -14,7 +14,7 @@ func (f Fleet) File() File {
 	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency, Isolation: f.Spec.Isolation, Setup: f.Spec.Setup}
 	for _, t := range f.Tasks {
 		ts := t.TaskSpec
-		ts.Policy, ts.Settings = nil, nil // the run's, not the file's
+		ts.Policy, ts.Settings, ts.StartsPast = nil, nil, nil // the run's, not the file's
 		file.Tasks = append(file.Tasks, ts)
 	}
 	return file

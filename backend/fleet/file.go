@@ -49,6 +49,9 @@ type TaskSpec struct {
 	// AssignedBy is who handed the task out with assign_task (a goal id, or chat:<workspace>):
 	// it may end the task with fail_task.
 	AssignedBy string `json:"assignedBy,omitempty"`
+	// StartsPast lists the dependencies the person let the task start without (steering it
+	// while it was blocked): it no longer waits for them, nor is blocked by them.
+	StartsPast []string `json:"startsPast,omitempty"`
 	// Policy and Settings replace the fleet's for this task: a task assigned by an agent runs
 	// under its caller's (never above it). nil: the fleet's.
 	Policy   *policy.Policy `json:"policy,omitempty"`

@@ -32,8 +32,8 @@ func (s Status) Finished() bool {
 type TaskStatus string
 
 const (
-	TaskWaiting   TaskStatus = "waiting" // for its dependencies, or a free slot
-	TaskRunning   TaskStatus = "running" // its goal exists and has not ended
+	TaskWaiting   TaskStatus = "waiting" // for its dependencies, its worktree, or its turn in the Goal Runner's queue
+	TaskRunning   TaskStatus = "running" // its goal runs (it left the queue) and has not ended
 	TaskCompleted TaskStatus = "completed"
 	TaskFailed    TaskStatus = "failed"
 	TaskAborted   TaskStatus = "aborted"

@@ -12,7 +12,8 @@ import (
 )
 
 // Resume goes on with an interrupted fleet: verified tasks stay done, tasks whose goal was
-// cut off resume that goal with its conversation, the rest wait their turn as before.
+// cut off resume that goal with its conversation, and the goals still queued go on waiting
+// their turn (the Goal Runner kept them queued, held until the fleet is driven again).
 func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -34,11 +35,11 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 	s.active[id] = l
 	for i := range l.f.Tasks {
 		t := &l.f.Tasks[i]
-		if t.Status != TaskRunning {
+		if t.Status.Ended() {
 			continue
 		}
 		if t.GoalID == "" {
-			// It was getting its worktree ready: it starts again with its turn.
+			// Waiting for its dependencies or its worktree: it is handed over in its turn.
 			t.Status, t.StartedAt = TaskWaiting, nil
 			continue
 		}
@@ -49,6 +50,11 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 			t.Status, t.Report, t.EndedAt = TaskFailed, "its goal is gone: "+err.Error(), &now
 		case g.Status.Finished():
 			// It ended after the last save: record it as the watcher would have.
+			if g.StartedAt == nil && g.Status == goal.StatusAborted {
+				// Withdrawn before it ran; schedule blocks it if a dependency failed.
+				t.GoalID, t.StartedAt = "", nil
+				continue
+			}
 			t.Report, t.EndedAt, t.Status = s.report(g), &now, taskStatusOf(g)
 			if t.Worktree != nil {
 				w := *t.Worktree
@@ -57,18 +63,24 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 				t.Report += "\n" + branchLine(&w)
 			}
 		case g.Status == goal.StatusPending:
-			s.watch(id, t.ID, g.ID) // the Goal Runner queued it again at start
+			t.Status, t.StartedAt = TaskWaiting, nil // still queued: it runs in its turn
+			s.watch(id, t.ID, g.ID)
 			continue
 		default:
 			if err := s.goals.Resume(ctx, g.ID); err != nil {
 				t.Status, t.Report, t.EndedAt = TaskFailed, "its goal could not resume: "+err.Error(), &now
 			} else {
+				if t.Status != TaskRunning || t.StartedAt == nil {
+					t.StartedAt = &now
+				}
+				t.Status = TaskRunning
 				s.watch(id, t.ID, g.ID)
 				continue
 			}
 		}
 		s.publishTask(&l.f, t)
 	}
+	s.drive(l)
 	s.publishFleet(&l.f)
 	s.schedule(l)
 	return l.f, nil
@@ -88,6 +100,8 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 			}
 		}
 	}
+	// None of its queued goals starts from now on; the loop below aborts them.
+	s.goals.CloseGroup(id)
 	s.mu.Unlock()
 	if !ok {
 		stored, err := s.repo.Fleet(ctx, id)
@@ -100,7 +114,7 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 		f = stored
 	}
 	for _, t := range f.Tasks {
-		if t.Status == TaskRunning && t.GoalID != "" {
+		if !t.Status.Ended() && t.GoalID != "" { // running, or queued
 			if g, err := s.goals.Get(ctx, t.GoalID); err == nil && !g.Status.Finished() {
 				if err := s.goals.Abort(ctx, t.GoalID); err != nil {
 					s.log.Warn("fleet: abort a task's goal", "fleet", id, "goal", t.GoalID, "err", err)
@@ -185,6 +199,13 @@ func (s *Service) List(ctx context.Context) ([]Fleet, error) {
 // Shutdown stops following the goals (the Goal Runner interrupts them); the running fleets
 // are stored as interrupted, for Resume after a restart.
 func (s *Service) Shutdown() {
+	// The Goal Runner starts none of their queued tasks once nobody follows them: those wait,
+	// held, until the fleet resumes.
+	s.mu.Lock()
+	for id := range s.active {
+		s.goals.CloseGroup(id)
+	}
+	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
 	s.mu.Lock()
@@ -243,14 +264,13 @@ func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, err
 		if reset[t.ID] {
 			// An isolated task keeps its worktree and branch: the retry goes on from its work.
 			t.Status, t.Reason, t.Report, t.GoalID, t.StartedAt, t.EndedAt = TaskWaiting, "", "", "", nil, nil
+			t.StartsPast = nil
 			s.publishTask(&l.f, t)
 		}
 	}
 	l.aborting = false
 	l.f.Status = StatusRunning
-	if _, ok := s.active[fleetID]; !ok {
-		s.active[fleetID] = l
-	}
+	s.drive(l)
 	s.publishFleet(&l.f)
 	s.schedule(l)
 	return l.f, nil

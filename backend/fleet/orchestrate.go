@@ -113,6 +113,18 @@ func (s *Service) Assign(ctx context.Context, c Caller, a Assignment) (Task, Fle
 		}
 	}
 
+	t, l, err := s.assign(ctx, c, a, pol, settings, crit)
+	if err != nil {
+		return Task{}, Fleet{}, err
+	}
+	// The caller learns whether its task runs now or queues.
+	f := s.settled(ctx, l)
+	got, _ := f.Task(t.ID)
+	return *got, f, nil
+}
+
+// assign adds the task to the caller's fleet and hands it over (Assign).
+func (s *Service) assign(ctx context.Context, c Caller, a Assignment, pol policy.Policy, settings goal.Settings, crit criterion.Spec) (Task, *live, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.fleetOf(c)
@@ -124,7 +136,7 @@ func (s *Service) Assign(ctx context.Context, c Caller, a Assignment) (Task, Fle
 	}
 	f := &l.f
 	if _, busy := s.goals.WorkingIn(a.PaneID); busy {
-		return Task{}, Fleet{}, fmt.Errorf("pane_id: a goal already works in pane %s; wait_for_agent on it first, or pick another pane", a.PaneID)
+		return Task{}, nil, fmt.Errorf("pane_id: a goal already works in pane %s; wait_for_agent on it first, or pick another pane", a.PaneID)
 	}
 	t := Task{TaskSpec: TaskSpec{ID: fmt.Sprintf("task-%d", len(f.Tasks)+1), Goal: a.Description, Pane: a.PaneID,
 		Priority: a.Priority, DependsOn: a.DependsOn, Criterion: crit, Policy: &pol, Settings: &settings, AssignedBy: c.owner()},
@@ -133,23 +145,22 @@ func (s *Service) Assign(ctx context.Context, c Caller, a Assignment) (Task, Fle
 		t.ID += "x"
 	}
 	if err := Validate(append(specsOf(f.Tasks), t.TaskSpec)); err != nil {
-		return Task{}, Fleet{}, err
+		return Task{}, nil, err
 	}
 	if err := s.ensurePanes(ctx, *f, []Task{t}); err != nil {
-		return Task{}, Fleet{}, err
+		return Task{}, nil, err
 	}
 	if err := s.goals.Check(ctx, s.goalSpec(f, &t, "")); err != nil {
-		return Task{}, Fleet{}, err
+		return Task{}, nil, err
 	}
 	f.Tasks = append(f.Tasks, t)
 	if _, ok := s.active[f.ID]; !ok {
-		s.active[f.ID] = l
+		s.drive(l)
 		s.publishFleet(f)
 	}
 	s.publishTask(f, &f.Tasks[len(f.Tasks)-1])
 	s.schedule(l)
-	got, _ := l.f.Task(t.ID)
-	return *got, l.f, nil
+	return t, l, nil
 }
 
 func isCriterionKey(k string) bool {
@@ -198,7 +209,7 @@ func (s *Service) goalInPane(pane string) (string, bool) {
 	defer s.mu.Unlock()
 	for _, l := range s.active {
 		for _, t := range l.f.Tasks {
-			if t.Status == TaskRunning && t.Pane == pane && t.GoalID != "" {
+			if !t.Status.Ended() && t.Pane == pane && t.GoalID != "" {
 				return t.GoalID, true
 			}
 		}
@@ -307,14 +318,15 @@ func (s *Service) deliver(ctx context.Context, c Caller, pane, text string, keep
 	return fmt.Sprintf("No goal runs in pane %s yet; task %s will start there with this context in its first prompt.", pane, waiting), nil
 }
 
-// taskOfGoal is the running fleet task whose goal is goalID. Called with s.mu held.
+// taskOfGoal is the fleet task whose goal is goalID, not ended. Called with s.mu held.
 func (s *Service) taskOfGoal(goalID string) (*live, *Task) {
 	if goalID == "" {
 		return nil, nil
 	}
 	for _, l := range s.active {
 		for i := range l.f.Tasks {
-			if l.f.Tasks[i].GoalID == goalID && l.f.Tasks[i].Status == TaskRunning {
+			// Not ended rather than running: its goal may act before the fleet is told it runs.
+			if l.f.Tasks[i].GoalID == goalID && !l.f.Tasks[i].Status.Ended() {
 				return l, &l.f.Tasks[i]
 			}
 		}
@@ -397,6 +409,9 @@ func (s *Service) FailTask(ctx context.Context, c Caller, gc tools.GoalControl, 
 	}
 	if cancel, ok := s.preparing[l.f.ID+"/"+t.ID]; ok {
 		cancel()
+	}
+	if t.GoalID != "" {
+		s.withdraw([]string{t.GoalID}, false) // its queued goal ends too
 	}
 	now := time.Now().UTC()
 	t.Status, t.Report, t.EndedAt = TaskFailed, why, &now

@@ -47,8 +47,8 @@ type Options struct {
 	PaneExists func(paneID string) bool
 }
 
-// Service creates fleets and drives them: it starts each task as a goal once its
-// dependencies verified complete, within the fleet's concurrency cap, and follows the goals
+// Service creates fleets and drives them: it hands each task to the Goal Runner as a goal
+// of the fleet's group, which starts it in its turn (see schedule.go), and follows the goals
 // to their end.
 type Service struct {
 	repo   Repo
@@ -65,6 +65,8 @@ type Service struct {
 	// that reason rather than aborted.
 	failedBy map[string]string
 	stats    schedStats
+	// recorded is closed (and replaced) whenever a task's end is recorded (awaitRecorded).
+	recorded chan struct{}
 
 	// saved is each fleet's tasks as last stored, so a save writes only what changed.
 	savedMu sync.Mutex
@@ -90,7 +92,7 @@ func NewService(ctx context.Context, repo Repo, goals *goal.Service, events *pub
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Service{repo: repo, goals: goals, events: events, opts: opts, log: opts.Logger,
-		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, saved: map[string]map[string]Task{}, ctx: sctx, cancel: cancel}
+		active: map[string]*live{}, preparing: map[string]context.CancelFunc{}, failedBy: map[string]string{}, saved: map[string]map[string]Task{}, recorded: make(chan struct{}), ctx: sctx, cancel: cancel}
 	fs, err := repo.ListFleets(ctx)
 	if err != nil {
 		cancel()
@@ -209,13 +211,28 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		return Fleet{}, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.stats.add(time.Now())
+	began := time.Now()
 	l := &live{f: f, done: make(chan struct{})}
-	s.active[f.ID] = l
+	s.drive(l)
 	s.publishFleet(&l.f)
 	s.schedule(l)
-	return l.f, nil
+	s.stats.add(began)
+	s.mu.Unlock()
+	return s.settled(ctx, l), nil
+}
+
+// settled waits until the first goals the Goal Runner picked of the fleet run, and returns
+// the fleet as it is then: whoever created it (or get_fleet_status right after) sees which
+// tasks run and which queue.
+func (s *Service) settled(ctx context.Context, l *live) Fleet {
+	if err := s.goals.Settle(ctx, l.f.ID); err != nil {
+		s.log.Warn("fleet: wait for the first tasks to start", "fleet", l.f.ID, "err", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := l.f
+	f.Tasks = cloneTasks(l.f.Tasks)
+	return f
 }
 
 // taskError names the task in a goal's validation error.
@@ -263,305 +280,9 @@ func (s *Service) goalSpec(f *Fleet, t *Task, handoff string) goal.Spec {
 	return spec
 }
 
-// schedule blocks the dependants of failed tasks, starts ready tasks while the fleet has
-// room (highest priority first, then oldest), and ends the fleet when nothing is left to
-// run. Called with s.mu held.
-func (s *Service) schedule(l *live) {
-	if s.ctx.Err() != nil || l.aborting || l.f.Status != StatusRunning {
-		return
-	}
-	f := &l.f
-	s.propagateBlocks(f)
-	running := 0
-	busy := map[string]bool{}
-	for _, t := range f.Tasks {
-		if t.Status == TaskRunning {
-			running++
-			busy[t.Pane] = true
-		}
-	}
-	for _, q := range s.queue(f) {
-		if running >= f.Spec.Concurrency {
-			break
-		}
-		t, _ := f.Task(q)
-		if busy[t.Pane] || s.paneBusy(t.Pane) {
-			continue // one goal per pane: the task waits for the pane
-		}
-		s.start(l, t)
-		if t.Status == TaskRunning {
-			running++
-			busy[t.Pane] = true
-		}
-	}
-	s.propagateBlocks(f) // a task that could not start blocks its dependants too
-	ended := true
-	for _, t := range f.Tasks {
-		if !t.Status.Ended() {
-			ended = false
-		}
-	}
-	if ended {
-		f.Status = StatusCompleted
-		for _, t := range f.Tasks {
-			if t.Status != TaskCompleted {
-				f.Status = StatusFailed
-			}
-		}
-	}
-	if err := s.save(s.ctx, f); err != nil {
-		s.log.Error("fleet: save", "fleet", f.ID, "err", err)
-	}
-	if ended {
-		s.publishFleet(f)
-		delete(s.active, f.ID)
-		close(l.done)
-	}
-}
-
-// paneBusy reports whether a goal outside this fleet's bookkeeping works in the pane (one
-// started from the dashboard, say, or another fleet's).
-func (s *Service) paneBusy(pane string) bool {
-	if _, ok := s.goals.WorkingIn(pane); ok {
-		return true
-	}
-	for _, l := range s.active {
-		for _, t := range l.f.Tasks {
-			if t.Status == TaskRunning && t.Pane == pane {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// queue is the fleet's waiting tasks whose dependencies all verified complete, in the order
-// they start: priority (highest first), then age.
-func (s *Service) queue(f *Fleet) []string {
-	var ready []*Task
-	for i := range f.Tasks {
-		t := &f.Tasks[i]
-		if t.Status == TaskWaiting && s.depsDone(f, t) {
-			ready = append(ready, t)
-		}
-	}
-	slices.SortStableFunc(ready, func(a, b *Task) int {
-		if a.Priority != b.Priority {
-			return b.Priority - a.Priority
-		}
-		return a.Seq - b.Seq
-	})
-	ids := make([]string, len(ready))
-	for i, t := range ready {
-		ids[i] = t.ID
-	}
-	return ids
-}
-
-func (s *Service) depsDone(f *Fleet, t *Task) bool {
-	for _, d := range t.DependsOn {
-		if dt, ok := f.Task(d); !ok || dt.Status != TaskCompleted {
-			return false
-		}
-	}
-	return true
-}
-
-// propagateBlocks marks blocked every waiting task with a dependency that failed, was
-// aborted or is blocked itself, naming it: transitively, until nothing changes.
-func (s *Service) propagateBlocks(f *Fleet) {
-	for changed := true; changed; {
-		changed = false
-		for i := range f.Tasks {
-			t := &f.Tasks[i]
-			if t.Status != TaskWaiting {
-				continue
-			}
-			for _, d := range t.DependsOn {
-				dt, ok := f.Task(d)
-				if !ok {
-					continue
-				}
-				switch dt.Status {
-				case TaskFailed, TaskAborted:
-					t.Reason = fmt.Sprintf("task %s, which it depends on, %s: %s", dt.ID, dt.Status, firstLine(dt.Report))
-				case TaskBlocked:
-					t.Reason = fmt.Sprintf("task %s, which it depends on, is blocked (%s)", dt.ID, dt.Reason)
-				default:
-					continue
-				}
-				now := time.Now().UTC()
-				t.Status, t.EndedAt, changed = TaskBlocked, &now, true
-				s.publishTask(f, t)
-				break
-			}
-		}
-	}
-}
-
-// start starts a task: an isolated task first gets its worktree (in the background, holding
-// its slot), then its goal. Called with s.mu held.
-func (s *Service) start(l *live, t *Task) {
-	f := &l.f
-	wt := t.Worktree
-	ready := wt != nil && !wt.Pruned && dirExists(wt.Dir) && (wt.SetupDone || f.Spec.Setup == "")
-	if !isolated(f, t) || ready {
-		s.startGoal(f, t)
-		return
-	}
-	now := time.Now().UTC()
-	t.Status, t.StartedAt = TaskRunning, &now
-	s.publishTask(f, t)
-	key := f.ID + "/" + t.ID
-	ctx, cancel := context.WithCancel(s.ctx)
-	s.preparing[key] = cancel
-	snap, task, spec := *f, *t, s.goalSpec(f, t, "")
-	snap.Tasks = cloneTasks(f.Tasks)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer cancel()
-		wt, err := prepareWorktree(ctx, &snap, &task, spec)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		delete(s.preparing, key)
-		if s.ctx.Err() != nil {
-			return // stopping: resume prepares it again
-		}
-		cur, ok := s.active[snap.ID]
-		t, found := l.f.Task(task.ID)
-		if found && wt != nil {
-			t.Worktree = wt // even if aborted meanwhile: prune must find it
-		}
-		if !ok || cur != l || !found || t.Status != TaskRunning || t.GoalID != "" {
-			if found && wt != nil && !ok {
-				s.save(s.ctx, &l.f) // Best effort: the fleet ended meanwhile; keep the worktree on record.
-			}
-			return // aborted or retried meanwhile
-		}
-		if err != nil {
-			end := time.Now().UTC()
-			t.Status, t.Report, t.EndedAt = TaskFailed, "Its worktree could not be prepared: "+err.Error(), &end
-			s.publishTask(&l.f, t)
-		} else {
-			s.startGoal(&l.f, t)
-		}
-		s.schedule(l)
-	}()
-}
-
 func dirExists(dir string) bool {
 	st, err := os.Stat(dir)
 	return err == nil && st.IsDir()
-}
-
-// startGoal starts a task's goal, with its role, its dependencies' reports and the context
-// shared with its pane in the first prompt. Called with s.mu held.
-func (s *Service) startGoal(f *Fleet, t *Task) {
-	var b strings.Builder
-	b.WriteString(s.startBriefing(s.ctx, t))
-	for _, d := range t.DependsOn {
-		dt, _ := f.Task(d)
-		fmt.Fprintf(&b, "Task %s (%q) verified complete. Its report:\n%s\n\n", dt.ID, dt.Goal, dt.Report)
-	}
-	if wt := t.Worktree; wt != nil {
-		fmt.Fprintf(&b, "You work in your own git worktree, %s, on branch %s: other tasks of the fleet work in their own, so edit freely here. The fleet commits what you leave there when your task ends.\n\n", wt.WorkDir, wt.Branch)
-	}
-	now := time.Now().UTC()
-	began := time.Now()
-	g, err := s.goals.Start(s.ctx, s.goalSpec(f, t, strings.TrimSpace(b.String())))
-	s.stats.goalStart.Add(int64(time.Since(began)))
-	if err != nil {
-		t.Status, t.Report, t.EndedAt = TaskFailed, "Could not start: "+err.Error(), &now
-		s.publishTask(f, t)
-		return
-	}
-	if t.StartedAt == nil || t.Status != TaskRunning {
-		t.StartedAt = &now
-	}
-	t.Status, t.GoalID = TaskRunning, g.ID
-	s.publishTask(f, t)
-	s.watch(f.ID, t.ID, g.ID)
-}
-
-// watch follows a task's goal to its end.
-func (s *Service) watch(fleetID, taskID, goalID string) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		g, err := s.goals.Wait(s.ctx, goalID)
-		if s.ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			g = goal.Goal{ID: goalID, Status: goal.StatusFailed, Report: "its goal is gone: " + err.Error()}
-		}
-		if !g.Status.Finished() {
-			return // interrupted: the app is stopping; resume picks it up
-		}
-		s.taskEnded(fleetID, taskID, g, s.finishTask(fleetID, taskID, g))
-	}()
-}
-
-// finishTask commits an isolated task's work on its branch once its goal ended, outside
-// s.mu (git takes a while), and returns its worktree as it is now (nil without one).
-func (s *Service) finishTask(fleetID, taskID string, g goal.Goal) *Worktree {
-	s.mu.Lock()
-	var snap Fleet
-	var task Task
-	if l, ok := s.active[fleetID]; ok {
-		if t, ok := l.f.Task(taskID); ok && t.Worktree != nil {
-			snap, task = l.f, *t
-			w := *t.Worktree
-			task.Worktree = &w
-		}
-	}
-	s.mu.Unlock()
-	if task.Worktree == nil {
-		return nil
-	}
-	task.Status = taskStatusOf(g)
-	finishWorktree(s.ctx, &snap, &task, task.Worktree)
-	return task.Worktree
-}
-
-func taskStatusOf(g goal.Goal) TaskStatus {
-	switch g.Status {
-	case goal.StatusCompleted:
-		return TaskCompleted
-	case goal.StatusAborted:
-		return TaskAborted
-	}
-	return TaskFailed
-}
-
-// taskEnded records a task's goal's end and schedules what it unblocks.
-func (s *Service) taskEnded(fleetID, taskID string, g goal.Goal, wt *Worktree) {
-	report := s.report(g)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	began := time.Now()
-	defer s.stats.add(began)
-	l, ok := s.active[fleetID]
-	if !ok {
-		return
-	}
-	t, ok := l.f.Task(taskID)
-	if !ok || t.Status != TaskRunning || t.GoalID != g.ID {
-		return
-	}
-	now := time.Now().UTC()
-	t.Report, t.EndedAt, t.Status = report, &now, taskStatusOf(g)
-	if why, ok := s.failedBy[g.ID]; ok {
-		delete(s.failedBy, g.ID)
-		t.Status, t.Report = TaskFailed, why+"\n\n"+report
-	}
-	if wt != nil {
-		t.Worktree = wt
-		t.Report += "\n" + branchLine(wt)
-	}
-	s.publishTask(&l.f, t)
-	s.schedule(l)
 }
 
 // report is a task's final report: the claim's rationale and the verification's detail for

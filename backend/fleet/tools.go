@@ -300,7 +300,7 @@ func (s *Service) statusResult(ctx context.Context, c Caller, id string) (tools.
 		case id == "" && f.Status != StatusRunning && (mine == nil || mine.f.ID != f.ID):
 			continue
 		}
-		v := fleetView{ID: f.ID, Name: f.Name, Status: string(f.Status), Concurrency: f.Spec.Concurrency, Queue: s.queue(&f)}
+		v := fleetView{ID: f.ID, Name: f.Name, Status: string(f.Status), Concurrency: f.Spec.Concurrency, Queue: s.queueOf(&f)}
 		for _, t := range f.Tasks {
 			if t.Status == TaskRunning {
 				v.Running++

@@ -257,8 +257,9 @@ func (s *Service) Prune(ctx context.Context, id string) (Fleet, error) {
 		}
 	}
 	for _, t := range f.Tasks {
-		if t.Status == TaskRunning {
-			return Fleet{}, fmt.Errorf("task %s of fleet %s is running in its worktree; prune after the fleet ends (or abort it first)", t.ID, id)
+		// A waiting task of a driven fleet gets (or has) its worktree any moment.
+		if t.Status == TaskRunning || (active && t.Status == TaskWaiting && isolated(&f, &t)) {
+			return Fleet{}, fmt.Errorf("task %s of fleet %s is running in its worktree, or about to; prune after the fleet ends (or abort it first)", t.ID, id)
 		}
 	}
 	f.Tasks = cloneTasks(f.Tasks)

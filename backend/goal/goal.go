@@ -121,6 +121,13 @@ type Spec struct {
 	Policy    policy.Policy  `json:"policy"`
 	Settings  Settings       `json:"settings"`
 	DependsOn []string       `json:"dependsOn,omitempty"`
+	// Priority orders the queue: a higher one starts first, then the oldest (see schedule.go).
+	Priority int `json:"priority,omitempty"`
+	// Group is the set of goals this one is scheduled with, a fleet's id ("" none): at most
+	// GroupLimit of them run at once (0: only the service's limit), each waits for its pane to
+	// be free, and none starts until the group's owner opens it (Service.OpenGroup).
+	Group      string `json:"group,omitempty"`
+	GroupLimit int    `json:"groupLimit,omitempty"`
 	// Handoff is what the goal starts knowing besides its goal: the reports of the fleet tasks
 	// it depends on, context other agents shared. It goes into the first prompt only.
 	Handoff string `json:"handoff,omitempty"`

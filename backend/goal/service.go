@@ -92,6 +92,7 @@ type Service struct {
 	mu    sync.Mutex
 	runs  map[string]*run
 	queue []string
+	sched schedState // the scheduler's memory beside the queue (schedule.go)
 	// lost holds goals that ended while the store refused their progress: their end is
 	// known here only (Wait and Get answer with it) until the app restarts.
 	lost map[string]Goal
@@ -171,26 +172,6 @@ func (s *Service) save(ctx context.Context, g Goal, events ...Event) error {
 		s.publishStored(e)
 	}
 	return nil
-}
-
-// Start validates a goal, stores it as pending and queues it. Every mistake in the spec is
-// refused here, naming the field, rather than discovered when the agent claims success.
-func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
-	spec, err := s.validate(ctx, spec)
-	if err != nil {
-		return Goal{}, err
-	}
-	now := time.Now().UTC()
-	g := Goal{ID: agent.NewID("goal-"), Spec: spec, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
-	if err := s.save(ctx, g, Event{Type: EventStatus, Data: mustJSON(map[string]any{"status": StatusPending})}); err != nil {
-		return Goal{}, err
-	}
-	s.mu.Lock()
-	s.queue = append(s.queue, g.ID)
-	s.schedule()
-	s.mu.Unlock()
-	s.prune(ctx)
-	return s.repo.Goal(ctx, g.ID)
 }
 
 // Check validates a spec as Start would, starting nothing: a fleet checks every task's goal
@@ -316,53 +297,6 @@ func (s *Service) parseCriterion(ctx context.Context, spec Spec) (criterion.Crit
 		return nil, err
 	}
 	return c, nil
-}
-
-// schedule starts queued goals while there is room, in order; a goal whose dependency failed
-// or was aborted is aborted itself. Called with s.mu held.
-func (s *Service) schedule() {
-	if s.ctx.Err() != nil {
-		return
-	}
-	var keep []string
-	for _, id := range s.queue {
-		if len(s.runs) >= s.opts.MaxConcurrent {
-			keep = append(keep, id)
-			continue
-		}
-		g, err := s.repo.Goal(s.ctx, id)
-		if err != nil || g.Status != StatusPending {
-			continue // deleted or already handled
-		}
-		ready, blocked := true, ""
-		for _, dep := range g.Spec.DependsOn {
-			d, err := s.repo.Goal(s.ctx, dep)
-			switch {
-			case err != nil:
-				blocked = fmt.Sprintf("the goal it depends on (%s) no longer exists", dep)
-			case d.Status == StatusFailed || d.Status == StatusAborted:
-				blocked = fmt.Sprintf("the goal it depends on (%s) ended %s", dep, d.Status)
-			case d.Status != StatusCompleted:
-				ready = false
-			}
-		}
-		if blocked != "" {
-			now := time.Now().UTC()
-			g.Status, g.Report, g.EndedAt = StatusAborted, "Aborted: "+blocked+".", &now
-			s.save(s.ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
-			continue
-		}
-		if !ready {
-			keep = append(keep, id)
-			continue
-		}
-		if err := s.launch(g, nil, 0); err != nil {
-			now := time.Now().UTC()
-			g.Status, g.Report, g.EndedAt = StatusFailed, "Could not start: "+err.Error(), &now
-			s.save(s.ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
-		}
-	}
-	s.queue = keep
 }
 
 func (s *Service) running(id string) (*run, error) {

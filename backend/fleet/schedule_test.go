@@ -1,0 +1,189 @@
+package fleet_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/tools"
+)
+
+// One scheduler: a fleet of concurrency 2 under a Goal Runner that runs one goal at a time.
+// A task shows running only while its goal runs (never while the goal still queues), one
+// task runs at a time, and the queue keeps the fleet's priority and dependencies: b (5), d
+// (1), a, then c, which depends on a and carries a's report.
+func TestTaskRunsOnlyWhileItsGoalRuns(t *testing.T) {
+	var mu sync.Mutex
+	var firsts []string // panes in the order their goals first asked the model
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+		pane := paneRe.FindStringSubmatch(string(req.Body))
+		if pane == nil {
+			return llmtest.Text("no pane in this request")
+		}
+		msgs, _ := req.JSON["messages"].([]any)
+		for _, x := range msgs {
+			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
+				return claim("A-REPORT: " + pane[1] + " is done")
+			}
+		}
+		mu.Lock()
+		firsts = append(firsts, pane[1])
+		mu.Unlock()
+		return call("hold", map[string]int{"ms": 300}) // long enough for a poll to catch a queued goal
+	}}}})
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	reg := tools.NewRegistry()
+	reg.Register(tools.GoalTools()...)
+	reg.Register(tools.New("hold", "Waits.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+		MS int `json:"ms"`
+	}) (tools.Result, error) {
+		time.Sleep(time.Duration(p.MS) * time.Millisecond)
+		return tools.Result{Text: "held"}, nil
+	}))
+	model, err := engine.ModelFor(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goalEvents, fleetEvents := pubsub.NewBroker[goal.Event](), pubsub.NewBrokerBuffer[fleet.Event](4096)
+	t.Cleanup(goalEvents.Shutdown)
+	t.Cleanup(fleetEvents.Shutdown)
+	goals, err := goal.NewService(ctx, st, fixedModel{model}, reg, goalEvents, goal.Options{MaxConcurrent: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(goals.Shutdown)
+	fleets, err := fleet.NewService(ctx, st, goals, fleetEvents, fleet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fleets.Shutdown)
+
+	// Every task event saying "running" is checked against the goal at once.
+	var bad []string
+	evCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	evs := fleetEvents.Subscribe(evCtx)
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		for ev := range evs {
+			e := ev.Payload
+			if e.Type != fleet.EventTask || e.Status != string(fleet.TaskRunning) {
+				continue
+			}
+			if why := goalNotRunning(goals, e.Pane, e.GoalID); why != "" {
+				mu.Lock()
+				bad = append(bad, fmt.Sprintf("event: task %s running while %s", e.TaskID, why))
+				mu.Unlock()
+			}
+		}
+	}()
+
+	file := fleet.File{Name: "one-scheduler", Concurrency: 2}
+	for _, ts := range []struct {
+		id, deps string
+		prio     int
+	}{{"a", "", 0}, {"b", "", 5}, {"c", "a", 0}, {"d", "", 1}} {
+		task := fleet.TaskSpec{ID: ts.id, Goal: "Do " + ts.id, Pane: ts.id + "-term", Priority: ts.prio,
+			Criterion: criterion.Spec{Kind: criterion.KindShell, Command: "true"}}
+		if ts.deps != "" {
+			task.DependsOn = []string{ts.deps}
+		}
+		file.Tasks = append(file.Tasks, task)
+	}
+	off := 0
+	f, err := fleets.Create(ctx, file, fleet.Spec{Settings: goal.Settings{CriticInterval: &off, WorkDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Polled as well: at most one task runs (the Goal Runner's limit), and only with its goal.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cur, err := fleets.Get(ctx, f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := 0
+		mu.Lock()
+		for _, task := range cur.Tasks {
+			if task.Status != fleet.TaskRunning {
+				continue
+			}
+			running++
+			if why := goalNotRunning(goals, task.Pane, task.GoalID); why != "" {
+				bad = append(bad, fmt.Sprintf("poll: task %s running while %s", task.ID, why))
+			}
+		}
+		if running > 1 {
+			bad = append(bad, fmt.Sprintf("poll: %d tasks running under a Goal Runner limit of 1", running))
+		}
+		mu.Unlock()
+		if cur.Status.Finished() {
+			f = cur
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fleet did not end: %+v", cur.Tasks)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	<-checked
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bad) > 0 {
+		t.Errorf("%d wrong states, the first: %s", len(bad), strings.Join(bad[:min(5, len(bad))], "\n"))
+	}
+	if f.Status != fleet.StatusCompleted {
+		t.Fatalf("fleet %s: %+v", f.Status, f.Tasks)
+	}
+	if want := []string{"b-term", "d-term", "a-term", "c-term"}; !slices.Equal(firsts, want) {
+		t.Errorf("start order %v, want %v (priority, then the dependency)", firsts, want)
+	}
+	c, _ := f.Task("c")
+	g, err := goals.Get(ctx, c.GoalID)
+	if err != nil || !strings.Contains(g.Spec.Handoff, "A-REPORT: a-term is done") || !slices.Contains(g.Spec.DependsOn, taskGoal(f, "a")) {
+		t.Errorf("c's goal: hand-off %q, depends on %v (a's goal is %s): %v", g.Spec.Handoff, g.Spec.DependsOn, taskGoal(f, "a"), err)
+	}
+}
+
+// goalNotRunning says why a task's goal is not running now ("" when it runs or has ended).
+func goalNotRunning(goals *goal.Service, pane, goalID string) string {
+	if goalID == "" {
+		return "it has no goal"
+	}
+	if id, ok := goals.WorkingIn(pane); ok && id == goalID {
+		return ""
+	}
+	g, err := goals.Get(context.Background(), goalID)
+	switch {
+	case err != nil:
+		return "its goal is unknown: " + err.Error()
+	case g.Status == goal.StatusPending:
+		return "its goal " + goalID + " is still queued"
+	}
+	return ""
+}
+
+func taskGoal(f fleet.Fleet, id string) string {
+	t, _ := f.Task(id)
+	return t.GoalID
+}
