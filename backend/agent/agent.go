@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -74,6 +75,17 @@ type Agent struct {
 	Temperature *float64
 	// Guard is the loop guard (nil: none).
 	Guard *Guard
+	// Decider decides every call the guard lets through, the model's own and the nested ones
+	// alike (a policy.Decider: the owner's rules, then its policy); an Ask goes to the person.
+	Decider Decider
+	// Caller is the owner's part of every call it makes (tools.Call: a goal's id, say); the
+	// agent adds the call itself and where it works (WorkDir, Sandbox, PaneID, WorkspaceID).
+	Caller tools.Call
+	// Bookkeeping names the tools that keep the owner's own books (a goal's claim and
+	// checklist): the guard does not count them as work done. nil: none.
+	Bookkeeping func(name string) bool
+	// ApprovalPrefix begins the ids of this agent's approval requests (default "appr-").
+	ApprovalPrefix string
 	// Approvals is where calls wait for the person; Owner says whose they are (its GoalID
 	// or WorkspaceID is copied onto every request).
 	Approvals *Approvals
@@ -107,5 +119,12 @@ func (a *Agent) publish(e Event) {
 		a.Hooks.Publish(e)
 	}
 }
+
+// Decider decides one call: run it, ask the person, or refuse it (policy.Decider).
+type Decider interface {
+	Decide(ctx context.Context, t tools.Tool, call tools.Call) policy.Verdict
+}
+
+func (a *Agent) bookkeeping(name string) bool { return a.Bookkeeping != nil && a.Bookkeeping(name) }
 
 func (a *Agent) offered(name string) bool { return a.Offer == nil || a.Offer(name) }

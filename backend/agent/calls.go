@@ -179,6 +179,11 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 		return nil, a.finish(rec, errorResult(c, "there is no tool named %q in this %s. Available tools: %s", c.Name, a.Scope,
 			strings.Join(a.toolNames(), ", "))), nil, false
 	}
+	return a.decideWith(ctx, cctx, c, tool, args, rec)
+}
+
+// decideWith is decide for a tool in hand (a nested call's may be no registered tool).
+func (a *Agent) decideWith(ctx, cctx context.Context, c llm.ToolCall, tool tools.Tool, args json.RawMessage, rec CallRecord) (p *prepared, res llm.ToolResult, halt *GuardDecision, abandoned bool) {
 	var note string
 	if a.Guard != nil {
 		switch d := a.Guard.Before(a.guardCall(tool, c.Name, args)); d.Action {
@@ -194,9 +199,8 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 			return nil, a.finish(rec, errorResult(c, "%s", d.Message)), halt, false
 		}
 	}
-	call := tools.Call{ID: c.ID, Name: c.Name, Args: args, GoalID: a.Owner.GoalID, Dir: a.WorkDir, Sandbox: a.Sandbox,
-		PaneID: a.PaneID, WorkspaceID: a.WorkspaceID}
-	v := a.Hooks.Check(cctx, tool, call)
+	call := a.callOf(c.ID, c.Name, args)
+	v := a.verdict(cctx, tool, call)
 	switch v.Decision {
 	case policy.Deny:
 		return nil, a.finish(rec, errorResult(c, "%s", v.Reason)), nil, false
@@ -224,10 +228,31 @@ func (a *Agent) decide(ctx, cctx context.Context, c llm.ToolCall) (p *prepared, 
 	return &prepared{rec: rec, tool: tool, call: call, note: note}, llm.ToolResult{}, nil, false
 }
 
+// callOf is a call as the tool gets it: the owner's part (Caller), where the agent works,
+// and the call itself.
+func (a *Agent) callOf(id, name string, args json.RawMessage) tools.Call {
+	call := a.Caller
+	call.ID, call.Name, call.Args = id, name, args
+	call.Dir, call.Sandbox, call.PaneID, call.WorkspaceID = a.WorkDir, a.Sandbox, a.PaneID, a.WorkspaceID
+	return call
+}
+
+// verdict is the owner's decision on a call, with the call's own risk for the person.
+func (a *Agent) verdict(ctx context.Context, tool tools.Tool, call tools.Call) Verdict {
+	risk, _ := tools.RiskOf(tool, call.Args)
+	if a.Decider == nil {
+		// No decider, no decisions: nothing runs that nobody judged.
+		return Verdict{Decision: policy.Deny, Reason: fmt.Sprintf("%s was refused: this %s decides no calls", call.Name, a.Scope), Risk: risk}
+	}
+	v := a.Decider.Decide(ctx, tool, call)
+	return Verdict{Decision: v.Decision, Reason: v.Reason, Risk: risk}
+}
+
 // guardCall is a call as the loop guard sees it.
 func (a *Agent) guardCall(tool tools.Tool, name string, args json.RawMessage) GuardCall {
 	risk, _ := tools.RiskOf(tool, args)
-	c := GuardCall{Tool: name, Args: args, Mutates: risk > tools.ReadOnly && !tools.IsGoalTool(name)}
+	books := a.bookkeeping(name)
+	c := GuardCall{Tool: name, Args: args, Mutates: risk > tools.ReadOnly && !books, Bookkeeping: books}
 	if name == tools.ToolClaimComplete && a.Hooks.OpenTodos != nil {
 		c.OpenTodos = a.Hooks.OpenTodos()
 	}
@@ -302,11 +327,12 @@ func (a *Agent) toolNames() []string {
 func (a *Agent) ask(ctx context.Context, c llm.ToolCall, args json.RawMessage, v Verdict) (Approval, error) {
 	req := a.Owner
 	// Secrets: the request is stored and shown to the person, so it is masked (masking.go).
-	req.ID, req.CallID, req.Tool, req.Args = NewID("appr-"), c.ID, c.Name, a.maskArgs(args)
-	req.Risk, req.Reason, req.Status, req.CreatedAt = v.Risk.String(), a.maskText(v.Reason), ApprovalPending, time.Now().UTC()
-	if a.Owner.WorkspaceID != "" {
-		req.ID = NewID("chat-appr-")
+	prefix := a.ApprovalPrefix
+	if prefix == "" {
+		prefix = "appr-"
 	}
+	req.ID, req.CallID, req.Tool, req.Args = NewID(prefix), c.ID, c.Name, a.maskArgs(args)
+	req.Risk, req.Reason, req.Status, req.CreatedAt = v.Risk.String(), a.maskText(v.Reason), ApprovalPending, time.Now().UTC()
 	wait, err := a.Approvals.Open(ctx, req)
 	if err != nil {
 		return req, err
@@ -339,8 +365,7 @@ func (a *Agent) run(ctx context.Context, tool tools.Tool, call tools.Call) llm.T
 		tctx = a.Hooks.ToolContext(ctx)
 	}
 	gate := &nestGate{}
-	tctx = tools.WithDispatch(tctx, a.nested(call, gate))
-	tctx = tools.WithGate(tctx, a.gate)
+	call.Nested = a.nested(call, gate)
 	if a.Tasks != nil {
 		a.Tasks.Add(1)
 	}

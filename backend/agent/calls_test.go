@@ -31,6 +31,14 @@ type bench struct {
 	asked   chan agent.Approval
 }
 
+// decideBy adapts a test's check to the agent's Decider.
+type decideBy func(tools.Tool, tools.Call) agent.Verdict
+
+func (d decideBy) Decide(_ context.Context, t tools.Tool, c tools.Call) policy.Verdict {
+	v := d(t, c)
+	return policy.Verdict{Decision: v.Decision, Reason: v.Reason}
+}
+
 func newBench(t *testing.T, check func(tools.Tool, tools.Call) agent.Verdict) *bench {
 	t.Helper()
 	dir := t.TempDir()
@@ -45,9 +53,9 @@ func newBench(t *testing.T, check func(tools.Tool, tools.Call) agent.Verdict) *b
 	goalID := seedGoal(t, st)
 	b.a = &agent.Agent{Scope: "goal", AskHint: "through your report", Registry: reg, Guard: agent.NewGuard(),
 		Approvals: agent.NewApprovals(st, nil), Owner: agent.Approval{GoalID: goalID},
-		Offer: func(name string) bool { return name != "sleep" },
+		Offer:   func(name string) bool { return name != "sleep" },
+		Decider: decideBy(check),
 		Hooks: agent.Hooks{
-			Check: func(_ context.Context, tool tools.Tool, call tools.Call) agent.Verdict { return check(tool, call) },
 			Grant: func(tool string) { b.granted = append(b.granted, tool) },
 			Finish: func(rec agent.CallRecord) llm.ToolResult {
 				b.records = append(b.records, rec)

@@ -62,8 +62,6 @@ type Verdict struct {
 // Hooks are what a policy over the agent (a goal, a chat, a fleet task) supplies. Only Check
 // is required.
 type Hooks struct {
-	// Check decides a call the guard let through.
-	Check func(ctx context.Context, tool tools.Tool, call tools.Call) Verdict
 	// Grant remembers the person's "allow for this goal / this chat" for a tool.
 	Grant func(tool string)
 	// Finish records a call's outcome (a goal's step log, a chat's tool item) and returns the

@@ -75,6 +75,8 @@ type GuardCall struct {
 	Args json.RawMessage
 	// Mutates: the tool changes something (its risk is above read_only).
 	Mutates bool
+	// Bookkeeping: the tool keeps the owner's own books (Agent.Bookkeeping), no work done.
+	Bookkeeping bool
 	// OpenTodos are the checklist items not done yet when the call is a claim of completion.
 	OpenTodos []string
 }
@@ -170,7 +172,7 @@ func (g *Guard) After(c GuardCall, result string, isError bool) GuardDecision {
 	if len(g.history) > guardHistoryLimit {
 		g.history = g.history[len(g.history)-guardHistoryLimit:]
 	}
-	if !isError && !tools.IsGoalTool(c.Tool) {
+	if !isError && !c.Bookkeeping {
 		if c.Mutates {
 			g.lastChange = g.step
 		} else if g.lastChange > 0 {

@@ -33,25 +33,31 @@ func (g *nestGate) close() {
 	g.mu.Unlock()
 }
 
-// nested is the dispatcher handed to the tool running parent (tools.Dispatch): each call it
-// makes is decided, run and recorded exactly as a call of the model's own (the guard, the
-// caller's policy with the call's own risk, the person's approval, the step log), under an id
-// derived from the parent's, so running tools in a bundle never skips a question.
-func (a *Agent) nested(parent tools.Call, gate *nestGate) tools.Dispatch {
+// nested is the capability handed to the running call parent (tools.Call.Nested): each call
+// it makes is decided, run and recorded exactly as a call of the model's own (the guard, the
+// owner's decider with the call's own risk, the person's approval, the step log), under an
+// id derived from the parent's, so running tools in a bundle never skips a question, and
+// nothing a nested call does happens before it was allowed.
+func (a *Agent) nested(parent tools.Call, gate *nestGate) tools.Nested {
 	n := 0
-	return func(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
+	return func(ctx context.Context, tool tools.Tool, args json.RawMessage) (tools.Result, error) {
 		if err := ctx.Err(); err != nil {
 			return tools.Result{}, context.Cause(ctx)
 		}
-		n++
-		ctx = context.WithValue(ctx, nestedKey{}, true)
-		c := llm.ToolCall{ID: fmt.Sprintf("%s.%d", parent.ID, n), Name: name, Args: args}
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
 		gate.mu.Lock()
+		n++
+		c := llm.ToolCall{ID: fmt.Sprintf("%s.%d", parent.ID, n), Name: tool.Name(), Args: args}
 		if gate.closed {
 			gate.mu.Unlock()
 			return tools.Result{}, errNestedClosed
 		}
-		p, res, halt, abandoned := a.decide(ctx, ctx, c)
+		ctx = context.WithValue(ctx, nestedKey{}, true)
+		rec := a.record(c, args)
+		a.publish(Event{Kind: EventToolStarted, Call: &CallInfo{ID: c.ID, Name: c.Name, Args: rec.Args}})
+		p, res, halt, abandoned := a.decideWith(ctx, ctx, c, tool, args, rec)
 		gate.mu.Unlock()
 		if abandoned {
 			return tools.Result{}, errNestedClosed

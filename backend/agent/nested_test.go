@@ -12,16 +12,19 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
-// bundle is a tool that runs other tools through the agent's dispatcher, as a recipe does.
-func bundle(calls ...[2]string) tools.Tool {
-	return tools.New("bundle", "Run several tools.", tools.ReadOnly, func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
-		d, ok := tools.DispatchFrom(ctx)
-		if !ok {
-			return tools.Errorf("no dispatcher"), nil
+// bundle is a tool that runs other tools as nested calls of the agent's, as a recipe does.
+func bundle(reg *tools.Registry, calls ...[2]string) tools.Tool {
+	return tools.New("bundle", "Run several tools.", tools.ReadOnly, func(ctx context.Context, call tools.Call, _ struct{}) (tools.Result, error) {
+		if call.Nested == nil {
+			return tools.Errorf("no nested calls outside an agent"), nil
 		}
 		var out []string
 		for _, c := range calls {
-			res, err := d(ctx, c[0], json.RawMessage(c[1]))
+			tool, ok := reg.Get(c[0])
+			if !ok {
+				return tools.Errorf("no tool %s", c[0]), nil
+			}
+			res, err := call.Nested(ctx, tool, json.RawMessage(c[1]))
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -50,7 +53,7 @@ func TestNestedCallsGoThroughTheCheckAndTheApprovals(t *testing.T) {
 		}
 		return agent.Verdict{Decision: policy.Allow, Risk: risk}
 	})
-	b.a.Registry.Register(bundle([2]string{"run_check", `{}`}, [2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
+	b.a.Registry.Register(bundle(b.a.Registry, [2]string{"run_check", `{}`}, [2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
 	// run_check fails, so the bundle stops after its first step.
 	res, _, _ := b.a.Call(context.Background(), tc("c1", "bundle", `{}`))
 	if len(b.records) != 2 || b.records[0].Call.ID != "c1.1" || b.records[0].Call.Name != "run_check" || b.records[1].Call.ID != "c1" {
@@ -61,7 +64,7 @@ func TestNestedCallsGoThroughTheCheckAndTheApprovals(t *testing.T) {
 	}
 
 	b.records, checked = nil, nil
-	b.a.Registry = toolsWith(b, bundle([2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
+	b.a.Registry = toolsWith(b, bundle(b.a.Registry, [2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
 	go func() {
 		a := <-b.asked
 		if a.CallID != "c2.1" || a.Tool != "http_post" {

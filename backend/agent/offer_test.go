@@ -58,11 +58,11 @@ func offerRegistry(ws tools.PaneLister) (*tools.Registry, *[]string) {
 }
 
 func offerAgent(reg *tools.Registry, checked *[]string) *agent.Agent {
-	return &agent.Agent{Scope: "goal", ByNeed: true, Registry: reg, PaneID: "p1", Hooks: agent.Hooks{
-		Check: func(_ context.Context, tool tools.Tool, _ tools.Call) agent.Verdict {
+	return &agent.Agent{Scope: "goal", ByNeed: true, Registry: reg, PaneID: "p1",
+		Decider: decideBy(func(tool tools.Tool, _ tools.Call) agent.Verdict {
 			*checked = append(*checked, tool.Name())
 			return agent.Verdict{Decision: policy.Allow}
-		}}}
+		})}
 }
 
 func names(defs []llm.ToolDef) []string {

@@ -36,9 +36,9 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	a := &agent.Agent{
 		Scope: "chat", WorkDir: home, AskHint: "the user", Model: m, Registry: r.svc.registry, Offer: offered,
 		Approvals: r.svc.approvals, Owner: agent.Approval{WorkspaceID: r.ss.wsID, ConversationID: r.ss.id}, WorkspaceID: r.ss.wsID,
+		Decider: r.decider(), ApprovalPrefix: "chat-appr-",
 		Screenshot: r.svc.shot, Tasks: &r.svc.wg, ByNeed: true, // tools by need (agent/offer.go)
 		Hooks: agent.Hooks{
-			Check:   r.check,
 			Grant:   r.ss.grant,
 			Finish:  r.finishCall,
 			Publish: func(e agent.Event) { r.onAgentEvent(src, e) },
@@ -58,29 +58,34 @@ func (r *run) newAgent(src Source, m agent.Model) *agent.Agent {
 	return a
 }
 
-// check is why the call needs the user's yes, or that it may run. Chat has no goal ceiling:
-// it asks for calls above the conversation's ask-above level, for calls a tool raises itself
-// (tools.CallRisk: acting on a page that looks like payment) whatever that level, and for
-// calls a tool wants the person to see first (tools.Confirmer: typing a password, uploading
-// files).
-func (r *run) check(ctx context.Context, tool tools.Tool, call tools.Call) agent.Verdict {
-	risk, why := tools.RiskOf(tool, call.Args)
-	ask := func(reason string) agent.Verdict {
-		return agent.Verdict{Decision: policy.Ask, Reason: reason, Risk: risk}
-	}
-	if why != "" {
-		return ask(why)
+// decider decides the chat's calls. Chat has no goal ceiling: it asks for calls a tool raises
+// itself (tools.CallRisk: acting on a page that looks like payment) whatever the
+// conversation's ask-above level, for calls a tool wants the person to see first
+// (tools.Confirmer: typing a password, uploading files), and for calls above that level, read
+// anew at every call since the person may change it between turns.
+func (r *run) decider() policy.Decider {
+	return policy.Decider{Rules: []policy.Rule{r.confirmations, r.askAbove}}
+}
+
+func (r *run) confirmations(ctx context.Context, tool tools.Tool, call tools.Call) (policy.Verdict, bool) {
+	if _, why := tools.RiskOf(tool, call.Args); why != "" {
+		return policy.Verdict{Decision: policy.Ask, Reason: why}, true
 	}
 	if c, ok := tool.(tools.Confirmer); ok {
 		if why := c.Confirm(ctx, call.Args); why != "" {
-			return ask(why)
+			return policy.Verdict{Decision: policy.Ask, Reason: why}, true
 		}
 	}
+	return policy.Verdict{}, false
+}
+
+func (r *run) askAbove(_ context.Context, tool tools.Tool, call tools.Call) (policy.Verdict, bool) {
+	risk, _ := tools.RiskOf(tool, call.Args)
 	askAbove := r.cfg.Settings.AskAbove
 	if v := (policy.Policy{Ceiling: askAbove}).Check(riskAt{tool, risk}, call, r.ss.grants()); v.Decision != policy.Allow {
-		return ask(fmt.Sprintf("%s is %s, above this conversation's ask-above level %s", call.Name, risk, askAbove))
+		return policy.Verdict{Decision: policy.Ask, Reason: fmt.Sprintf("%s is %s, above this conversation's ask-above level %s", call.Name, risk, askAbove)}, true
 	}
-	return agent.Verdict{Decision: policy.Allow, Risk: risk}
+	return policy.Verdict{Decision: policy.Allow}, true
 }
 
 // riskAt is a tool seen at the risk of one particular call.

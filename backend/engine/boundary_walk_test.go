@@ -44,7 +44,7 @@ var insideOnly = map[string]string{
 	// The config dir's plugins run in the app, with no file or network reach but ctx.readFile
 	// (beneath the goal's dir) and ctx.fetch (a call of its own through this policy).
 	"word_count": "pure computation", "post_note": "pure computation", "spin": "pure computation",
-	"weather": "its ctx.fetch is judged as a call of its own",
+	"weather":          "its ctx.fetch is judged as a call of its own",
 	"get_fleet_status": "metadata", "set_agent_role": "metadata", "wait": "a timer",
 	"list_skills": "text from the config the app loaded", "load_skill": "text from the config the app loaded",
 }

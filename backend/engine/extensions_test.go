@@ -173,7 +173,10 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		{"word_count", `unexpected additional properties ["extra"]`},
 		{"post_note", "The user denied this call."},
 		{"spin", "plugin spin was ended: it ran longer than its bound of 5s"},
-		{"weather", "REFUSED ctx.fetch GET " + site.URL + token + " was not allowed: the user denied weather.fetch"},
+		// The plugin's fetch is a call of its own, decided (and here denied) before it is sent,
+		// and a step of the goal's story before the plugin's own.
+		{"weather.fetch", "The user denied this call. Their reason: not today"},
+		{"weather", "REFUSED ctx.fetch GET " + site.URL + token + " was not allowed: The user denied this call."},
 		{"mcp__t__echo", "echo: hi"},
 		{"mcp__t__add", "The user denied this call."},
 	}
@@ -275,7 +278,7 @@ func TestPluginFetchAllowedUnderTheCeiling(t *testing.T) {
 		t.Fatalf("goal: %v %s", err, g.Status)
 	}
 	steps, _ := eng.Goals.Steps(context.Background(), g.ID, 0, 5)
-	if len(steps) == 0 || steps[0].Result != "sunny" {
+	if len(steps) < 2 || steps[0].Tool != "weather.fetch" || !strings.Contains(steps[0].Result, "200 OK") || steps[1].Result != "sunny" {
 		t.Fatalf("steps: %+v", steps)
 	}
 }

@@ -33,10 +33,10 @@ func (r *run) newAgent() *agent.Agent {
 		Scope: "goal", AskHint: "through your report", Model: r.model, Registry: r.svc.registry, Guard: guard, WorkDir: r.workDir(), Sandbox: r.policy.SandboxDir,
 		PaneID:    r.g.Spec.PaneID,
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
+		Decider: r.decider(), Caller: tools.Call{GoalID: r.g.ID}, Bookkeeping: tools.IsGoalTool,
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
 		ByNeed: true, Browser: r.g.Spec.Criterion.Kind == criterion.KindVisual, // tools by need (agent/offer.go); a visual criterion looks at a page
 		Hooks: agent.Hooks{
-			Check:       r.check,
 			Grant:       func(tool string) { r.g.State.Granted = append(r.g.State.Granted, tool) },
 			Finish:      r.record,
 			Publish:     r.onAgentEvent,
@@ -129,22 +129,36 @@ func (r *run) finishBatch(batch []resumeCall) {
 	r.commit()
 }
 
-// check decides a call: the step protocol first, then the goal's policy (risk ceiling,
-// allow and deny lists, sandbox), with the tools the user allowed for this goal.
-func (r *run) check(_ context.Context, tool tools.Tool, call tools.Call) agent.Verdict {
-	risk, _ := tools.RiskOf(tool, call.Args)
+// decider decides the goal's calls: its own rules (the step protocol, the files no goal may
+// touch), then its policy (risk ceiling, allow and deny lists, sandbox and boundary), with the
+// tools the user allowed for this goal.
+func (r *run) decider() policy.Decider {
+	return policy.Decider{
+		Policy:  r.policy,
+		Rules:   []policy.Rule{r.stepProtocol, r.untouchable},
+		Granted: func() []string { return r.g.State.Granted },
+		Refused: func(reason string) string {
+			return fmt.Sprintf("Refused by the goal's policy: %s. Do not retry it; find another way.", reason)
+		},
+	}
+}
+
+// stepProtocol refuses a mutating call made without a declared step, when the goal asks for
+// the protocol.
+func (r *run) stepProtocol(_ context.Context, tool tools.Tool, call tools.Call) (policy.Verdict, bool) {
 	if r.policy.RequireStepProtocol && tool.Risk() > tools.ReadOnly && !tools.IsGoalTool(call.Name) && r.g.State.Declared == nil {
-		return agent.Verdict{Decision: policy.Deny, Risk: risk, Reason: fmt.Sprintf(
-			"%s was refused: this goal requires the step protocol. Call declare_step first (what you will do and how you will know it worked), then this tool, then verify_step.", call.Name)}
+		return policy.Verdict{Decision: policy.Deny, Reason: fmt.Sprintf(
+			"%s was refused: this goal requires the step protocol. Call declare_step first (what you will do and how you will know it worked), then this tool, then verify_step.", call.Name)}, true
 	}
-	v := r.policy.Check(tool, call, r.g.State.Granted)
+	return policy.Verdict{}, false
+}
+
+// untouchable refuses a call naming a path in the app's data, config or secret files.
+func (r *run) untouchable(_ context.Context, tool tools.Tool, call tools.Call) (policy.Verdict, bool) {
 	if why := r.hiddenPath(tool, call); why != "" {
-		v = policy.Verdict{Decision: policy.Deny, Reason: why}
+		return policy.Verdict{Decision: policy.Deny, Reason: fmt.Sprintf("Refused by the goal's policy: %s. Do not retry it; find another way.", why)}, true
 	}
-	if v.Decision == policy.Deny {
-		v.Reason = fmt.Sprintf("Refused by the goal's policy: %s. Do not retry it; find another way.", v.Reason)
-	}
-	return agent.Verdict{Decision: v.Decision, Reason: v.Reason, Risk: risk}
+	return policy.Verdict{}, false
 }
 
 // hiddenPath says why a confined goal's call touches what no goal may (the app's data, config

@@ -155,4 +155,3 @@ func (r *run) startFailed(prior Status, err error) {
 	r.event(EventNotice, map[string]string{"message": "the goal could not be resumed: " + err.Error()})
 	r.commit()
 }
-

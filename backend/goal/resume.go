@@ -171,4 +171,3 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	}
 	return s.launch(g, conv, stored)
 }
-

@@ -100,7 +100,7 @@ func TestPluginFetchAsksBeforeFollowingARedirect(t *testing.T) {
 	tl := tool(t, New(cfg, builtin, Options{}), "get")
 	var asked []string
 	allowed := first.URL
-	ctx := tools.WithGate(context.Background(), func(_ context.Context, sub tools.Tool, call tools.Call) error {
+	ctx, nested := context.Background(), viaGate(func(_ context.Context, sub tools.Tool, call tools.Call) error {
 		var a struct{ URL, Method string }
 		json.Unmarshal(call.Args, &a)
 		asked = append(asked, sub.Name()+" "+a.Method+" "+a.URL)
@@ -109,7 +109,7 @@ func TestPluginFetchAsksBeforeFollowingARedirect(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Args: json.RawMessage(`{"url":"` + first.URL + `/secret"}`)})
+	res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Nested: nested, Args: json.RawMessage(`{"url":"` + first.URL + `/secret"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestPluginFetchAsksBeforeFollowingARedirect(t *testing.T) {
 		t.Fatalf("asked:\n%s", strings.Join(asked, "\n"))
 	}
 	allowed = "http://127.0.0.1"
-	res, _ = tl.Run(ctx, tools.Call{ID: "c", Name: "get", Args: json.RawMessage(`{"url":"` + first.URL + `/ok"}`)})
+	res, _ = tl.Run(ctx, tools.Call{ID: "c", Name: "get", Nested: nested, Args: json.RawMessage(`{"url":"` + first.URL + `/ok"}`)})
 	if res.Text != "reached /ok" || elsewhere.Load() != 1 {
 		t.Fatalf("an allowed redirect: %q, %d", res.Text, elsewhere.Load())
 	}
@@ -144,7 +144,7 @@ func TestPluginFetchAllowedAfterTheCallStoppedSendsNothing(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	asking := make(chan struct{})
 	var asked atomic.Int32
-	ctx = tools.WithGate(ctx, func(gctx context.Context, _ tools.Tool, _ tools.Call) error {
+	nested := viaGate(func(gctx context.Context, _ tools.Tool, _ tools.Call) error {
 		if asked.Add(1) == 1 {
 			close(asking)
 			<-gctx.Done() // the person answers only after the call was stopped
@@ -152,11 +152,27 @@ func TestPluginFetchAllowedAfterTheCallStoppedSendsNothing(t *testing.T) {
 		return nil // and the answer is yes
 	})
 	go func() { <-asking; stop() }()
-	res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Args: json.RawMessage(`{}`)})
+	res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Nested: nested, Args: json.RawMessage(`{}`)})
 	if hits.Load() != 0 {
 		t.Fatalf("%d request(s) sent after the call was stopped: %+v %v", hits.Load(), res, err)
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the stopped call: %+v %v, want it ended as cancelled", res, err)
+	}
+}
+
+// viaGate is the Nested an agent hands a running call, with gate as the owner's decision (and
+// the person's answer): a nested call gate refuses is answered with why and never run; one it
+// allows runs, unless the call was stopped meanwhile.
+func viaGate(gate func(context.Context, tools.Tool, tools.Call) error) tools.Nested {
+	return func(ctx context.Context, tool tools.Tool, args json.RawMessage) (tools.Result, error) {
+		c := tools.Call{Name: tool.Name(), Args: args}
+		if err := gate(ctx, tool, c); err != nil {
+			return tools.Errorf("%v", err), nil
+		}
+		if err := ctx.Err(); err != nil {
+			return tools.Result{}, context.Cause(ctx)
+		}
+		return tool.Run(ctx, c)
 	}
 }

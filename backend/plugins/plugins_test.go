@@ -296,9 +296,9 @@ func TestPluginFetchGoesThroughTheCallersGate(t *testing.T) {
 		}
 		return nil
 	}
-	ctx := tools.WithGate(context.Background(), gate)
+	ctx, nested := context.Background(), viaGate(gate)
 	call := func(args string) string {
-		res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Args: json.RawMessage(args)})
+		res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Nested: nested, Args: json.RawMessage(args)})
 		if err != nil {
 			t.Fatal(err)
 		}

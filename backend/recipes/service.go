@@ -213,8 +213,12 @@ func (s *Service) prepare(ctx context.Context, name, paneID string, params map[s
 	return r, pane, filled, nil
 }
 
+// dispatch runs one step by its tool's name: as a nested call of the agent's (a model's run)
+// or directly (the person's run from the pane's menu).
+type dispatch func(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error)
+
 // run runs the filled steps in order through dispatch, stopping at the first that fails.
-func run(ctx context.Context, r Recipe, pane string, filled []json.RawMessage, dispatch tools.Dispatch) (RunResult, error) {
+func run(ctx context.Context, r Recipe, pane string, filled []json.RawMessage, dispatch dispatch) (RunResult, error) {
 	out := RunResult{Recipe: r.Name, PaneID: pane, Steps: []StepResult{}}
 	for i, args := range filled {
 		res, err := dispatch(ctx, r.Steps[i].Tool, args)

@@ -96,9 +96,8 @@ func Tools(s *Service) []tools.Tool {
 		tools.New(ToolRun, "Run a saved browser recipe in a browser pane, step by step. Each step is its own tool call, decided by the same "+
 			"policy as your own calls (a step above your risk ceiling asks the user). A missing param is refused before any step runs; the run stops "+
 			"at the first step that fails and says which.", tools.ReadOnly,
-			func(ctx context.Context, _ tools.Call, p runParams) (tools.Result, error) {
-				dispatch, ok := tools.DispatchFrom(ctx)
-				if !ok {
+			func(ctx context.Context, call tools.Call, p runParams) (tools.Result, error) {
+				if call.Nested == nil {
 					// Outside an agent nothing would decide the steps: never run them unchecked.
 					return tools.Errorf("%s runs only inside a goal or a chat, where each step is checked; the user can run a recipe from the browser pane's menu.", ToolRun), nil
 				}
@@ -112,7 +111,15 @@ func Tools(s *Service) []tools.Tool {
 				if err != nil {
 					return tools.Result{}, err
 				}
-				res, err := run(ctx, r, pane, filled, dispatch)
+				// Each step is a nested call of the agent's: decided, asked and logged as its own.
+				step := func(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
+					tool, ok := s.reg.Get(name)
+					if !ok {
+						return tools.Errorf("there is no tool named %q", name), nil
+					}
+					return call.Nested(ctx, tool, args)
+				}
+				res, err := run(ctx, r, pane, filled, step)
 				if err != nil {
 					if ctx.Err() != nil {
 						return tools.Result{}, err

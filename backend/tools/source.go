@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"slices"
 )
 
@@ -105,23 +104,4 @@ func (r *Registry) sourceTools() []sourceTool {
 		}
 	}
 	return out
-}
-
-// Gate decides a call a tool makes on the model's behalf while it runs (a plugin's
-// ctx.fetch): the caller's policy decides it as a call of its own, asking the person when
-// the policy says so. A nil error means it may go ahead; the error says why not.
-type Gate func(ctx context.Context, tool Tool, call Call) error
-
-type gateKey struct{}
-
-// WithGate hands the tools a call runs with the caller's gate.
-func WithGate(ctx context.Context, g Gate) context.Context {
-	return context.WithValue(ctx, gateKey{}, g)
-}
-
-// GateFrom returns the caller's gate, or nil when the tool runs outside an agent (which
-// then must refuse what needs one).
-func GateFrom(ctx context.Context) Gate {
-	g, _ := ctx.Value(gateKey{}).(Gate)
-	return g
 }

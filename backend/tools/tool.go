@@ -31,6 +31,8 @@ type Call struct {
 	// Sandbox is the confined caller's sandbox dir ("" for a caller that is not confined):
 	// the boundary its calls may not reach out of (see BoundaryUser).
 	Sandbox string `json:"sandbox,omitempty"`
+	// Nested, set by the agent running the call, runs calls on its behalf (see Nested).
+	Nested Nested `json:"-"`
 	// Dir is what a relative path in the arguments is relative to: the goal's sandbox (or
 	// work dir), the chat's home. The policy judges paths against the same directory, so what
 	// it allows is what the tool touches. "" means a relative path is refused.
