@@ -171,6 +171,11 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 // releaseBoundary ends what the goal's boundary held while it ran: its network proxy, and
 // the confinement of new tabs in its own pane (panes it made stay confined).
 func (e *Engine) releaseBoundary(g goal.Goal) {
+	// An SSH task's pane is known again when its fleet is resumed (ensureFleetPanes): the
+	// map does not grow with every task that ever ran.
+	e.sshMu.Lock()
+	delete(e.sshPanes, g.Spec.PaneID)
+	e.sshMu.Unlock()
 	if g.Spec.Policy.SandboxDir == "" {
 		return
 	}

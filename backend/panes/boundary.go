@@ -30,13 +30,13 @@ func (s *Service) takeIn(c Caller, paneIDs ...string) {
 		return
 	}
 	for _, id := range paneIDs {
-		s.terms.ConfinePane(id, sb)
 		for _, t := range s.terms.Tabs(id) {
 			if !t.Confined {
 				s.terms.ClosePane(id)
 				break
 			}
 		}
+		s.terms.ConfinePane(id, sb)
 	}
 }
 

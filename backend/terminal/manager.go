@@ -399,6 +399,7 @@ func (m *Manager) ClosePane(paneID string) error {
 	p := m.panes[paneID]
 	delete(m.panes, paneID)
 	delete(m.broadcast, paneID)
+	delete(m.confined, paneID) // what it held ends with it, its boundary too
 	m.mu.Unlock()
 	if p == nil {
 		return nil

@@ -108,4 +108,12 @@ func TestConfinedPaneConfinesNewTabs(t *testing.T) {
 	if next := openBash(t, m, spec); next.Confined {
 		t.Fatal("a released pane still confines new tabs")
 	}
+	// A closed pane's boundary goes with it: the record does not outlive the pane.
+	m.ConfinePane(spec.PaneID, terminal.Sandbox{WritableDirs: []string{spec.Dir}})
+	if err := m.ClosePane(spec.PaneID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.PaneSandbox(spec.PaneID); ok {
+		t.Fatal("a closed pane's boundary is still kept")
+	}
 }
