@@ -35,7 +35,7 @@ func (r *run) newAgent() *agent.Agent {
 		Approvals: r.svc.approvals, Owner: agent.Approval{GoalID: r.g.ID},
 		Decider: r.decider(), Caller: tools.Call{GoalID: r.g.ID}, Bookkeeping: tools.IsGoalTool,
 		Screenshot: r.svc.opts.Screenshot, Tasks: &r.svc.wg,
-		ByNeed: true, Browser: r.g.Spec.Criterion.Kind == criterion.KindVisual, // tools by need (agent/offer.go); a visual criterion looks at a page
+		ByNeed: true, Browser: r.g.Spec.Criterion.Kind == criterion.KindVisual, Fleet: r.g.Spec.Group != "", // tools by need (agent/offer.go); a visual criterion looks at a page
 		Hooks: agent.Hooks{
 			Grant:       func(tool string) { r.g.State.Granted = append(r.g.State.Granted, tool) },
 			Finish:      r.record,
