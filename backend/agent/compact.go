@@ -57,21 +57,31 @@ type Compaction struct {
 // View is the conversation as sent under c (all of msgs when c is nil or does not fit msgs).
 // stub, if not nil, replaces a large tool result by its stub.
 func (c *Compaction) View(msgs []llm.Message, stub func(llm.ToolResult) (llm.ToolResult, bool)) []llm.Message {
-	if c == nil || c.Through > len(msgs) || c.Head > c.Through {
+	if !c.applies(len(msgs)) {
 		return msgs
 	}
 	out := make([]llm.Message, 0, len(msgs)-c.Through+c.Head+1)
 	out = append(out, msgs[:c.Head]...)
 	out = append(out, llm.UserText(c.Summary))
-	end := min(c.StubThrough, len(msgs))
 	for i := c.Through; i < len(msgs); i++ {
-		m := msgs[i]
-		if i < end && stub != nil && m.Role == llm.RoleTool {
-			m = stubbed(m, stub)
-		}
-		out = append(out, m)
+		out = append(out, c.sent(i, msgs[i], stub))
 	}
 	return out
+}
+
+// applies reports whether c shapes a conversation of n messages (a compaction made of a
+// longer one does not).
+func (c *Compaction) applies(n int) bool {
+	return c != nil && c.Through <= n && c.Head <= c.Through
+}
+
+// sent is message i (at or after Through) as the view sends it: stubbed if it is a tool
+// result before StubThrough.
+func (c *Compaction) sent(i int, m llm.Message, stub func(llm.ToolResult) (llm.ToolResult, bool)) llm.Message {
+	if i < c.StubThrough && stub != nil && m.Role == llm.RoleTool {
+		return stubbed(m, stub)
+	}
+	return m
 }
 
 func stubbed(m llm.Message, stub func(llm.ToolResult) (llm.ToolResult, bool)) llm.Message {
@@ -101,12 +111,16 @@ func (a *Agent) stub(r llm.ToolResult) (llm.ToolResult, bool) {
 	return r, true
 }
 
-// Window tracks how the model counts tokens and what window it has.
+// Window tracks how the model counts tokens, what window it has, and the conversation as it
+// was last sent and counted.
 type Window struct {
 	// ratio is the provider's count of the last request over our estimate of it (0: none yet).
 	ratio float64
 	// learned is a window learned from a "context length exceeded" answer (0: none).
 	learned int
+	// sent is the conversation as last sent, kept so the next turn's request and its estimate
+	// cost only what was appended (view.go).
+	sent view
 }
 
 // size is the model's usable context window: the configured one, else the known model's,
@@ -124,15 +138,21 @@ func (a *Agent) size() int {
 
 // estimate is a request's input tokens, our estimate scaled by how the provider counted.
 func (a *Agent) estimate(req llm.Request) int {
-	n := llm.EstimateRequest(req)
+	n := a.tokens(req)
 	if a.window.ratio > 0 {
 		n = int(float64(n) * a.window.ratio)
 	}
 	return n
 }
 
+// tokens is llm.EstimateRequest(req), its conversation counted once per message as it was
+// first sent (see view) rather than anew each turn.
+func (a *Agent) tokens(req llm.Request) int {
+	return llm.EstimateRequest(llm.Request{System: req.System, Tools: req.Tools}) + a.window.sent.estimate(req.Messages)
+}
+
 func (a *Agent) observe(req llm.Request, u llm.Usage) {
-	if est := llm.EstimateRequest(req); est > 0 && u.InputTokens > 0 {
+	if est := a.tokens(req); est > 0 && u.InputTokens > 0 {
 		a.window.ratio = min(4, max(0.5, float64(u.InputTokens)/float64(est)))
 	}
 }
@@ -149,6 +169,9 @@ func (a *Agent) limit(req llm.Request) int {
 // fit compacts the conversation when its request nears the window. It reports whether the
 // view changed.
 func (a *Agent) fit(ctx context.Context, t Turn) bool {
+	if a.size() <= 0 {
+		return false // no window known: nothing to fit, so no request to build for it
+	}
 	req := a.Request(t)
 	limit := a.limit(req)
 	if limit <= 0 {
@@ -227,7 +250,7 @@ func (a *Agent) compact(ctx context.Context, t Turn, req llm.Request, size, limi
 	// Keep the newest turns up to keepTail of the window verbatim (always the last
 	// keepUnits, unless even they overflow it: then all but the newest).
 	costs := make([]int, len(msgs))
-	scale := float64(size) / float64(max(1, llm.EstimateRequest(req)))
+	scale := float64(size) / float64(max(1, a.tokens(req)))
 	for i := c.Through; i < len(msgs); i++ {
 		costs[i] = int(float64(llm.EstimateTokens(msgs[i])) * scale)
 	}

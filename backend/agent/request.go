@@ -21,8 +21,10 @@ type Turn struct {
 // and the conversation's cache key. Everything before the context message is what the
 // previous request sent plus what was appended since, so the provider's prompt cache holds.
 func (a *Agent) Request(t Turn) llm.Request {
-	msgs := a.Compaction.View(t.Messages, a.stub)
-	msgs = llm.KeepLastImages(msgs, KeptImages)
+	// Built on the last turn's view, so it costs what was appended since: owners only append
+	// to a conversation and never edit a message sent (see view). The messages are the
+	// agent's own until its next request.
+	msgs := a.window.sent.messages(t.Messages, a.Compaction, a.stub)
 	volatile := 0
 	if t.Context != "" {
 		msgs = append(msgs, llm.UserText(llm.ContextText(t.Context)))

@@ -55,6 +55,19 @@ const benchSteps = 500
 // runGoals runs n goals of benchSteps no-op steps each, concurrently, on one store, and
 // returns the wall time.
 func runGoals(b *testing.B, n int) time.Duration {
+	return runBench(b, benchRun{goals: n, steps: benchSteps, model: agent.Model{Provider: &instantModel{}, ModelID: "instant"}})
+}
+
+// benchRun is one benchmark run: how many goals at once, of how many steps, on which model;
+// tick, if set, is called as each step's tool runs (with its argument, the step number).
+type benchRun struct {
+	goals, steps int
+	model        agent.Model
+	tick         func(step int)
+}
+
+func runBench(b *testing.B, r benchRun) time.Duration {
+	n, steps := r.goals, r.steps
 	dir := b.TempDir()
 	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
@@ -66,11 +79,14 @@ func runGoals(b *testing.B, n int) time.Duration {
 	reg.Register(tools.New("noop", "Does nothing.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
 		I int `json:"i"`
 	}) (tools.Result, error) {
+		if r.tick != nil {
+			r.tick(p.I)
+		}
 		return tools.Result{Text: fmt.Sprint("ok ", p.I)}, nil
 	}))
 	broker := pubsub.NewBroker[goal.Event]()
 	defer broker.Shutdown()
-	svc, err := goal.NewService(context.Background(), st, models{agent.Model{Provider: &instantModel{}, ModelID: "instant"}}, reg, broker,
+	svc, err := goal.NewService(context.Background(), st, models{r.model}, reg, broker,
 		goal.Options{MaxConcurrent: n, MaxGoals: n + 10})
 	if err != nil {
 		b.Fatal(err)
@@ -78,7 +94,7 @@ func runGoals(b *testing.B, n int) time.Duration {
 	defer svc.Shutdown()
 	off := 0
 	spec := goal.Spec{PaneID: "p", Goal: "count", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{MaxSteps: benchSteps, CriticInterval: &off, WorkDir: dir}}
+		Settings: goal.Settings{MaxSteps: steps, CriticInterval: &off, WorkDir: dir}}
 	start := time.Now()
 	var ids []string
 	for range n {
@@ -94,7 +110,7 @@ func runGoals(b *testing.B, n int) time.Duration {
 		go func() {
 			defer wg.Done()
 			g, err := svc.Wait(context.Background(), id)
-			if err != nil || g.State.Steps != benchSteps {
+			if err != nil || g.State.Steps != steps {
 				b.Errorf("goal %s: %v, %d steps", id, err, g.State.Steps)
 			}
 		}()
@@ -123,5 +139,33 @@ func BenchmarkRunnerConcurrent20(b *testing.B) {
 		perStep20 := float64(twenty.Microseconds()) / (20 * benchSteps)
 		b.ReportMetric(perStep20, "µs/step")
 		b.ReportMetric(perStep20/perStep1, "ratio-to-single")
+	}
+}
+
+// Step-cost growth: the steps compared, at the start and at the end of a 3,000-step goal.
+const (
+	growthSteps  = 3000
+	growthSample = 100
+)
+
+// BenchmarkStepCostGrowth: one goal of 3,000 no-op steps with the instant model, whose window
+// is known (so every turn is also fitted to it, as with a real model), timed step by step as
+// its tool runs. Reported: µs per step over steps 1–100 and 2,900–3,000, and their ratio —
+// what a step costs must not grow with the length of the goal.
+func BenchmarkStepCostGrowth(b *testing.B) {
+	for range b.N {
+		at := make([]time.Time, growthSteps+1)
+		runBench(b, benchRun{goals: 1, steps: growthSteps, tick: func(step int) {
+			if step <= growthSteps {
+				at[step] = time.Now()
+			}
+		},
+			model: agent.Model{Provider: &instantModel{}, ModelID: "instant", Window: 1 << 20}})
+		early := at[1+growthSample].Sub(at[1])
+		late := at[growthSteps].Sub(at[growthSteps-growthSample])
+		perStep := func(d time.Duration) float64 { return float64(d.Microseconds()) / growthSample }
+		b.ReportMetric(perStep(early), "µs/step-early")
+		b.ReportMetric(perStep(late), "µs/step-late")
+		b.ReportMetric(float64(late)/float64(early), "late/early")
 	}
 }

@@ -37,13 +37,31 @@ func fromMS(v sql.NullInt64) *time.Time {
 	return &t
 }
 
+// The queries of a goal's commit, which runs several times a step: each is prepared once
+// for the store's life (see committer).
+const (
+	qSaveGoal = `INSERT INTO goals(id, spec, status, report, state, created_at, updated_at, started_at, ended_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, status = excluded.status, report = excluded.report, state = excluded.state,
+			updated_at = excluded.updated_at, started_at = excluded.started_at, ended_at = excluded.ended_at`
+	qSaveMessage      = `INSERT OR REPLACE INTO goal_messages(goal_id, seq, message) VALUES(?, ?, ?)`
+	qTruncateMessages = `DELETE FROM goal_messages WHERE goal_id = ? AND seq >= ?`
+	qSaveStep         = `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qSaveStepImage  = `INSERT OR REPLACE INTO goal_step_images(goal_id, idx, n, media_type, data) VALUES(?, ?, ?, ?, ?)`
+	qPruneSteps     = `DELETE FROM goal_steps WHERE goal_id = ? AND idx > ? AND idx <= ?`
+	qPruneStepImage = `DELETE FROM goal_step_images WHERE goal_id = ? AND idx > ? AND idx <= ?`
+	qNextEventSeq   = `SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE goal_id = ?`
+	qSaveEvent      = `INSERT INTO goal_events(goal_id, seq, type, data, at) VALUES(?, ?, ?, ?, ?)`
+)
+
 // CommitGoal writes, in one transaction, whatever a runner step produced: the goal row, new
 // conversation messages (numbered from c.MessagesFrom), steps and events. Events get their
 // sequence numbers here (written back into c.Events), so every writer numbers them alike.
 func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inCommit(ctx, func(tx commitTx) error {
 		if c.Goal != nil {
-			if err := saveGoal(ctx, tx, *c.Goal); err != nil {
+			if err := saveGoal(tx, *c.Goal); err != nil {
 				return err
 			}
 		}
@@ -53,13 +71,12 @@ func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_messages(goal_id, seq, message) VALUES(?, ?, ?)`,
-				goalID, c.MessagesFrom+i, string(b)); err != nil {
+			if err := tx.exec(qSaveMessage, goalID, c.MessagesFrom+i, string(b)); err != nil {
 				return fmt.Errorf("save message %d of goal %s: %w", c.MessagesFrom+i, goalID, err)
 			}
 		}
 		if c.TruncateMessagesFrom != nil {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM goal_messages WHERE goal_id = ? AND seq >= ?`, goalID, *c.TruncateMessagesFrom); err != nil {
+			if err := tx.exec(qTruncateMessages, goalID, *c.TruncateMessagesFrom); err != nil {
 				return err
 			}
 		}
@@ -72,39 +89,45 @@ func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
 				}
 				usage = string(b)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_steps(goal_id, idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage)
-				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
+			if err := tx.exec(qSaveStep, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
 				ms(st.StartedAt), st.DurationMS, st.Images, usage); err != nil {
 				return fmt.Errorf("save step %d of goal %s: %w", st.Index, goalID, err)
 			}
 			for n, img := range st.Pictures {
-				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO goal_step_images(goal_id, idx, n, media_type, data) VALUES(?, ?, ?, ?, ?)`,
-					goalID, st.Index, n, img.MediaType, img.Data); err != nil {
+				if err := tx.exec(qSaveStepImage, goalID, st.Index, n, img.MediaType, img.Data); err != nil {
 					return fmt.Errorf("save picture %d of step %d of goal %s: %w", n, st.Index, goalID, err)
 				}
 			}
 		}
 		if len(c.Steps) > 0 {
 			last := c.Steps[len(c.Steps)-1].Index
-			for _, table := range []string{"goal_steps", "goal_step_images"} {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE goal_id = ? AND idx > ? AND idx <= ?`,
-					goalID, stepsKeepFirst, last-stepsKeepLast); err != nil {
+			for _, q := range []string{qPruneSteps, qPruneStepImage} {
+				if err := tx.exec(q, goalID, stepsKeepFirst, last-stepsKeepLast); err != nil {
 					return err
 				}
 			}
 		}
-		for i := range c.Events {
-			e := &c.Events[i]
-			if e.At.IsZero() {
-				e.At = time.Now().UTC()
-			}
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM goal_events WHERE goal_id = ?`, goalID).Scan(&e.Seq); err != nil {
+		if len(c.Events) > 0 {
+			// Numbered from the stored last one: the transaction holds the write lock, so
+			// nobody numbers in between.
+			next, err := tx.stmt(qNextEventSeq)
+			if err != nil {
 				return err
 			}
-			e.GoalID = goalID
-			if _, err := tx.ExecContext(ctx, `INSERT INTO goal_events(goal_id, seq, type, data, at) VALUES(?, ?, ?, ?, ?)`,
-				goalID, e.Seq, e.Type, string(orEmptyObject(e.Data)), ms(e.At)); err != nil {
-				return fmt.Errorf("save event of goal %s: %w", goalID, err)
+			var seq int64
+			if err := next.QueryRowContext(tx.ctx, goalID).Scan(&seq); err != nil {
+				return err
+			}
+			for i := range c.Events {
+				e := &c.Events[i]
+				if e.At.IsZero() {
+					e.At = time.Now().UTC()
+				}
+				e.Seq, e.GoalID = seq, goalID
+				seq++
+				if err := tx.exec(qSaveEvent, goalID, e.Seq, e.Type, string(orEmptyObject(e.Data)), ms(e.At)); err != nil {
+					return fmt.Errorf("save event of goal %s: %w", goalID, err)
+				}
 			}
 		}
 		return nil
@@ -118,7 +141,7 @@ func orEmptyObject(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-func saveGoal(ctx context.Context, tx *sql.Tx, g goal.Goal) error {
+func saveGoal(tx commitTx, g goal.Goal) error {
 	spec, err := json.Marshal(g.Spec)
 	if err != nil {
 		return err
@@ -127,12 +150,8 @@ func saveGoal(ctx context.Context, tx *sql.Tx, g goal.Goal) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO goals(id, spec, status, report, state, created_at, updated_at, started_at, ended_at)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, status = excluded.status, report = excluded.report, state = excluded.state,
-			updated_at = excluded.updated_at, started_at = excluded.started_at, ended_at = excluded.ended_at`,
-		g.ID, string(spec), string(g.Status), g.Report, string(state), ms(g.CreatedAt), ms(g.UpdatedAt), msPtr(g.StartedAt), msPtr(g.EndedAt))
-	if err != nil {
+	if err := tx.exec(qSaveGoal, g.ID, string(spec), string(g.Status), g.Report, string(state), ms(g.CreatedAt), ms(g.UpdatedAt),
+		msPtr(g.StartedAt), msPtr(g.EndedAt)); err != nil {
 		return fmt.Errorf("save goal %s: %w", g.ID, err)
 	}
 	return nil

@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
 func TestGoalStepsKeepFirstFiftyAndLastFourHundredFifty(t *testing.T) {
@@ -78,5 +81,84 @@ func TestApprovalsOfGoalsAndChats(t *testing.T) {
 	}
 	if all, _ := s.Approvals(ctx, false); len(all) != 0 {
 		t.Fatalf("approvals outlived their goal and workspace: %+v", all)
+	}
+}
+
+// stepCommit is what a runner commits for one step: the goal row, a message, the step and
+// its event.
+func stepCommit(g goal.Goal, i int) *goal.Commit {
+	return &goal.Commit{Goal: &g, Messages: []llm.Message{llm.UserText(fmt.Sprint("step ", i))}, MessagesFrom: i,
+		Steps:  []goal.Step{{Index: i, CallID: fmt.Sprint("c", i), Tool: "t", Args: json.RawMessage(`{}`), StartedAt: time.Now()}},
+		Events: []goal.Event{{Type: goal.EventStep, Data: json.RawMessage(`{}`)}}}
+}
+
+// A goal commits several times a step; preparing its statements each time was half the
+// runner's overhead per step, so each is prepared once and reused from then on.
+func TestCommitGoalReusesItsStatements(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	g := goal.Goal{ID: "goal-1", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := s.CommitGoal(ctx, stepCommit(g, 1)); err != nil {
+		t.Fatal(err)
+	}
+	first := s.commits.prepared
+	if first == 0 {
+		t.Fatal("a goal commit prepared no statement: it prepares its queries anew on every call")
+	}
+	for i := 2; i <= 50; i++ {
+		if err := s.CommitGoal(ctx, stepCommit(g, i)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 25 {
+			// A commit that fails (no such goal) is rolled back whole; the next ones go on.
+			bad := stepCommit(goal.Goal{ID: "no-such-goal"}, 1)
+			bad.Goal = nil
+			if err := s.CommitGoal(ctx, bad); err == nil {
+				t.Fatal("a step of a goal that does not exist was committed")
+			}
+		}
+	}
+	if s.commits.prepared != first {
+		t.Fatalf("50 step commits prepared %d statements, the first alone %d: each should be prepared once", s.commits.prepared, first)
+	}
+	events, err := s.GoalEvents(ctx, g.ID, 0)
+	if err != nil || len(events) != 50 || events[49].Seq != 50 {
+		t.Fatalf("events %d (%v): the reused statements must still number events 1…50", len(events), err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitGoal(ctx, stepCommit(g, 51)); err == nil {
+		t.Fatal("a closed store committed")
+	}
+}
+
+// Goals commit from their own goroutines at once: each commit is whole, and the events of
+// each goal are numbered 1, 2, 3… without gaps.
+func TestConcurrentGoalCommits(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for k := range 4 {
+		g := goal.Goal{ID: fmt.Sprint("goal-", k), Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= 30; i++ {
+				if err := s.CommitGoal(ctx, stepCommit(g, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for k := range 4 {
+		events, err := s.GoalEvents(ctx, fmt.Sprint("goal-", k), 0)
+		if err != nil || len(events) != 30 || events[0].Seq != 1 || events[29].Seq != 30 {
+			t.Fatalf("goal %d: %d events (%v)", k, len(events), err)
+		}
 	}
 }

@@ -46,8 +46,9 @@ var ErrCorrupt = errors.New("database file is not a healthy SQLite database")
 
 // Store is the open database.
 type Store struct {
-	db   *sql.DB
-	path string
+	db      *sql.DB
+	path    string
+	commits committer
 }
 
 type migration struct {
@@ -285,7 +286,10 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.commits.close()
+	return s.db.Close()
+}
 
 // inTx runs fn in one transaction, committing if it returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {

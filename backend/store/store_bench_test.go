@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -53,6 +54,24 @@ func BenchmarkListWorkspaces(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		if _, err := s.ListWorkspaces(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommitGoalStep measures one step's commit of a running goal (goal row, message,
+// step, event), the store's share of the Goal Runner's overhead per step.
+func BenchmarkCommitGoalStep(b *testing.B) {
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	g := goal.Goal{ID: "goal-bench", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := s.CommitGoal(ctx, stepCommit(g, i+1)); err != nil {
 			b.Fatal(err)
 		}
 	}
