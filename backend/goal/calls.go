@@ -95,8 +95,10 @@ func (r *run) storeBatch(b agent.Batch) {
 		return // the batch stays open: the next process finishes it from the step log
 	}
 	r.noteHalt(b.Halt)
+	// Stored with the next commit (the next reply's, at the latest): every result is in the
+	// step log already, committed as each call was recorded, and a restart in between
+	// rebuilds this message from it (repairConversation), so a step costs one commit less.
 	r.append(llm.ToolMessage(b.Results...))
-	r.commit()
 }
 
 func (r *run) noteHalt(d *agent.GuardDecision) {

@@ -403,7 +403,9 @@ func (r *run) turn(extra ...llm.Message) agent.Turn {
 			perTurn = strings.TrimSpace(panes + "\n" + perTurn)
 		}
 	}
-	return agent.Turn{System: systemPrompt, Messages: append(append([]llm.Message(nil), r.conv...), extra...), Context: perTurn}
+	// The conversation is handed over as it is (capped, so extra never writes into it): the
+	// agent only reads what was appended since its last turn (agent/view.go).
+	return agent.Turn{System: systemPrompt, Messages: append(r.conv[:len(r.conv):len(r.conv)], extra...), Context: perTurn}
 }
 
 func (r *run) addUsage(m agent.Model, u llm.Usage) {

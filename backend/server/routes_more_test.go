@@ -1,0 +1,306 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/coder/websocket"
+)
+
+// TestProviderKeysNeverLeaveTheBackend adds a provider with a key through the API, then reads
+// every GET route, the WebSocket events and the server log, and greps them all for the key.
+func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	const key = "sk-proj-LEAKCANARY-1234567890abcdef"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	for h.providers.Events().Subscribers() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	resp, body := h.do(t, "POST", "/api/providers", tok, `{"name":"Canary","kind":"openai","model":"gpt-x","apiKey":"`+key+`"}`)
+	if resp.StatusCode != 201 || !strings.Contains(body, `"apiKeySet":true`) || !strings.Contains(body, "sk-…cdef") {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	var p config.Provider
+	json.Unmarshal([]byte(body), &p)
+	seen := []string{body}
+	// Bad input that carries the key: the error must not echo it.
+	_, body = h.do(t, "PUT", "/api/providers/"+p.ID, tok, `{"name":"Canary","kind":"nope","model":"m","apiKey":"`+key+`"}`)
+	seen = append(seen, body)
+	_, body = h.do(t, "PUT", "/api/providers/"+p.ID, tok, `{"name":"Canary","kind":"openai","model":"m","apiKey":"`+key+`","extra":1}`)
+	seen = append(seen, body)
+	for _, r := range h.srv.routes() {
+		if r.method == "GET" && !strings.Contains(r.pattern, "{") && r.pattern != "/api/ws" {
+			_, body := h.do(t, "GET", r.pattern, tok, "")
+			seen = append(seen, body)
+		}
+	}
+	_, msg, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen = append(seen, string(msg), h.logs.String())
+	for i, s := range seen {
+		if strings.Contains(s, "LEAKCANARY") {
+			t.Errorf("output %d contains the API key: %s", i, s)
+		}
+	}
+	if !strings.Contains(string(msg), `"topic":"providers"`) {
+		t.Fatalf("no providers event: %s", msg)
+	}
+	// The backend still has it, for the runners.
+	r, err := h.providers.Resolve(context.Background(), p.ID)
+	if err != nil || r.APIKey != key {
+		t.Fatalf("resolve: %v", err)
+	}
+}
+
+// TestTerminalOverWebSocket opens a real shell in a real pane, attaches over the WebSocket,
+// types a command and reads its output back, then detaches and re-attaches to get the
+// scrollback replayed.
+func TestTerminalOverWebSocket(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[0].ID
+	resp, body := h.do(t, "POST", "/api/panes/"+pane+"/terminal", tok, `{"cols":100,"rows":30}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("open: %d %s", resp.StatusCode, body)
+	}
+	var opened struct{ Tabs []terminal.TabInfo }
+	json.Unmarshal([]byte(body), &opened)
+	if len(opened.Tabs) != 1 || !opened.Tabs[0].Running || opened.Tabs[0].Cols != 100 {
+		t.Fatalf("tabs %+v", opened.Tabs)
+	}
+	tab := opened.Tabs[0].TabID
+	if resp, _ := h.do(t, "POST", "/api/panes/pane-made-up/terminal", tok, `{}`); resp.StatusCode != 404 {
+		t.Fatalf("a made-up pane got a terminal: %d", resp.StatusCode)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	sendMsg := func(m clientMessage) {
+		b, _ := json.Marshal(m)
+		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// readUntil reads terminal frames until the decoded output contains want.
+	readUntil := func(typ, want string) {
+		t.Helper()
+		var seen strings.Builder
+		for {
+			_, msg, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %q in %s frames: %v; saw %q", want, typ, err, seen.String())
+			}
+			var env struct {
+				Topic, Type string
+				Data        terminalOutput
+			}
+			json.Unmarshal(msg, &env)
+			if env.Topic == "terminal" && env.Type == typ {
+				seen.Write(env.Data.Data)
+				if strings.Contains(seen.String(), want) {
+					return
+				}
+			}
+		}
+	}
+	sendMsg(clientMessage{Type: "term.attach", PaneID: pane, TabID: tab})
+	readUntil("replay", "")
+	sendMsg(clientMessage{Type: "term.input", PaneID: pane, TabID: tab, Data: "echo cs-$((40+2))\r"})
+	readUntil("output", "cs-42")
+	sendMsg(clientMessage{Type: "term.resize", PaneID: pane, TabID: tab, Cols: 120, Rows: 40})
+	sendMsg(clientMessage{Type: "term.input", PaneID: pane, TabID: tab, Data: "stty size\r"})
+	readUntil("output", "40 120")
+	// Detach and attach again: the replay carries what was on screen.
+	sendMsg(clientMessage{Type: "term.detach", PaneID: pane, TabID: tab})
+	sendMsg(clientMessage{Type: "term.attach", PaneID: pane, TabID: tab})
+	readUntil("replay", "cs-42")
+}
+
+func TestGoalStartRefusalsNameTheField(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[0].ID
+	for body, field := range map[string]string{
+		`{"paneId":"` + pane + `","goal":"  ","criterion":{"kind":"manual"}}`:                         "goal",
+		`{"paneId":"pane-nope","goal":"x","criterion":{"kind":"manual"}}`:                             "paneId",
+		`{"paneId":"` + pane + `","goal":"x","criterion":{"kind":"manual"}}`:                          "settings.provider",
+		`{"paneId":"` + pane + `","goal":"x","criterion":{"kind":"manual"},"policy":{"risk":"yolo"}}`: "",
+	} {
+		resp, raw := h.do(t, "POST", "/api/goals", tok, body)
+		var e errorBody
+		json.Unmarshal([]byte(raw), &e)
+		if resp.StatusCode != 400 || e.Field != field {
+			t.Errorf("%s: %d %s (want 400 on %q)", body, resp.StatusCode, raw, field)
+		}
+	}
+	if resp, _ := h.do(t, "POST", "/api/goals/goal-nope/pause", tok, ""); resp.StatusCode != 404 {
+		t.Errorf("pause of an unknown goal: %d", resp.StatusCode)
+	}
+	if resp, body := h.do(t, "GET", "/api/goals/goal-nope/steps/x/images/0", tok, ""); resp.StatusCode != 400 || !strings.Contains(body, "whole numbers") {
+		t.Errorf("a step picture with a bad index: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "GET", "/api/goals/goal-nope/steps/1/images/0", tok, ""); resp.StatusCode != 404 {
+		t.Errorf("a picture of an unknown goal: %d", resp.StatusCode)
+	}
+}
+
+// TestBrowserPaneOverHTTPAndWebSocket opens a real Chromium tab in a pane on a local page,
+// watches its screencast over the WebSocket, and clicks through it with a trusted input event.
+func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<title>Local page</title><button id=b style="position:fixed;left:0;top:0;width:300px;height:200px"
+			onclick="if(event.isTrusted){document.title='clicked'}">press</button>`))
+	}))
+	defer page.Close()
+	list, _ := h.ws.List(context.Background())
+	pane := list.Workspaces[0].Panes[1].ID
+	resp, body := h.do(t, "POST", "/api/panes/"+pane+"/browser", tok, `{"url":"`+page.URL+`","width":800,"height":600}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"title":"Local page"`) {
+		t.Fatalf("open: %d %s", resp.StatusCode, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, _, err := dialWS(ctx, h, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		conn.Write(ctx, websocket.MessageText, b)
+	}
+	send(map[string]any{"type": "browser.watch", "paneId": pane})
+	sawFrame := false
+	for !sawFrame {
+		_, msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("no screencast frame: %v", err)
+		}
+		var env struct {
+			Topic, Type string
+			Data        struct {
+				PaneID string `json:"paneId"`
+				Data   []byte `json:"data"`
+			}
+		}
+		json.Unmarshal(msg, &env)
+		sawFrame = env.Topic == "browser" && env.Type == "frame" && env.Data.PaneID == pane && len(env.Data.Data) > 100 &&
+			env.Data.Data[0] == 0xFF && env.Data.Data[1] == 0xD8 // a JPEG
+	}
+	send(map[string]any{"type": "browser.input", "paneId": pane, "event": map[string]any{"type": "click", "x": 100, "y": 100}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		title, err := h.browsers.Evaluate(ctx, pane, "document.title")
+		if string(title) == `"clicked"` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the trusted click did not reach the page: title %s %v", title, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resp, _ := h.do(t, "POST", "/api/panes/pane-nope/browser", tok, `{}`); resp.StatusCode != 404 {
+		t.Fatalf("a made-up pane got a browser: %d", resp.StatusCode)
+	}
+}
+
+func TestChatSendThatCannotStartReturnsTheText(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	ws := list.ActiveID
+	resp, body := h.do(t, "POST", "/api/workspaces/"+ws+"/chat/messages", tok, `{"text":"summarise the build log"}`)
+	var e struct{ Error, Text string }
+	json.Unmarshal([]byte(body), &e)
+	if resp.StatusCode != http.StatusBadGateway || e.Text != "summarise the build log" || !strings.Contains(e.Error, "Settings → Providers") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	resp, body = h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"messages":[`) {
+		t.Fatalf("history: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "PUT", "/api/workspaces/"+ws+"/chat/critic", tok, `{"on":true}`); resp.StatusCode != 200 {
+		t.Fatalf("critic mode: %d", resp.StatusCode)
+	}
+	if _, body := h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, ""); !strings.Contains(body, `"criticMode":true`) {
+		t.Fatalf("critic mode not kept: %s", body)
+	}
+}
+
+// A workspace's conversations through the API: start one, rename it (an empty title is
+// refused with its field), read it, delete it; the workspace's own chat routes keep acting on
+// its current conversation.
+func TestChatConversationsRoutes(t *testing.T) {
+	h := newHarness(t)
+	tok := h.login(t).AccessToken
+	list, _ := h.ws.List(context.Background())
+	ws := list.ActiveID
+	if resp, body := h.do(t, "PUT", "/api/workspaces/"+ws+"/chat/critic", tok, `{"on":true}`); resp.StatusCode != 200 {
+		t.Fatalf("critic mode on the workspace's chat: %d %s", resp.StatusCode, body)
+	}
+	resp, body := h.do(t, "POST", "/api/workspaces/"+ws+"/chats", tok, `{"title":"Deploy notes"}`)
+	var c struct {
+		ConversationID, Title string
+		CriticMode            bool
+	}
+	json.Unmarshal([]byte(body), &c)
+	if resp.StatusCode != http.StatusCreated || c.ConversationID == "" || c.Title != "Deploy notes" || c.CriticMode {
+		t.Fatalf("create: %d %s", resp.StatusCode, body)
+	}
+	var l struct {
+		Conversations []struct{ ConversationID, Title string }
+	}
+	_, body = h.do(t, "GET", "/api/workspaces/"+ws+"/chats", tok, "")
+	json.Unmarshal([]byte(body), &l)
+	if len(l.Conversations) != 2 {
+		t.Fatalf("list: %s", body)
+	}
+	if resp, body := h.do(t, "PUT", "/api/chats/"+c.ConversationID+"/title", tok, `{"title":" "}`); resp.StatusCode != 400 || !strings.Contains(body, `"field":"title"`) {
+		t.Fatalf("empty title: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := h.do(t, "PUT", "/api/chats/"+c.ConversationID+"/title", tok, `{"title":"Deploy"}`); resp.StatusCode != 200 || !strings.Contains(body, `"title":"Deploy"`) {
+		t.Fatalf("rename: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := h.do(t, "GET", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != 200 || !strings.Contains(body, `"criticMode":false`) {
+		t.Fatalf("read: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := h.do(t, "DELETE", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	if resp, _ := h.do(t, "GET", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("read after delete: %d", resp.StatusCode)
+	}
+	if resp, _ := h.do(t, "DELETE", "/api/chats/"+c.ConversationID, tok, ""); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("delete twice: %d", resp.StatusCode)
+	}
+	if _, body := h.do(t, "GET", "/api/workspaces/"+ws+"/chat", tok, ""); !strings.Contains(body, `"criticMode":true`) {
+		t.Fatalf("the workspace's chat lost its conversation: %s", body)
+	}
+}
