@@ -40,7 +40,9 @@ func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
 		toolCall("mcp__t__add", map[string]int{"a": 1, "b": 2}),
 		toolCall("abort_with_report", map[string]string{"reason": "done testing", "what_was_learned": "the tools work"}),
 	}})
-	code, out, errs := runGoalCLIOn(t, srv, "--goal", "Use the tools", "--check-manual", "--risk", "read_only", "--config-dir", cfg)
+	// Unconfined: a sandboxed goal's MCP calls run outside its sandbox and are asked every
+	// time (TestEveryToolOfAConfinedGoalStaysInsideOrAsks).
+	code, out, errs := runGoalCLIUnconfined(t, srv, "--goal", "Use the tools", "--check-manual", "--risk", "read_only", "--config-dir", cfg)
 	if code != cli.ExitGoalAborted {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

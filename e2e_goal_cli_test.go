@@ -34,6 +34,18 @@ func runGoalCLIOn(t *testing.T, srv *llmtest.Server, args ...string) (int, strin
 	return runToEnd(t, cmd)
 }
 
+// runGoalCLIUnconfined is runGoalCLIOn without --sandbox: a goal in its work dir, whose MCP
+// calls run as they are decided (a confined goal's are asked every time).
+func runGoalCLIUnconfined(t *testing.T, srv *llmtest.Server, args ...string) (int, string, string) {
+	t.Helper()
+	work := t.TempDir()
+	base := []string{"goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted",
+		"--data-dir", t.TempDir(), "--approve", "deny", "--critic-every", "0"}
+	cmd := exec.Command(testBinary(t), append(base, args...)...)
+	cmd.Dir = work
+	return runToEnd(t, cmd)
+}
+
 func toolCall(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
 
 func TestGoalCLICompletesThroughARealTerminal(t *testing.T) {
