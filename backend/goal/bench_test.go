@@ -64,6 +64,9 @@ type benchRun struct {
 	goals, steps int
 	model        agent.Model
 	tick         func(step int)
+	// risk is the no-op tool's (default read_only): a step that changes something stores its
+	// reply before the call runs, one commit more.
+	risk tools.Risk
 }
 
 func runBench(b *testing.B, r benchRun) time.Duration {
@@ -76,7 +79,7 @@ func runBench(b *testing.B, r benchRun) time.Duration {
 	defer st.Close()
 	reg := tools.NewRegistry()
 	reg.Register(tools.GoalTools()...)
-	reg.Register(tools.New("noop", "Does nothing.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+	reg.Register(tools.New("noop", "Does nothing.", r.risk, func(ctx context.Context, c tools.Call, p struct {
 		I int `json:"i"`
 	}) (tools.Result, error) {
 		if r.tick != nil {
@@ -95,6 +98,7 @@ func runBench(b *testing.B, r benchRun) time.Duration {
 	off := 0
 	spec := goal.Spec{PaneID: "p", Goal: "count", Criterion: criterion.Spec{Kind: "manual"},
 		Settings: goal.Settings{MaxSteps: steps, CriticInterval: &off, WorkDir: dir}}
+	spec.Policy.Ceiling = r.risk
 	start := time.Now()
 	var ids []string
 	for range n {
@@ -117,6 +121,15 @@ func runBench(b *testing.B, r benchRun) time.Duration {
 	}
 	wg.Wait()
 	return time.Since(start)
+}
+
+// BenchmarkRunnerOverheadPerWriteStep: as BenchmarkRunnerOverheadPerStep, with a no-op tool
+// declared write_local, whose reply is stored before it runs.
+func BenchmarkRunnerOverheadPerWriteStep(b *testing.B) {
+	for range b.N {
+		d := runBench(b, benchRun{goals: 1, steps: benchSteps, risk: tools.WriteLocal, model: agent.Model{Provider: &instantModel{}, ModelID: "instant"}})
+		b.ReportMetric(float64(d.Microseconds())/benchSteps, "µs/step")
+	}
 }
 
 // BenchmarkRunnerOverheadPerStep: one goal, 500 steps, instant model, no-op tool.

@@ -246,15 +246,37 @@ func (r *run) failed(_ llm.Reply, err error, _ error) bool {
 }
 
 // replied stores the reply; a reply that calls tools waits first for a budget it overspent.
+//
+// The reply is stored before calls that change something run, so that after a crash they are
+// answered "interrupted by restart" rather than silently made again. Calls that only read
+// change nothing: their reply is stored with their first step (or, without calls, with the
+// nudge that follows), a commit fewer; a crash before that asks the model again.
 func (r *run) replied(reply llm.Reply) bool {
 	r.g.State.ModelTurns++
 	r.addUsage(r.model, reply.Usage)
 	u := reply.Usage
 	r.turnUsage = &u
 	r.append(reply.Message)
-	r.commit()
-	if len(reply.Message.ToolCalls()) > 0 && r.overBudget() {
+	calls := reply.Message.ToolCalls()
+	if len(calls) > 0 && !r.onlyReads(calls) {
+		r.commit()
+	}
+	if len(calls) > 0 && r.overBudget() {
 		r.waitForBudget()
+	}
+	return true
+}
+
+// onlyReads reports whether every call is of a known tool at read_only for its arguments.
+func (r *run) onlyReads(calls []llm.ToolCall) bool {
+	for _, c := range calls {
+		tool, ok := r.svc.registry.Get(c.Name)
+		if !ok || c.ArgsError != "" {
+			return false
+		}
+		if risk, _ := tools.RiskOf(tool, c.Args); risk != tools.ReadOnly {
+			return false
+		}
 	}
 	return true
 }
