@@ -64,21 +64,33 @@ func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 	return r
 }
 
-// run starts a goal confined to sandbox at ceiling in pane, pushes the replies and waits.
-func (r *boundaryRig) run(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec, replies ...llmtest.Reply) goal.Goal {
-	r.t.Helper()
-	r.srv.Push(replies...)
+// confined is a goal confined to sandbox at ceiling in pane.
+func confined(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec) goal.Spec {
 	zero := 0
 	spec := goal.Spec{PaneID: pane, Goal: "test the boundary", Criterion: crit,
 		Settings: goal.Settings{CriticInterval: &zero, WorkDir: sandbox}}
 	spec.Policy.Ceiling, spec.Policy.SandboxDir = ceiling, sandbox
+	return spec
+}
+
+// startAndWait starts a goal and waits (bounded) for it to end; the error is Start's (a goal
+// refused) or the wait's.
+func (r *boundaryRig) startAndWait(spec goal.Spec) (goal.Goal, error) {
 	g, err := r.eng.Goals.Start(context.Background(), spec)
 	if err != nil {
-		r.t.Fatal(err)
+		return g, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	if g, err = r.eng.Goals.Wait(ctx, g.ID); err != nil || !g.Status.Finished() {
+	return r.eng.Goals.Wait(ctx, g.ID)
+}
+
+// run starts a goal confined to sandbox at ceiling in pane, pushes the replies and waits.
+func (r *boundaryRig) run(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec, replies ...llmtest.Reply) goal.Goal {
+	r.t.Helper()
+	r.srv.Push(replies...)
+	g, err := r.startAndWait(confined(pane, sandbox, ceiling, crit))
+	if err != nil || !g.Status.Finished() {
 		r.t.Fatalf("goal did not end: %v %s", err, g.Status)
 	}
 	return g
@@ -276,18 +288,9 @@ func TestGoalWhoseBoundaryCannotBeMadeDoesNotRun(t *testing.T) {
 	if err := os.Mkdir(inside, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	zero := 0
-	spec := goal.Spec{PaneID: r.ws.Panes[1].ID, Goal: "work in the data dir", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: inside}}
-	spec.Policy.Ceiling, spec.Policy.SandboxDir = tools.WriteLocal, inside
-	g, err := r.eng.Goals.Start(context.Background(), spec)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		g, err = r.eng.Goals.Wait(ctx, g.ID)
-		if err == nil && g.Status != goal.StatusFailed {
-			t.Fatalf("a goal without its boundary ran: %s", g.Status)
-		}
+	g, err := r.startAndWait(confined(r.ws.Panes[1].ID, inside, tools.WriteLocal, criterion.Spec{Kind: "manual"}))
+	if err == nil && g.Status != goal.StatusFailed {
+		t.Fatalf("a goal without its boundary ran: %s", g.Status)
 	}
 	if err == nil && !strings.Contains(g.Report, "sandbox") {
 		t.Fatalf("the goal did not say why it stopped: %+v", g)
@@ -310,18 +313,9 @@ func TestGoalWhoseBoundaryCannotBeMadeDoesNotRun(t *testing.T) {
 func TestConfinedGoalWithoutBubblewrapDoesNotStart(t *testing.T) {
 	r := newBoundaryRig(t)
 	t.Setenv("PATH", t.TempDir()) // no bwrap on it
-	sandbox := t.TempDir()
-	zero := 0
-	spec := goal.Spec{PaneID: r.ws.Panes[1].ID, Goal: "work", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: sandbox}}
-	spec.Policy.Ceiling, spec.Policy.SandboxDir = tools.WriteLocal, sandbox
-	g, err := r.eng.Goals.Start(context.Background(), spec)
+	g, err := r.startAndWait(confined(r.ws.Panes[1].ID, t.TempDir(), tools.WriteLocal, criterion.Spec{Kind: "manual"}))
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if g, err = r.eng.Goals.Wait(ctx, g.ID); err == nil {
-			err = fmt.Errorf("%s: %s", g.Status, g.Report)
-		}
+		err = fmt.Errorf("%s: %s", g.Status, g.Report)
 	}
 	if !strings.Contains(fmt.Sprint(err), "bwrap") || strings.Contains(fmt.Sprint(err), "completed") {
 		t.Fatalf("a goal without bubblewrap: %v", err)

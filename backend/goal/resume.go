@@ -31,15 +31,7 @@ func (s *Service) Resume(ctx context.Context, id string) error {
 	default:
 		return fmt.Errorf("goal %s is %s; only paused or interrupted goals resume (re-open a finished one)", id, g.Status)
 	}
-	conv, err := s.repo.GoalMessages(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := s.canRun(ctx, g); err != nil {
-		return err
-	}
-	stored := len(conv)
-	conv, redo, err := s.repairConversation(ctx, id, conv, true)
+	conv, stored, redo, err := s.conversationToRun(ctx, g, true)
 	if err != nil {
 		return err
 	}
@@ -53,6 +45,21 @@ func (s *Service) Resume(ctx context.Context, id string) error {
 		return nil
 	}
 	return s.launch(g, conv, stored, redo...)
+}
+
+// conversationToRun reads a goal's stored conversation for another run, once the goal can
+// run at all, and repairs it (see repairConversation); stored is how many of its messages
+// are in the store.
+func (s *Service) conversationToRun(ctx context.Context, g Goal, askAgain bool) (conv []llm.Message, stored int, redo []resumeCall, err error) {
+	if conv, err = s.repo.GoalMessages(ctx, g.ID); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := s.canRun(ctx, g); err != nil {
+		return nil, 0, nil, err
+	}
+	stored = len(conv)
+	conv, redo, err = s.repairConversation(ctx, g.ID, conv, askAgain)
+	return conv, stored, redo, err
 }
 
 // repairConversation answers tool calls the last run left without results: from the step
@@ -148,17 +155,9 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	if !g.Status.Finished() {
 		return fmt.Errorf("goal %s is %s; only finished goals re-open", id, g.Status)
 	}
-	conv, err := s.repo.GoalMessages(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := s.canRun(ctx, g); err != nil {
-		return err
-	}
-	stored := len(conv)
 	// Repaired as a resume is: every call the last run left open gets its answer, so the
 	// provider never sees a call without a result.
-	conv, _, err = s.repairConversation(ctx, id, conv, false)
+	conv, stored, _, err := s.conversationToRun(ctx, g, false)
 	if err != nil {
 		return err
 	}
