@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,21 +107,23 @@ func (e *Engine) ownServices() []string {
 	return own
 }
 
-// hostPort is a URL's host:port ("" when it has none).
+// hostPort is a URL's host:port, the scheme's port when it names none ("" for no http(s) URL).
 func hostPort(raw string) string {
-	rest, ok := strings.CutPrefix(raw, "http://")
-	port := "80"
-	if !ok {
-		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
-			return ""
-		}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	port := u.Port()
+	switch {
+	case port != "":
+	case u.Scheme == "http":
+		port = "80"
+	case u.Scheme == "https":
 		port = "443"
+	default:
+		return ""
 	}
-	host, _, _ := strings.Cut(rest, "/")
-	if strings.Contains(strings.TrimPrefix(host, "["), "]:") || (!strings.HasPrefix(host, "[") && strings.Contains(host, ":")) {
-		return host
-	}
-	return host + ":" + port
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // confineGoalTerminal gives the goal's pane a shell. A goal with a sandbox gets a fresh

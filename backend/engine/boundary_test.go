@@ -324,3 +324,16 @@ func TestConfinedGoalWithoutBubblewrapDoesNotStart(t *testing.T) {
 		t.Fatalf("the model was asked %d times by a goal that must not run", n)
 	}
 }
+
+// The MCP servers' addresses the egress proxy never opens to a goal: host:port with the
+// scheme's port when the URL names none.
+func TestHostPortOfAnMCPServerURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:8931/mcp": "127.0.0.1:8931", "https://tools.example/mcp": "tools.example:443",
+		"http://localhost/mcp": "localhost:80", "http://[::1]:9000/": "[::1]:9000", "": "", "stdio": "",
+	} {
+		if got := hostPort(raw); got != want {
+			t.Errorf("hostPort(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -174,11 +174,12 @@ func (r *run) hiddenPath(tool tools.Tool, call tools.Call) string {
 	if err != nil {
 		return ""
 	}
+	hidden := r.svc.opts.Hidden() // read once a call: it lists the data dirs from a file
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(r.workDir(), p)
 		}
-		for _, h := range r.svc.opts.Hidden() {
+		for _, h := range hidden {
 			if in, err := policy.Contains(h, p); err == nil && in {
 				return fmt.Sprintf("%q is in %s, the app's own data or secrets, which no goal may touch", p, h)
 			}

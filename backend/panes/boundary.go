@@ -56,7 +56,7 @@ func (s *Service) OutsidePane(sandbox, paneID, _ string) string {
 	if sandbox == "" {
 		return ""
 	}
-	if sb, ok := s.terms.PaneSandbox(paneID); ok && len(sb.WritableDirs) > 0 && sb.WritableDirs[0] == sandbox {
+	if sb, ok := s.terms.PaneSandbox(paneID); ok && sb.Dir() == sandbox {
 		return ""
 	}
 	return fmt.Sprintf("pane %s is not inside this goal's sandbox %s (the goal did not make it): changing it is the person's to allow, every time", paneID, sandbox)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/dop251/goja"
 
@@ -25,7 +24,6 @@ type helpers struct {
 	ctx  context.Context
 	call tools.Call
 	w    *watchdog
-	n    atomic.Int32
 }
 
 func (h *helpers) object() *goja.Object {

@@ -25,7 +25,7 @@ func (m *Manager) ConfinePane(paneID string, sb Sandbox) {
 func (m *Manager) ReleasePane(paneID, dir string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if sb, ok := m.confined[paneID]; ok && firstDir(sb) == dir {
+	if sb, ok := m.confined[paneID]; ok && sb.Dir() == dir {
 		delete(m.confined, paneID)
 	}
 }
@@ -58,7 +58,7 @@ func (m *Manager) TabSandboxDir(paneID, tabID string) (string, error) {
 	if t.spec.Sandbox == nil {
 		return t.admitted, nil
 	}
-	return firstDir(*t.spec.Sandbox), nil
+	return t.spec.Sandbox.Dir(), nil
 }
 
 // AdmitTab puts an unconfined tab inside the boundary of the goal confined to sandboxDir: the
@@ -95,7 +95,7 @@ func (m *Manager) OutsideBoundary(sandboxDir, paneID, tabID string) string {
 		}
 		return fmt.Sprintf("pane %s's %s runs outside this goal's sandbox %s: reaching into it is the person's to allow, every time", paneID, what, sandboxDir)
 	case errors.Is(err, ErrNoPane):
-		if sb, ok := m.PaneSandbox(paneID); ok && firstDir(sb) == sandboxDir {
+		if sb, ok := m.PaneSandbox(paneID); ok && sb.Dir() == sandboxDir {
 			return ""
 		}
 		return fmt.Sprintf("pane %s is outside this goal's sandbox %s (its terminal would not be confined): reaching into it is the person's to allow, every time", paneID, sandboxDir)
@@ -103,8 +103,8 @@ func (m *Manager) OutsideBoundary(sandboxDir, paneID, tabID string) string {
 	return ""
 }
 
-// firstDir names a sandbox by the dir it was made for: its first writable dir.
-func firstDir(sb Sandbox) string {
+// Dir names a sandbox by the dir it was made for: its first writable dir ("" for none).
+func (sb Sandbox) Dir() string {
 	if len(sb.WritableDirs) == 0 {
 		return ""
 	}

@@ -116,19 +116,19 @@ describe('HttpBackend events', () => {
   });
 });
 
+/** A signed-in backend with one subscriber collecting its events, over a scripted socket. */
+function streamSetup() {
+  const f = fakeFetch(() => json(200, { version: '1' }));
+  const ws = socketFactory();
+  const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+  const events: BackendEvent[] = [];
+  api.subscribe((e) => events.push(e));
+  return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };
+}
 
 describe('HttpBackend terminal stream', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
-
-  function setup() {
-    const f = fakeFetch(() => json(200, { version: '1' }));
-    const ws = socketFactory();
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
-    const events: BackendEvent[] = [];
-    api.subscribe((e) => events.push(e));
-    return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };
-  }
 
   const replay = (paneId: string, tabId: string, text: string) => ({
     topic: 'terminal',
@@ -137,7 +137,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('attach sends term.attach and resolves with the decoded replay, which subscribers do not see', async () => {
-    const { api, socket, events } = setup();
+    const { api, socket, events } = streamSetup();
     socket().serverOpen();
     const attached = api.terminalAttach('p1', 'tab-1');
     expect(socket().sent).toEqual([{ type: 'term.attach', paneId: 'p1', tabId: 'tab-1' }]);
@@ -152,7 +152,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('attach rejects when no replay arrives within the timeout', async () => {
-    const { api, socket } = setup();
+    const { api, socket } = streamSetup();
     socket().serverOpen();
     const attached = api.terminalAttach('p1', 'tab-1');
     const outcome = attached.then(
@@ -168,7 +168,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it("takes a null replay (Go's empty []byte) as an empty screen", async () => {
-    const { api, socket } = setup();
+    const { api, socket } = streamSetup();
     socket().serverOpen();
     const attached = api.terminalAttach('p1', 'tab-1');
     socket().serverSend({ topic: 'terminal', type: 'replay', data: { paneId: 'p1', tabId: 'tab-1', data: null } });
@@ -176,7 +176,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it("fails an attach at once with the server's error for that tab", async () => {
-    const { api, socket, events } = setup();
+    const { api, socket, events } = streamSetup();
     socket().serverOpen();
     const attached = api.terminalAttach('p1', 'tab-9');
     const error = { topic: 'terminal', type: 'error', data: { paneId: 'p1', tabId: 'tab-9', error: 'pane "p1" has no tab "tab-9"' } };
@@ -186,7 +186,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('answers attaches of one tab in order, one replay each', async () => {
-    const { api, socket } = setup();
+    const { api, socket } = streamSetup();
     socket().serverOpen();
     const first = api.terminalAttach('p1', 'tab-1');
     const second = api.terminalAttach('p1', 'tab-1');
@@ -197,7 +197,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('sends input, resize and detach frames in their exact shapes', async () => {
-    const { api, socket } = setup();
+    const { api, socket } = streamSetup();
     socket().serverOpen();
     api.terminalInput('p1', 'tab-1', 'ls\r');
     api.terminalResize('p1', 'tab-1', 120, 40);
@@ -210,7 +210,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('sends an attach made before the socket opened once it opens', async () => {
-    const { api, socket } = setup();
+    const { api, socket } = streamSetup();
     const attached = api.terminalAttach('p1', 'tab-1');
     api.terminalInput('p1', 'tab-1', 'lost'); // typing with no connection goes nowhere
     expect(socket().sent).toEqual([]);
@@ -221,7 +221,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('re-attaches every attached tab after a reconnect, with its last size, and hands the replay on as a resync', async () => {
-    const { api, ws, socket, events } = setup();
+    const { api, ws, socket, events } = streamSetup();
     socket().serverOpen();
     const a = api.terminalAttach('p1', 'tab-1');
     const b = api.terminalAttach('p2', 'tab-7');
@@ -248,7 +248,7 @@ describe('HttpBackend terminal stream', () => {
   });
 
   it('an attach waiting across a reconnect gets the replay of the new connection', async () => {
-    const { api, socket, events } = setup();
+    const { api, socket, events } = streamSetup();
     socket().serverOpen();
     const attached = api.terminalAttach('p1', 'tab-1');
     socket().serverClose(1006);
@@ -261,24 +261,12 @@ describe('HttpBackend terminal stream', () => {
   });
 });
 
-// ---- browser panes --------------------------------------------------------------------------
-
-
 describe('HttpBackend browser stream', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  function setup() {
-    const f = fakeFetch(() => json(200, { version: '1' }));
-    const ws = socketFactory();
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
-    const events: BackendEvent[] = [];
-    api.subscribe((e) => events.push(e));
-    return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };
-  }
-
   it('sends watch, input and unwatch frames in their exact shapes, and hands frames to subscribers', () => {
-    const { api, socket, events } = setup();
+    const { api, socket, events } = streamSetup();
     socket().serverOpen();
     api.browserWatch('p1');
     api.browserInput('p1', { type: 'mousedown', x: 10.5, y: 20, button: 'left' });
@@ -298,7 +286,7 @@ describe('HttpBackend browser stream', () => {
   });
 
   it('watches again after a reconnect the panes still watched, and drops input while down', async () => {
-    const { api, ws, socket } = setup();
+    const { api, ws, socket } = streamSetup();
     api.browserWatch('p1'); // before the socket opened: sent when it opens
     socket().serverOpen();
     api.browserWatch('p2');
