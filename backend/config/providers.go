@@ -387,8 +387,9 @@ func (s *Providers) Test(ctx context.Context, id string) (TestResult, error) {
 // used when the form leaves the key unchanged.
 func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput) (TestResult, error) {
 	model := strings.TrimSpace(in.Model)
-	if strings.TrimSpace(in.Name) == "" {
-		in.Name = "unsaved"
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		in.Name = "unsaved" // validate wants one; what the test says uses "new provider"
 	}
 	if model == "" {
 		in.Model = "unset" // validate wants one; the test then only lists models
@@ -398,7 +399,10 @@ func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput
 	if err != nil {
 		return TestResult{}, err
 	}
-	r := Resolved{Provider: Provider{Name: in.Name, Kind: in.Kind, BaseURL: in.BaseURL, Model: model, VisionModel: in.VisionModel,
+	if name == "" {
+		name = "new provider"
+	}
+	r := Resolved{Provider: Provider{Name: name, Kind: in.Kind, BaseURL: in.BaseURL, Model: model, VisionModel: in.VisionModel,
 		Temperature: in.Temperature, MaxTokens: in.MaxTokens, Thinking: in.Thinking, ContextWindow: in.ContextWindow}}
 	switch {
 	case in.APIKey != nil:
@@ -408,10 +412,37 @@ func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput
 			return TestResult{}, err
 		}
 	}
+	if msg := missingKey(r); msg != "" {
+		return TestResult{}, &FieldError{"apiKey", msg}
+	}
 	if s.tester == nil {
 		return TestResult{Message: "this build has no model layer to test with"}, nil
 	}
 	return s.tester.Test(ctx, r), nil
+}
+
+// missingKey says what to type when the form points at OpenAI's or Anthropic's own service
+// without a key: the model layer would refuse it in its own words, naming the provider by a
+// placeholder the person never typed. The form shows this under the API key field.
+func missingKey(r Resolved) string {
+	cfg := r.LLMConfig()
+	cfg.Model = "unset" // only the key is judged here
+	err := cfg.Validate()
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		var fe *llm.FieldError
+		if errors.As(e, &fe) && fe.Field == "apiKey" {
+			vendor := "OpenAI"
+			if r.Kind == KindAnthropic {
+				vendor = "Anthropic"
+			}
+			return fmt.Sprintf("enter the %s key to test this provider", vendor)
+		}
+	}
+	return ""
 }
 
 // Prices returns the per-model price table: the known models' list prices (with their cache

@@ -213,3 +213,24 @@ func TestGoalDefaults(t *testing.T) {
 		t.Fatalf("saved %+v", d)
 	}
 }
+
+// "Test connection" on an empty add form names the key field and what to type, not the
+// placeholder name the service gives an unsaved provider.
+func TestTestUnsavedAsksForTheKeyByField(t *testing.T) {
+	svc, _ := newProviders(t)
+	ctx := context.Background()
+	for kind, vendor := range map[string]string{"openai": "OpenAI", "anthropic": "Anthropic"} {
+		_, err := svc.TestUnsaved(ctx, "", config.ProviderInput{Kind: kind})
+		var fe *config.FieldError
+		if !errors.As(err, &fe) || fe.Field != "apiKey" || fe.Msg != "enter the "+vendor+" key to test this provider" {
+			t.Errorf("%s: got %v, want the apiKey field asking for the %s key", kind, err, vendor)
+		}
+		if err != nil && strings.Contains(err.Error(), "unsaved") {
+			t.Errorf("%s: the message names the internal placeholder: %v", kind, err)
+		}
+	}
+	// A local server needs no key: the test goes ahead.
+	if _, err := svc.TestUnsaved(ctx, "", config.ProviderInput{Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+		t.Errorf("local server: %v", err)
+	}
+}
