@@ -19,7 +19,7 @@ RACE_PATHS := $(addprefix ./backend/,$(RACE_PKGS))
 RACE_REGEX := /backend/($(subst /...,(/.*)?,$(subst $(space),|,$(RACE_PKGS))))$$
 SERVE_ARGS ?=
 
-.PHONY: setup frontend build package run serve test test-go test-frontend test-e2e bench clean
+.PHONY: setup frontend build package run serve test test-go test-frontend test-e2e bench clean docs
 
 setup:
 	@scripts/setup.sh
@@ -83,3 +83,8 @@ bench: build
 
 clean:
 	rm -rf build/bin build/*.deb frontend/dist $(ARTIFACTS)
+
+# docs/cli.md is generated from the commands' own --help (backend/cli/help.go); `go test ./docs`
+# fails when it is stale, and this rewrites it.
+docs:
+	go test -count=1 -run '^TestCLIReference$$' ./docs -update

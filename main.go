@@ -30,30 +30,8 @@ var version = "0.1.0-dev"
 //go:embed all:frontend/dist
 var embedded embed.FS
 
-const usage = `ClusterSpace — terminal and browser panes with an AI agent.
-
-Usage:
-  clusterspace [--data-dir DIR] [--config-dir DIR]
-                                       open the desktop window
-  clusterspace serve [options]         serve the same UI over HTTP for any browser
-  clusterspace goal run|list|show|resume|abort|reopen …
-                                       run and manage goals from the terminal (goal help)
-  clusterspace fleet run FILE|list|show|abort|resume …
-                                       run many goals as one job, with dependencies (fleet help)
-  clusterspace version | --version     print the version
-  clusterspace help | --help           print this help
-
-serve options:
-  --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
-  --data-dir DIR          data directory (default $CLUSTERSPACE_DATA_DIR, else
-                          $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace)
-  --config-dir DIR        personas, skills, templates, tool plugins, mcp.json (default
-                          $CLUSTERSPACE_CONFIG_DIR, else $XDG_CONFIG_HOME/clusterspace,
-                          else ~/.config/clusterspace)
-  --password-file FILE    set the login password from the first line of FILE
-  --allow-remote          allow listening on a non-loopback address
-  --allowed-origin URL    another browser origin allowed to connect (repeatable)
-`
+// usage is `clusterspace --help`; its text lives with the other commands' help in backend/cli.
+const usage = cli.Usage
 
 func main() {
 	// Before anything else: move the API key variables out of this process's environment, so
@@ -80,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return cli.ExitOK
 		}
-		return desktopCommand(args, stderr)
+		return desktopCommand(args, stdout, stderr)
 	case "serve":
 		return serveCommand(args, stdout, stderr)
 	case "goal":
@@ -109,29 +87,33 @@ func printVersion(w io.Writer) {
 	fmt.Fprintf(w, "clusterspace %s (%s)\n", version, doors)
 }
 
-// parseFlags parses args with fs, printing usage and returning false on a bad flag or a
-// stray argument.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+// parseFlags parses args with fs. It returns false with the exit status after printing help
+// for -h/--help (status 0) or the usage for a bad flag or a stray argument (64).
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) (int, bool) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, help)
+			return cli.ExitOK, false
+		}
 		fmt.Fprintf(stderr, "clusterspace: %v\n\n%s", err, usage)
-		return false
+		return cli.ExitUsage, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "clusterspace: unexpected argument %q\n\n%s", fs.Arg(0), usage)
-		return false
+		return cli.ExitUsage, false
 	}
-	return true
+	return cli.ExitOK, true
 }
 
 func frontendFS() (fs.FS, error) { return fs.Sub(embedded, "frontend/dist") }
 
-func desktopCommand(args []string, stderr io.Writer) int {
+func desktopCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clusterspace", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "", "")
 	configDir := fs.String("config-dir", "", "")
-	if !parseFlags(fs, args, stderr) {
-		return cli.ExitUsage
+	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
+		return code
 	}
 	if !desktopBuilt {
 		fmt.Fprintf(stderr, "clusterspace: %v\n", runDesktop(nil, nil))
@@ -175,8 +157,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	allowRemote := fs.Bool("allow-remote", false, "")
 	var origins stringList
 	fs.Var(&origins, "allowed-origin", "")
-	if !parseFlags(fs, args, stderr) {
-		return cli.ExitUsage
+	if code, ok := parseFlags(fs, args, cli.ServeHelp, stdout, stderr); !ok {
+		return code
 	}
 	remote, err := server.CheckAddr(*addr, *allowRemote)
 	if err != nil {

@@ -20,22 +20,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/store"
 )
 
-const fleetUsage = `Usage:
-  clusterspace fleet run FILE [--concurrency N] [options]
-    FILE is a fleet in YAML: name, concurrency, tasks (id, goal, pane, role, priority, depends_on,
-    and a criterion: check_shell, exit_code, check_timeout, check_question, threshold, check_json,
-    json_source, check_manual, check_visual; default a strict judge question on the evidence),
-    and isolation: worktree (fleet-wide or per task) with setup: CMD run in each new worktree.
-    options are goal run's: --provider | --base-url URL --model NAME …, --critic-…, --critic-every N,
-    --risk LEVEL, --sandbox DIR, --allow-tools, --deny-tools, --approve ask|allow|deny, --wall-clock,
-    --max-steps, --budget-usd, --budget-tokens, --data-dir DIR, --config-dir DIR, --json (JSON Lines)
-  clusterspace fleet list | show ID | abort ID | resume ID | prune ID
-    (prune removes the tasks' git worktrees, keeping their branches; refused while a task runs)
-    (resume takes --base-url/--model/--api-kind/--api-key-env and --approve again if the run used them)
-Exit status: 0 every task completed, 1 a task failed or is blocked (or the data dir is in use),
-2 the fleet was aborted, 64 a bad file or usage (the message names the task and the field).
-`
-
 // Fleet runs `clusterspace fleet …` with the arguments after "fleet" and returns the exit status.
 func Fleet(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -83,6 +67,9 @@ func fleetRun(cmd string, args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	concurrency := fs.Int("concurrency", 0, "")
 	arg, err := parseWithArg(fs, args)
+	if helpAsked(err, fleetHelp[cmd], stdout) {
+		return ExitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace fleet %s: %v\n\n%s", cmd, err, fleetUsage)
 		return ExitUsage
@@ -304,7 +291,14 @@ func fleetAbort(cmd string, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	dataDir := fs.String("data-dir", "", "")
 	id, err := parseWithArg(fs, args)
-	if err != nil || id == "" {
+	if helpAsked(err, fleetHelp[cmd], stdout) {
+		return ExitOK
+	}
+	if err != nil { // a bad flag: name it, then how the command is called
+		fmt.Fprintf(stderr, "clusterspace fleet %s: %v\n\n%s", cmd, err, fleetHelp[cmd])
+		return ExitUsage
+	}
+	if id == "" {
 		fmt.Fprintf(stderr, "clusterspace fleet %s: name the fleet: clusterspace fleet %s ID\n", cmd, cmd)
 		return ExitUsage
 	}
@@ -367,7 +361,14 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "")
 	asJSON := fs.Bool("json", false, "")
 	id, err := parseWithArg(fs, args)
-	if err != nil || (cmd == "show" && id == "") || (cmd == "list" && id != "") {
+	if helpAsked(err, fleetHelp[cmd], stdout) {
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace fleet %s: %v\n\n%s", cmd, err, fleetHelp[cmd])
+		return ExitUsage
+	}
+	if (cmd == "show" && id == "") || (cmd == "list" && id != "") {
 		fmt.Fprintf(stderr, "clusterspace fleet %s: usage: clusterspace fleet list | show ID [--data-dir DIR] [--json]\n", cmd)
 		return ExitUsage
 	}

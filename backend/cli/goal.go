@@ -38,33 +38,6 @@ const cliBrowserPane = "web-1"
 // cliWorkspace owns the CLI's browser pane (its Chromium profile lives under that name).
 const cliWorkspace = "cli"
 
-const goalUsage = `Usage:
-  clusterspace goal run --goal TEXT <criterion> [options]
-    criterion, exactly one:
-      --check-shell CMD [--exit-code N] [--check-timeout DUR]
-      --check-question TEXT [--threshold yes|high_confidence]
-      --check-json EXPR [--json-source claim|file:PATH|command:CMD]
-      --check-manual
-      --check-visual TEXT [--visual-pane ID]   (a vision model looks at a browser pane the run opens)
-    --provider NAME | --base-url URL --model NAME [--vision-model NAME] [--api-kind openai|anthropic] [--api-key-env VAR]
-    --critic-provider NAME | --critic-base-url URL --critic-model NAME [--critic-api-kind …] [--critic-api-key-env VAR]
-    --critic-every N   --finalize-critic   --bounce-budget N
-    --risk read_only|write_local|network_get|network_write|spends_money   (default write_local)
-    --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
-    --allow-local-port N   (a port on this machine the sandboxed goal may reach through its proxy; repeatable)
-    --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
-    --context-window TOKENS   (the model's window when the provider's setting is empty and the model is not a known one)
-    --persona ID   (work as a persona of the config dir's personas/, or a built-in)
-    --skill ID     (attach a skill up front; repeatable)
-    --data-dir DIR   --config-dir DIR   --json
-  clusterspace goal list | show ID | resume ID | abort ID | reopen ID --feedback TEXT
-    (resume and reopen take --base-url/--model/--api-kind/--api-key-env again if the goal used them)
-  Only one process at a time owns a data dir (the desktop, serve, or goal run|resume|abort|reopen);
-  another one is refused with exit status 1. goal list and goal show only read: they work beside
-  the owner and leave its goals alone.
-Exit status: 0 completed, 1 failed (or the data dir is in use), 2 aborted, 64 bad usage or configuration.
-`
-
 // Goal runs `clusterspace goal …` with the arguments after "goal" and returns the exit status.
 func Goal(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -219,6 +192,9 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	registerCriterion(fs, &f.crit)
 	f.register(fs)
 	if err := fs.Parse(args); err != nil {
+		if helpAsked(err, goalHelp["run"], stdout) {
+			return ExitOK
+		}
 		fmt.Fprintf(stderr, "clusterspace goal run: %v\n\n%s", err, goalUsage)
 		return ExitUsage
 	}
@@ -455,6 +431,9 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		id, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
+		if helpAsked(err, goalHelp[cmd], stdout) {
+			return ExitOK
+		}
 		fmt.Fprintf(stderr, "clusterspace goal %s: %v\n\n%s", cmd, err, goalUsage)
 		return ExitUsage
 	}
