@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
 )
@@ -18,35 +17,26 @@ func (s *Store) SaveAgent(ctx context.Context, a fleet.AgentRecord) error {
 	if a.Inbox == nil {
 		inbox = []byte("[]")
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO fleet_agents(pane_id, role, purpose, inbox, updated_at) VALUES(?, ?, ?, ?, ?)
+	return s.save(ctx, "save the agent of pane "+a.PaneID, `INSERT INTO fleet_agents(pane_id, role, purpose, inbox, updated_at) VALUES(?, ?, ?, ?, ?)
 		ON CONFLICT(pane_id) DO UPDATE SET role = excluded.role, purpose = excluded.purpose, inbox = excluded.inbox, updated_at = excluded.updated_at`,
 		a.PaneID, a.Role, a.Purpose, string(inbox), ms(a.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("save the agent of pane %s: %w", a.PaneID, err)
-	}
-	return nil
 }
 
 // AgentRecords returns every stored agent, by pane id.
 func (s *Store) AgentRecords(ctx context.Context) ([]fleet.AgentRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT pane_id, role, purpose, inbox, updated_at FROM fleet_agents ORDER BY pane_id`)
-	if err != nil {
-		return nil, err
+	return queryAll(ctx, s.db, scanAgent, `SELECT pane_id, role, purpose, inbox, updated_at FROM fleet_agents ORDER BY pane_id`)
+}
+
+func scanAgent(r scanner) (fleet.AgentRecord, error) {
+	var a fleet.AgentRecord
+	var inbox string
+	var updated int64
+	if err := r.Scan(&a.PaneID, &a.Role, &a.Purpose, &inbox, &updated); err != nil {
+		return a, err
 	}
-	defer rows.Close()
-	var out []fleet.AgentRecord
-	for rows.Next() {
-		var a fleet.AgentRecord
-		var inbox string
-		var updated int64
-		if err := rows.Scan(&a.PaneID, &a.Role, &a.Purpose, &inbox, &updated); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(inbox), &a.Inbox); err != nil {
-			return nil, fmt.Errorf("agent of pane %s: stored inbox unreadable: %w", a.PaneID, err)
-		}
-		a.UpdatedAt = time.UnixMilli(updated).UTC()
-		out = append(out, a)
+	if err := json.Unmarshal([]byte(inbox), &a.Inbox); err != nil {
+		return a, fmt.Errorf("agent of pane %s: stored inbox unreadable: %w", a.PaneID, err)
 	}
-	return out, rows.Err()
+	a.UpdatedAt = at(updated)
+	return a, nil
 }

@@ -31,48 +31,30 @@ func noConversation(id string) error {
 
 // ChatConversations lists a workspace's conversations, the most recently updated first.
 func (s *Store) ChatConversations(ctx context.Context, wsID string) ([]chat.Conversation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+conversationColumns+`,
+	return queryAll(ctx, s.db, func(r scanner) (chat.Conversation, error) {
+		var c chat.Conversation
+		var t stamps
+		err := scanConversation(r, &c.Config, &t.created, &t.updated, &c.Messages)
+		c.CreatedAt, c.UpdatedAt = t.times()
+		return c, err
+	}, `SELECT `+conversationColumns+`,
 			(SELECT COUNT(*) FROM chat_messages m WHERE m.conversation_id = c.id)
 		FROM chat_conversations c WHERE c.workspace_id = ? ORDER BY c.updated_at DESC, c.created_at DESC, c.id`, wsID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []chat.Conversation
-	for rows.Next() {
-		var c chat.Conversation
-		var created, updated int64
-		dest := append(conversationDest(&c.Config), &created, &updated, &c.Messages)
-		var skills, askAbove string
-		dest[skillsAt], dest[askAboveAt] = &skills, &askAbove
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		if err := decodeConversation(&c.Config, skills, askAbove); err != nil {
-			return nil, err
-		}
-		c.CreatedAt, c.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
-// The columns of a conversation's config, in the order conversationDest scans them.
+// The columns of a conversation's config, in the order scanConversation reads them.
 const conversationColumns = `c.id, c.workspace_id, c.title, c.persona, c.skills, c.provider, c.model, c.critic_mode,
 	c.critic_prompt, c.critic_provider, c.iteration_cap, c.ask_above, c.created_at, c.updated_at`
 
-// Where the two columns that need decoding sit in conversationDest's list.
-const (
-	skillsAt   = 4
-	askAboveAt = 11
-)
-
-func conversationDest(c *chat.Config) []any {
-	return []any{&c.ConversationID, &c.WorkspaceID, &c.Title, &c.Settings.Persona, nil, &c.Settings.Provider, &c.Settings.Model,
-		&c.CriticMode, &c.CriticPrompt, &c.Settings.CriticProvider, &c.Settings.IterationCap, nil}
-}
-
-func decodeConversation(c *chat.Config, skills, askAbove string) error {
+// scanConversation reads a row of conversationColumns into c, then the row's further
+// columns into more, and decodes the columns stored as text.
+func scanConversation(r scanner, c *chat.Config, more ...any) error {
+	var skills, askAbove string
+	dest := []any{&c.ConversationID, &c.WorkspaceID, &c.Title, &c.Settings.Persona, &skills, &c.Settings.Provider, &c.Settings.Model,
+		&c.CriticMode, &c.CriticPrompt, &c.Settings.CriticProvider, &c.Settings.IterationCap, &askAbove}
+	if err := r.Scan(append(dest, more...)...); err != nil {
+		return err
+	}
 	if err := json.Unmarshal([]byte(skills), &c.Settings.Skills); err != nil {
 		return fmt.Errorf("chat conversation %s: its stored skills are damaged: %w", c.ConversationID, err)
 	}
@@ -114,40 +96,26 @@ func nonNil(s []string) []string {
 
 // DeleteChatConversation deletes a conversation and its messages.
 func (s *Store) DeleteChatConversation(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM chat_conversations WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return noConversation(id)
-	}
-	return nil
+	return s.deleteOne(ctx, noConversation(id), `DELETE FROM chat_conversations WHERE id = ?`, id)
 }
 
 // ChatMessages returns a conversation's messages in order.
 func (s *Store) ChatMessages(ctx context.Context, id string) ([]chat.Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT c.workspace_id, m.seq, m.source, m.message, m.partial, m.created_at
-		FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id
-		WHERE m.conversation_id = ? ORDER BY m.seq`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []chat.Message
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (chat.Message, error) {
 		m := chat.Message{ConversationID: id}
 		var raw string
 		var created int64
-		if err := rows.Scan(&m.WorkspaceID, &m.Seq, &m.Source, &raw, &m.Partial, &created); err != nil {
-			return nil, err
+		if err := r.Scan(&m.WorkspaceID, &m.Seq, &m.Source, &raw, &m.Partial, &created); err != nil {
+			return m, err
 		}
 		if err := json.Unmarshal([]byte(raw), &m.Message); err != nil {
-			return nil, fmt.Errorf("chat conversation %s: stored message %d is damaged: %w", id, m.Seq, err)
+			return m, fmt.Errorf("chat conversation %s: stored message %d is damaged: %w", id, m.Seq, err)
 		}
-		m.CreatedAt = time.UnixMilli(created).UTC()
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		m.CreatedAt = at(created)
+		return m, nil
+	}, `SELECT c.workspace_id, m.seq, m.source, m.message, m.partial, m.created_at
+		FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id
+		WHERE m.conversation_id = ? ORDER BY m.seq`, id)
 }
 
 // AppendChatMessages stores msgs after the conversation's last message, in one transaction,
@@ -198,13 +166,7 @@ func (s *Store) AppendChatMessages(ctx context.Context, id string, msgs []chat.M
 // ClearChat deletes a conversation's messages and, in the same transaction, its compactions,
 // which summarise those messages and would shape the next conversation wrongly; its config stays.
 func (s *Store) ClearChat(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chat_messages WHERE conversation_id = ?`, id); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM chat_compactions WHERE conversation_id = ?`, id)
-		return err
-	})
+	return s.deleteAllOf(ctx, id, `DELETE FROM chat_messages WHERE conversation_id = ?`, `DELETE FROM chat_compactions WHERE conversation_id = ?`)
 }
 
 // ChatCompactions returns a conversation's stored compactions by side (none: an empty map).
@@ -252,18 +214,13 @@ func (s *Store) SaveChatCompaction(ctx context.Context, id string, src chat.Sour
 // ChatConfig returns a conversation's config.
 func (s *Store) ChatConfig(ctx context.Context, id string) (chat.Config, error) {
 	var c chat.Config
-	var created, updated int64
-	var skills, askAbove string
-	dest := append(conversationDest(&c), &created, &updated)
-	dest[skillsAt], dest[askAboveAt] = &skills, &askAbove
-	err := s.db.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM chat_conversations c WHERE c.id = ?`, id).Scan(dest...)
+	var t stamps
+	err := scanConversation(s.db.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM chat_conversations c WHERE c.id = ?`, id),
+		&c, &t.created, &t.updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, noConversation(id)
 	}
-	if err != nil {
-		return c, err
-	}
-	return c, decodeConversation(&c, skills, askAbove)
+	return c, err
 }
 
 // SaveChatConfig replaces a stored conversation's title and settings.

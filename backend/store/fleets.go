@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
 )
@@ -28,13 +27,9 @@ func (s *Store) SaveFleet(ctx context.Context, f fleet.Fleet) error {
 			if err != nil {
 				return err
 			}
-			wt := ""
-			if t.Worktree != nil {
-				b, err := json.Marshal(t.Worktree)
-				if err != nil {
-					return err
-				}
-				wt = string(b)
+			wt, err := optionalJSON(t.Worktree)
+			if err != nil {
+				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree)
 				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -63,21 +58,9 @@ func (s *Store) Fleet(ctx context.Context, id string) (fleet.Fleet, error) {
 
 // ListFleets returns every fleet with its tasks, newest first.
 func (s *Store) ListFleets(ctx context.Context) ([]fleet.Fleet, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, status, spec, created_at, updated_at FROM fleets ORDER BY created_at DESC, id`)
+	// Every fleet is read (and the rows closed) before any fleet's tasks are.
+	out, err := queryAll(ctx, s.db, scanFleet, `SELECT id, name, status, spec, created_at, updated_at FROM fleets ORDER BY created_at DESC, id`)
 	if err != nil {
-		return nil, err
-	}
-	var out []fleet.Fleet
-	for rows.Next() {
-		f, err := scanFleet(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for i := range out {
@@ -90,57 +73,46 @@ func (s *Store) ListFleets(ctx context.Context) ([]fleet.Fleet, error) {
 
 // DeleteFleet removes a fleet and its tasks (their goals stay).
 func (s *Store) DeleteFleet(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM fleet_tasks WHERE fleet_id = ?`, id); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM fleets WHERE id = ?`, id)
-		return err
-	})
+	return s.deleteAllOf(ctx, id, `DELETE FROM fleet_tasks WHERE fleet_id = ?`, `DELETE FROM fleets WHERE id = ?`)
 }
 
 func scanFleet(r scanner) (fleet.Fleet, error) {
 	var f fleet.Fleet
 	var spec string
-	var created, updated int64
-	if err := r.Scan(&f.ID, &f.Name, &f.Status, &spec, &created, &updated); err != nil {
+	var t stamps
+	if err := r.Scan(&f.ID, &f.Name, &f.Status, &spec, &t.created, &t.updated); err != nil {
 		return f, err
 	}
 	if err := json.Unmarshal([]byte(spec), &f.Spec); err != nil {
 		return f, fmt.Errorf("fleet %s: stored spec unreadable: %w", f.ID, err)
 	}
-	f.CreatedAt, f.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	f.CreatedAt, f.UpdatedAt = t.times()
 	return f, nil
 }
 
 func (s *Store) fleetTasks(ctx context.Context, id string) ([]fleet.Task, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree
+	return queryAll(ctx, s.db, scanTask, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree
 		FROM fleet_tasks WHERE fleet_id = ? ORDER BY seq`, id)
-	if err != nil {
-		return nil, err
+}
+
+func scanTask(r scanner) (fleet.Task, error) {
+	var t fleet.Task
+	var id, spec, wt string
+	var created int64
+	var started, ended sql.NullInt64
+	if err := r.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended, &wt); err != nil {
+		return t, err
 	}
-	defer rows.Close()
-	var out []fleet.Task
-	for rows.Next() {
-		var t fleet.Task
-		var id, spec, wt string
-		var created int64
-		var started, ended sql.NullInt64
-		if err := rows.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended, &wt); err != nil {
-			return nil, err
+	if wt != "" {
+		t.Worktree = new(fleet.Worktree)
+		if err := json.Unmarshal([]byte(wt), t.Worktree); err != nil {
+			return t, fmt.Errorf("task %s: stored worktree unreadable: %w", id, err)
 		}
-		if wt != "" {
-			t.Worktree = new(fleet.Worktree)
-			if err := json.Unmarshal([]byte(wt), t.Worktree); err != nil {
-				return nil, fmt.Errorf("task %s: stored worktree unreadable: %w", id, err)
-			}
-		}
-		if err := json.Unmarshal([]byte(spec), &t.TaskSpec); err != nil {
-			return nil, fmt.Errorf("task %s: stored spec unreadable: %w", id, err)
-		}
-		t.ID = id
-		t.CreatedAt, t.StartedAt, t.EndedAt = time.UnixMilli(created).UTC(), fromMS(started), fromMS(ended)
-		out = append(out, t)
 	}
-	return out, rows.Err()
+	if err := json.Unmarshal([]byte(spec), &t.TaskSpec); err != nil {
+		return t, fmt.Errorf("task %s: stored spec unreadable: %w", id, err)
+	}
+	t.ID = id
+	t.CreatedAt, t.StartedAt, t.EndedAt = at(created), fromMS(started), fromMS(ended)
+	return t, nil
 }

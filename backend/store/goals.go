@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
@@ -33,7 +33,7 @@ func fromMS(v sql.NullInt64) *time.Time {
 	if !v.Valid {
 		return nil
 	}
-	t := time.UnixMilli(v.Int64).UTC()
+	t := at(v.Int64)
 	return &t
 }
 
@@ -81,13 +81,9 @@ func (s *Store) CommitGoal(ctx context.Context, c *goal.Commit) error {
 			}
 		}
 		for _, st := range c.Steps {
-			usage := ""
-			if st.Usage != nil {
-				b, err := json.Marshal(st.Usage)
-				if err != nil {
-					return err
-				}
-				usage = string(b)
+			usage, err := optionalJSON(st.Usage)
+			if err != nil {
+				return err
 			}
 			if err := tx.exec(qSaveStep, goalID, st.Index, st.CallID, st.Tool, string(orEmptyObject(st.Args)), st.Result, st.IsError,
 				ms(st.StartedAt), st.DurationMS, st.Images, usage); err != nil {
@@ -173,7 +169,7 @@ func scanGoal(r scanner) (goal.Goal, error) {
 	if err := json.Unmarshal([]byte(state), &g.State); err != nil {
 		return g, fmt.Errorf("goal %s: state: %w", g.ID, err)
 	}
-	g.CreatedAt, g.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	g.CreatedAt, g.UpdatedAt = at(created), at(updated)
 	g.StartedAt, g.EndedAt = fromMS(started), fromMS(ended)
 	return g, nil
 }
@@ -189,20 +185,7 @@ func (s *Store) Goal(ctx context.Context, id string) (goal.Goal, error) {
 
 // ListGoals returns every goal, newest activity first.
 func (s *Store) ListGoals(ctx context.Context) ([]goal.Goal, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+goalColumns+` FROM goals ORDER BY updated_at DESC, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []goal.Goal
-	for rows.Next() {
-		g, err := scanGoal(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanGoal, `SELECT `+goalColumns+` FROM goals ORDER BY updated_at DESC, id`)
 }
 
 // CountGoals returns how many goals are stored.
@@ -214,53 +197,32 @@ func (s *Store) CountGoals(ctx context.Context) (int, error) {
 
 // DeleteGoal removes a goal and everything it recorded.
 func (s *Store) DeleteGoal(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM goals WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("goal %q: %w", id, goal.ErrNotFound)
-	}
-	return nil
+	return s.deleteOne(ctx, fmt.Errorf("goal %q: %w", id, goal.ErrNotFound), `DELETE FROM goals WHERE id = ?`, id)
 }
 
 // GoalMessages returns a goal's conversation in order.
 func (s *Store) GoalMessages(ctx context.Context, id string) ([]llm.Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT message FROM goal_messages WHERE goal_id = ? ORDER BY seq`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []llm.Message
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (llm.Message, error) {
 		var raw string
-		if err := rows.Scan(&raw); err != nil {
-			return nil, err
-		}
 		var m llm.Message
-		if err := json.Unmarshal([]byte(raw), &m); err != nil {
-			return nil, fmt.Errorf("goal %s: a stored message is damaged: %w", id, err)
+		if err := r.Scan(&raw); err != nil {
+			return m, err
 		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			return m, fmt.Errorf("goal %s: a stored message is damaged: %w", id, err)
+		}
+		return m, nil
+	}, `SELECT message FROM goal_messages WHERE goal_id = ? ORDER BY seq`, id)
 }
 
 // GoalSteps returns up to limit steps with index > after, in order.
 func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]goal.Step, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage FROM goal_steps
-		WHERE goal_id = ? AND idx > ? ORDER BY idx LIMIT ?`, id, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []goal.Step
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (goal.Step, error) {
 		st := goal.Step{GoalID: id}
 		var args, usage string
 		var started int64
-		if err := rows.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS, &st.Images, &usage); err != nil {
-			return nil, err
+		if err := r.Scan(&st.Index, &st.CallID, &st.Tool, &args, &st.Result, &st.IsError, &started, &st.DurationMS, &st.Images, &usage); err != nil {
+			return st, err
 		}
 		if usage != "" {
 			var u llm.Usage
@@ -268,10 +230,10 @@ func (s *Store) GoalSteps(ctx context.Context, id string, after, limit int) ([]g
 				st.Usage = &u
 			}
 		}
-		st.Args, st.StartedAt = json.RawMessage(args), time.UnixMilli(started).UTC()
-		out = append(out, st)
-	}
-	return out, rows.Err()
+		st.Args, st.StartedAt = json.RawMessage(args), at(started)
+		return st, nil
+	}, `SELECT idx, call_id, tool, args, result, is_error, started_at, duration_ms, images, usage FROM goal_steps
+		WHERE goal_id = ? AND idx > ? ORDER BY idx LIMIT ?`, id, after, limit)
 }
 
 // GoalStepImage returns picture n of a goal's step.
@@ -287,23 +249,14 @@ func (s *Store) GoalStepImage(ctx context.Context, id string, index, n int) (llm
 
 // GoalEvents returns a goal's events with seq > after, in order.
 func (s *Store) GoalEvents(ctx context.Context, id string, after int64) ([]goal.Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, data, at FROM goal_events WHERE goal_id = ? AND seq > ? ORDER BY seq`, id, after)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []goal.Event
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (goal.Event, error) {
 		e := goal.Event{GoalID: id}
 		var data string
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.Type, &data, &at); err != nil {
-			return nil, err
-		}
-		e.Data, e.At = json.RawMessage(data), time.UnixMilli(at).UTC()
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		var when int64
+		err := r.Scan(&e.Seq, &e.Type, &data, &when)
+		e.Data, e.At = json.RawMessage(data), at(when)
+		return e, err
+	}, `SELECT seq, type, data, at FROM goal_events WHERE goal_id = ? AND seq > ? ORDER BY seq`, id, after)
 }
 
 // SaveApproval inserts or updates an approval request of a goal or a workspace's chat.
@@ -322,24 +275,15 @@ func (s *Store) Approvals(ctx context.Context, pendingOnly bool) ([]agent.Approv
 	if pendingOnly {
 		q += ` WHERE status = 'pending'`
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY created_at, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []agent.Approval
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (agent.Approval, error) {
 		var a agent.Approval
 		var args string
 		var created int64
 		var answered sql.NullInt64
-		if err := rows.Scan(&a.ID, &a.GoalID, &a.WorkspaceID, &a.ConversationID, &a.CallID, &a.Tool, &args, &a.Risk, &a.Reason, &a.Status, &a.AnswerReason, &created, &answered); err != nil {
-			return nil, err
-		}
-		a.Args, a.CreatedAt, a.AnsweredAt = json.RawMessage(args), time.UnixMilli(created).UTC(), fromMS(answered)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+		err := r.Scan(&a.ID, &a.GoalID, &a.WorkspaceID, &a.ConversationID, &a.CallID, &a.Tool, &args, &a.Risk, &a.Reason, &a.Status, &a.AnswerReason, &created, &answered)
+		a.Args, a.CreatedAt, a.AnsweredAt = json.RawMessage(args), at(created), fromMS(answered)
+		return a, err
+	}, q+` ORDER BY created_at, id`)
 }
 
 // nullIfEmpty stores "" as NULL, for optional references.

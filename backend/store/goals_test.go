@@ -13,14 +13,26 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
 
+// runningGoal is a goal that has just started.
+func runningGoal(id string) goal.Goal {
+	return goal.Goal{ID: id, Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+}
+
+// saveTestGoal stores a running goal.
+func saveTestGoal(t *testing.T, s *Store, id string) goal.Goal {
+	t.Helper()
+	g := runningGoal(id)
+	if err := s.CommitGoal(context.Background(), &goal.Commit{Goal: &g}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func TestGoalStepsKeepFirstFiftyAndLastFourHundredFifty(t *testing.T) {
 	t.Parallel()
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	g := goal.Goal{ID: "goal-1", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if err := s.CommitGoal(ctx, &goal.Commit{Goal: &g}); err != nil {
-		t.Fatal(err)
-	}
+	g := saveTestGoal(t, s, "goal-1")
 	for i := 1; i <= 700; i++ {
 		st := goal.Step{Index: i, CallID: "c", Tool: "t", Args: json.RawMessage(`{}`), StartedAt: time.Now()}
 		if err := s.CommitGoal(ctx, &goal.Commit{ID: g.ID, Steps: []goal.Step{st}}); err != nil {
@@ -41,10 +53,7 @@ func TestApprovalsOfGoalsAndChats(t *testing.T) {
 	t.Parallel()
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	g := goal.Goal{ID: "goal-1", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if err := s.CommitGoal(ctx, &goal.Commit{Goal: &g}); err != nil {
-		t.Fatal(err)
-	}
+	g := saveTestGoal(t, s, "goal-1")
 	saveTestWorkspace(t, s, "ws-1")
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	req := func(id, goalID, wsID string) agent.Approval {
@@ -98,7 +107,7 @@ func TestCommitGoalReusesItsStatements(t *testing.T) {
 	t.Parallel()
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	g := goal.Goal{ID: "goal-1", Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	g := runningGoal("goal-1")
 	if err := s.CommitGoal(ctx, stepCommit(g, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +151,7 @@ func TestConcurrentGoalCommits(t *testing.T) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for k := range 4 {
-		g := goal.Goal{ID: fmt.Sprint("goal-", k), Status: goal.StatusRunning, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		g := runningGoal(fmt.Sprint("goal-", k))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

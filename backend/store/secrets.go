@@ -41,18 +41,9 @@ func (s *Store) DeleteSecretRow(ctx context.Context, name string) error {
 
 // SecretRows lists every secret's record, by name.
 func (s *Store) SecretRows(ctx context.Context) ([]SecretRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, backend, ciphertext FROM secrets ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SecretRow
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(row scanner) (SecretRow, error) {
 		var r SecretRow
-		if err := rows.Scan(&r.Name, &r.Backend, &r.Ciphertext); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := row.Scan(&r.Name, &r.Backend, &r.Ciphertext)
+		return r, err
+	}, `SELECT name, backend, ciphertext FROM secrets ORDER BY name`)
 }

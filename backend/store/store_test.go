@@ -15,7 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
-func openTemp(t *testing.T) (*Store, string) {
+func openTemp(t testing.TB) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), FileName)
 	s, err := Open(context.Background(), path)
@@ -124,6 +124,13 @@ func TestRefusesGarbageFileWithoutTouchingIt(t *testing.T) {
 	if err := os.WriteFile(path, garbage, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	assertRefusedUntouched(t, path)
+}
+
+// assertRefusedUntouched opens path, which must fail with ErrCorrupt telling what to do,
+// and leave every file of the database as it was.
+func assertRefusedUntouched(t *testing.T, path string) {
+	t.Helper()
 	before, names := snapshot(t, path)
 	_, err := Open(context.Background(), path)
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "move it aside") {
@@ -158,13 +165,7 @@ func TestRefusesDamagedPagesWithoutTouchingThem(t *testing.T) {
 		b[i] ^= 0x5a
 	}
 	os.WriteFile(path, b, 0o600)
-	before, names := snapshot(t, path)
-
-	_, err := Open(ctx, path)
-	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("got %v, want ErrCorrupt", err)
-	}
-	assertUntouched(t, path, before, names)
+	assertRefusedUntouched(t, path)
 }
 
 func TestWorkspaceRoundTripAndCascade(t *testing.T) {

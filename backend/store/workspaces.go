@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
@@ -18,83 +17,50 @@ const activeWorkspaceKey = "workspace.active"
 
 // ListWorkspaces returns every workspace with its panes, in tab order.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, position, grid_rows, grid_cols, row_weights, col_weights, created_at, updated_at,
-		focused_pane, maximized_pane FROM workspaces ORDER BY position, created_at`)
+	out, err := queryAll(ctx, s.db, scanWorkspace, `SELECT `+workspaceColumns+` FROM workspaces ORDER BY position, created_at`)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []workspace.Workspace
 	index := map[string]int{}
-	for rows.Next() {
-		ws, err := scanWorkspace(rows)
-		if err != nil {
-			return nil, err
-		}
-		index[ws.ID] = len(out)
-		out = append(out, ws)
+	for i, ws := range out {
+		index[ws.ID] = i
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	prows, err := s.db.QueryContext(ctx, `SELECT workspace_id, id, kind, label, grid_row, grid_col, launch FROM panes ORDER BY grid_row, grid_col`)
+	panes, err := queryAll(ctx, s.db, scanPane, `SELECT `+paneColumns+` FROM panes ORDER BY grid_row, grid_col`)
 	if err != nil {
 		return nil, err
 	}
-	defer prows.Close()
-	for prows.Next() {
-		var wsID, launch string
-		var p workspace.Pane
-		if err := prows.Scan(&wsID, &p.ID, &p.Kind, &p.Label, &p.Row, &p.Col, &launch); err != nil {
-			return nil, err
-		}
-		if err := scanLaunch(&p, launch); err != nil {
-			return nil, err
-		}
-		if i, ok := index[wsID]; ok {
-			out[i].Panes = append(out[i].Panes, p)
+	for _, p := range panes {
+		if i, ok := index[p.workspaceID]; ok {
+			out[i].Panes = append(out[i].Panes, p.Pane)
 		}
 	}
-	return out, prows.Err()
+	return out, nil
 }
 
 // Workspace returns one workspace with its panes, or ErrNotFound.
 func (s *Store) Workspace(ctx context.Context, id string) (workspace.Workspace, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT id, name, position, grid_rows, grid_cols, row_weights, col_weights, created_at, updated_at,
-		focused_pane, maximized_pane FROM workspaces WHERE id = ?`, id)
-	ws, err := scanWorkspace(row)
+	ws, err := scanWorkspace(s.db.QueryRowContext(ctx, `SELECT `+workspaceColumns+` FROM workspaces WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ws, fmt.Errorf("workspace %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return ws, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, label, grid_row, grid_col, launch FROM panes WHERE workspace_id = ? ORDER BY grid_row, grid_col`, id)
-	if err != nil {
-		return ws, err
+	panes, err := queryAll(ctx, s.db, scanPane, `SELECT `+paneColumns+` FROM panes WHERE workspace_id = ? ORDER BY grid_row, grid_col`, id)
+	for _, p := range panes {
+		ws.Panes = append(ws.Panes, p.Pane)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var p workspace.Pane
-		var launch string
-		if err := rows.Scan(&p.ID, &p.Kind, &p.Label, &p.Row, &p.Col, &launch); err != nil {
-			return ws, err
-		}
-		if err := scanLaunch(&p, launch); err != nil {
-			return ws, err
-		}
-		ws.Panes = append(ws.Panes, p)
-	}
-	return ws, rows.Err()
+	return ws, err
 }
 
-type scanner interface{ Scan(...any) error }
+const workspaceColumns = `id, name, position, grid_rows, grid_cols, row_weights, col_weights, created_at, updated_at,
+	focused_pane, maximized_pane`
 
 func scanWorkspace(r scanner) (workspace.Workspace, error) {
 	var ws workspace.Workspace
 	var rowW, colW string
-	var created, updated int64
-	if err := r.Scan(&ws.ID, &ws.Name, &ws.Position, &ws.Rows, &ws.Cols, &rowW, &colW, &created, &updated,
+	var t stamps
+	if err := r.Scan(&ws.ID, &ws.Name, &ws.Position, &ws.Rows, &ws.Cols, &rowW, &colW, &t.created, &t.updated,
 		&ws.FocusedPaneID, &ws.MaximizedPaneID); err != nil {
 		return ws, err
 	}
@@ -104,20 +70,31 @@ func scanWorkspace(r scanner) (workspace.Workspace, error) {
 	if err := json.Unmarshal([]byte(colW), &ws.ColWeights); err != nil {
 		return ws, fmt.Errorf("workspace %q: col weights: %w", ws.ID, err)
 	}
-	ws.CreatedAt, ws.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	ws.CreatedAt, ws.UpdatedAt = t.times()
 	return ws, nil
 }
 
-// scanLaunch decodes a pane's stored launch settings ("" for a plain shell).
-func scanLaunch(p *workspace.Pane, text string) error {
-	if text == "" {
-		return nil
+// storedPane is a pane as read back, with the workspace it belongs to.
+type storedPane struct {
+	workspace.Pane
+	workspaceID string
+}
+
+const paneColumns = `workspace_id, id, kind, label, grid_row, grid_col, launch`
+
+// scanPane reads a row of paneColumns, decoding the pane's stored launch settings
+// ("" for a plain shell).
+func scanPane(r scanner) (storedPane, error) {
+	var p storedPane
+	var launch string
+	if err := r.Scan(&p.workspaceID, &p.ID, &p.Kind, &p.Label, &p.Row, &p.Col, &launch); err != nil || launch == "" {
+		return p, err
 	}
 	p.Launch = &workspace.Launch{}
-	if err := json.Unmarshal([]byte(text), p.Launch); err != nil {
-		return fmt.Errorf("pane %q: launch settings: %w", p.ID, err)
+	if err := json.Unmarshal([]byte(launch), p.Launch); err != nil {
+		return p, fmt.Errorf("pane %q: launch settings: %w", p.ID, err)
 	}
-	return nil
+	return p, nil
 }
 
 // SaveWorkspace inserts or replaces a workspace and its panes in one transaction.
@@ -146,13 +123,9 @@ func (s *Store) SaveWorkspace(ctx context.Context, ws workspace.Workspace) error
 			return err
 		}
 		for _, p := range ws.Panes {
-			launch := ""
-			if p.Launch != nil {
-				b, err := json.Marshal(p.Launch)
-				if err != nil {
-					return err
-				}
-				launch = string(b)
+			launch, err := optionalJSON(p.Launch)
+			if err != nil {
+				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO panes(id, workspace_id, kind, label, grid_row, grid_col, launch) VALUES(?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, ws.ID, string(p.Kind), p.Label, p.Row, p.Col, launch); err != nil {
@@ -165,14 +138,7 @@ func (s *Store) SaveWorkspace(ctx context.Context, ws workspace.Workspace) error
 
 // DeleteWorkspace removes a workspace and its panes, or returns ErrNotFound.
 func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM workspaces WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("workspace %q: %w", id, ErrNotFound)
-	}
-	return nil
+	return s.deleteOne(ctx, fmt.Errorf("workspace %q: %w", id, ErrNotFound), `DELETE FROM workspaces WHERE id = ?`, id)
 }
 
 // ActiveWorkspace returns the id of the workspace the user last had open ("" if none saved).
