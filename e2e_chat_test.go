@@ -217,6 +217,15 @@ func TestChatToolCallEndToEnd(t *testing.T) {
 	pane := readState(t, ctx).Panes[0].ID
 	term := fmt.Sprintf(`[data-testid=terminal][data-pane-id=%q]`, pane)
 	step(t, ctx, "wait for the terminal", waitJS(fmt.Sprintf(`document.querySelector(%q)?.dataset.ready === 'true'`, term)))
+	// This test is about how a tool run shows, not approvals: let the chat write without asking
+	// (a new conversation asks first; e2e_walkthrough_keys_test.go covers that).
+	step(t, ctx, "raise ask-above to write_local in the chat settings",
+		chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`), chromedp.ByQuery),
+		chromedp.WaitVisible(chatSel(`[data-testid=chat-ask-above]`), chromedp.ByQuery),
+		chromedp.SetValue(chatSel(`[data-testid=chat-ask-above]`), "write_local", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('[data-testid=chat-ask-above]').dispatchEvent(new Event('change', {bubbles: true}))`, nil),
+		waitJS(`document.querySelector('[data-testid=chat-ask-above]').value === 'write_local' && !document.querySelector('[data-testid=chat-ask-above]').disabled`),
+		chromedp.Click(chatSel(`[data-testid=chat-settings-toggle]`), chromedp.ByQuery))
 	model.Push(
 		llmtest.Calls(llmtest.Call("write_to_terminal", map[string]any{"pane_id": pane, "text": "echo chat-$((6*7))"})),
 		llmtest.Text("The shell printed `chat-42`."),

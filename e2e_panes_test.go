@@ -30,6 +30,10 @@ func serveWithScriptedModel(t *testing.T, model *llmtest.Server) (*serveProcess,
 		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
 	var list struct{ Workspaces []firstWorkspace }
 	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	// These tests drive the agent's tools, not its approvals: the chat may write without asking
+	// (a new conversation asks first; e2e_walkthrough_keys_test.go covers that).
+	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+list.Workspaces[0].ID+"/chat/settings", tokens.AccessToken,
+		map[string]any{"askAbove": "write_local"}, nil)
 	return srv, tokens.AccessToken, list.Workspaces[0]
 }
 

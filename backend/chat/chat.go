@@ -28,8 +28,12 @@ const (
 	DefaultIterationCap = 10
 	// MaxIterationCap keeps a typo (1000) from turning into a night of spending.
 	MaxIterationCap = 100
-	// DefaultAskAbove: tools that only read or write locally run without asking.
-	DefaultAskAbove = tools.WriteLocal
+	// DefaultAskAbove: a new conversation runs only tools that read without asking; the first
+	// command typed into a pane, a file written or a page fetched waits for the person's yes
+	// (as Claude Code and Codex ask before their first command). "Allow for this chat" on the
+	// request lets that tool run for the rest of the conversation; Settings raise the level.
+	// Stored conversations keep the level stored with them.
+	DefaultAskAbove = tools.ReadOnly
 )
 
 // ErrNotFound means no such workspace or conversation, or no approval waiting under that id.

@@ -55,7 +55,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	}
 	r.send("Read notes.txt, post it, then buy it")
 	posted := r.answer(1, agent.ApprovalAllowScope)
-	if posted.Tool != "http_post" || posted.Risk != "network_write" || !strings.Contains(posted.Reason, "above this conversation's ask-above level write_local") {
+	if posted.Tool != "http_post" || posted.Risk != "network_write" || !strings.Contains(posted.Reason, "above this conversation's ask-above level read_only") {
 		t.Fatalf("approval for http_post: %+v", posted)
 	}
 	click := r.answer(2, agent.ApprovalDeny)

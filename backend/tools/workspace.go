@@ -66,9 +66,12 @@ type toTerminalParams struct {
 func RegisterWorkspace(r *Registry, ps *panes.Service) {
 	r.Register(
 		// Read-only: it shows the workspace.
-		New("list_panes", "List the panes of your workspace with their ids, kind (terminal, browser, or empty when nothing runs in it yet), "+
-			"title, grid position, which one is focused, maximized and yours, and their tabs; terminals add cwd, busy, idle_ms, "+
-			"the launch command and SSH host, browsers the URL, page title and whether it is loading. Use the ids with every pane tool.",
+		New("list_panes", "List the panes of your workspace as JSON {workspace, items, has_more, next_cursor, total}. Each item "+
+			"starts with pane_id (the id every pane tool takes), label (the pane's name in its header) and shown_as "+
+			"(\"label (pane_id)\": the pane's header shows exactly these two, so name a pane to the person by its shown_as, "+
+			"never by a title or a position alone); then kind (terminal, browser, or empty when nothing runs in it yet), "+
+			"title (its shown tab's title), row and col, focused, maximized, yours, and its tabs; terminals add cwd, busy, "+
+			"idle_ms, the launch command and SSH host, browsers the URL, page title and whether it is loading.",
 			ReadOnly, func(ctx context.Context, call Call, p listPanesParams) (Result, error) {
 				limit := 0
 				if p.Limit != nil {
@@ -78,7 +81,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				if err != nil {
 					return paneError(err)
 				}
-				return jsonResult(page)
+				return jsonResult(listed(page))
 			}).Parallel(),
 		// Read-only: it looks.
 		inBoundary(New("capture_screenshot", "Look at a pane: a browser pane's page as a picture; a terminal pane's visible screen as text "+
@@ -219,6 +222,42 @@ func callerOf(c Call) panes.Caller { return panes.Caller{WorkspaceID: c.Workspac
 // paneError hands a refusal (unknown pane or tab, wrong kind, busy pane, bad grid) back to
 // the model as an error result it can act on: the message says what to do.
 func paneError(err error) (Result, error) { return Errorf("%v", err), nil }
+
+// listedPane is one pane as list_panes shows it: the handles the person sees in the pane's
+// header first (label and id, and the two as the model should write them), then the rest. The
+// outer pane_id and label hide the embedded item's own, so each appears once.
+type listedPane struct {
+	PaneID  string `json:"pane_id"`
+	Label   string `json:"label"`
+	ShownAs string `json:"shown_as"`
+	panes.Item
+}
+
+// listedPage is a page of list_panes.
+type listedPage struct {
+	Workspace  string       `json:"workspace"`
+	Items      []listedPane `json:"items"`
+	HasMore    bool         `json:"has_more"`
+	NextCursor string       `json:"next_cursor,omitempty"`
+	Total      int          `json:"total"`
+}
+
+func listed(p panes.Page) listedPage {
+	out := listedPage{Workspace: p.Workspace, Items: make([]listedPane, 0, len(p.Items)), HasMore: p.HasMore, NextCursor: p.NextCursor, Total: p.Total}
+	for _, it := range p.Items {
+		out.Items = append(out.Items, listedPane{PaneID: it.PaneID, Label: it.Label, ShownAs: PaneHandle(it.Label, it.PaneID), Item: it})
+	}
+	return out
+}
+
+// PaneHandle is how the person and the agent both name a pane: its label and its id, as the
+// pane's header shows them side by side ("Terminal 1.1 (pane-6334ab12cd34)").
+func PaneHandle(label, id string) string {
+	if label == "" {
+		return id
+	}
+	return label + " (" + id + ")"
+}
 
 func jsonResult(v any) (Result, error) {
 	b, err := json.MarshalIndent(v, "", " ")
