@@ -270,9 +270,7 @@ func (s *scanner) stmt(st ast.Statement) {
 	case *ast.ClassDeclaration:
 		s.expr(st.Class)
 	case *ast.IfStatement:
-		s.expr(st.Test)
-		s.stmt(st.Consequent)
-		s.stmt(st.Alternate)
+		s.walk(st.Test, st.Consequent, st.Alternate)
 	case *ast.ForStatement:
 		switch init := st.Initializer.(type) {
 		case *ast.ForLoopInitializerExpression:
@@ -282,23 +280,17 @@ func (s *scanner) stmt(st ast.Statement) {
 		case *ast.ForLoopInitializerLexicalDecl:
 			s.bindings(init.LexicalDeclaration.List)
 		}
-		s.expr(st.Test)
-		s.expr(st.Update)
-		s.stmt(st.Body)
+		s.walk(st.Test, st.Update, st.Body)
 	case *ast.ForInStatement:
 		s.forInto(st.Into)
-		s.expr(st.Source)
-		s.stmt(st.Body)
+		s.walk(st.Source, st.Body)
 	case *ast.ForOfStatement:
 		s.forInto(st.Into)
-		s.expr(st.Source)
-		s.stmt(st.Body)
+		s.walk(st.Source, st.Body)
 	case *ast.WhileStatement:
-		s.expr(st.Test)
-		s.stmt(st.Body)
+		s.walk(st.Test, st.Body)
 	case *ast.DoWhileStatement:
-		s.expr(st.Test)
-		s.stmt(st.Body)
+		s.walk(st.Test, st.Body)
 	case *ast.ReturnStatement:
 		s.expr(st.Argument)
 	case *ast.ThrowStatement:
@@ -321,8 +313,20 @@ func (s *scanner) stmt(st ast.Statement) {
 	case *ast.LabelledStatement:
 		s.stmt(st.Statement)
 	case *ast.WithStatement:
-		s.expr(st.Object)
-		s.stmt(st.Body)
+		s.walk(st.Object, st.Body)
+	}
+}
+
+// walk walks each child in turn, as the statement or the expression it is; a nil one is
+// skipped, as stmt and expr skip it.
+func (s *scanner) walk(children ...ast.Node) {
+	for _, c := range children {
+		switch c := c.(type) {
+		case ast.Statement:
+			s.stmt(c)
+		case ast.Expression:
+			s.expr(c)
+		}
 	}
 }
 
@@ -413,8 +417,7 @@ func (s *scanner) expr(e ast.Expression) {
 		s.expr(e.Left)
 	case *ast.BracketExpression:
 		s.path(e, false)
-		s.expr(e.Left)
-		s.expr(e.Member)
+		s.walk(e.Left, e.Member)
 	case *ast.OptionalChain:
 		s.expr(e.Expression)
 	case *ast.Optional:
@@ -426,20 +429,16 @@ func (s *scanner) expr(e ast.Expression) {
 		s.expr(e.Callee)
 		s.exprs(e.ArgumentList)
 	case *ast.BinaryExpression:
-		s.expr(e.Left)
-		s.expr(e.Right)
+		s.walk(e.Left, e.Right)
 	case *ast.AssignExpression:
 		if id, ok := e.Left.(*ast.Identifier); ok && e.Operator == token.ASSIGN {
 			s.assigns = append(s.assigns, id.Name.String())
 		}
-		s.expr(e.Left)
-		s.expr(e.Right)
+		s.walk(e.Left, e.Right)
 	case *ast.UnaryExpression:
 		s.expr(e.Operand)
 	case *ast.ConditionalExpression:
-		s.expr(e.Test)
-		s.expr(e.Consequent)
-		s.expr(e.Alternate)
+		s.walk(e.Test, e.Consequent, e.Alternate)
 	case *ast.SequenceExpression:
 		s.exprs(e.Sequence)
 	case *ast.ArrayLiteral:
@@ -481,15 +480,9 @@ func (s *scanner) expr(e ast.Expression) {
 		for _, el := range e.Body {
 			switch el := el.(type) {
 			case *ast.FieldDefinition:
-				if el.Computed {
-					s.expr(el.Key)
-				}
-				s.expr(el.Initializer)
+				s.member(el.Computed, el.Key, el.Initializer)
 			case *ast.MethodDefinition:
-				if el.Computed {
-					s.expr(el.Key)
-				}
-				s.expr(el.Body)
+				s.member(el.Computed, el.Key, el.Body)
 			case *ast.ClassStaticBlock:
 				s.stmt(el.Block)
 			}
@@ -522,11 +515,19 @@ func (s *scanner) callee(e ast.Expression) {
 	case *ast.BracketExpression:
 		s.nodes++
 		s.path(c.Left, true)
-		s.expr(c.Left)
-		s.expr(c.Member)
+		s.walk(c.Left, c.Member)
 	default:
 		s.expr(e)
 	}
+}
+
+// member walks a class member or an object property: its key only when computed ([k]: v),
+// since a plain key is a name, not something read; then its value.
+func (s *scanner) member(computed bool, key ast.Expression, value ast.Node) {
+	if computed {
+		s.expr(key)
+	}
+	s.walk(value)
 }
 
 func (s *scanner) properties(props []ast.Property) {
@@ -539,10 +540,7 @@ func (s *scanner) properties(props []ast.Property) {
 			s.expr(prop.Initializer)
 		case *ast.PropertyKeyed:
 			s.nodes++
-			if prop.Computed {
-				s.expr(prop.Key)
-			}
-			s.expr(prop.Value)
+			s.member(prop.Computed, prop.Key, prop.Value)
 		case *ast.SpreadElement:
 			s.expr(prop.Expression)
 		}
