@@ -16,9 +16,9 @@ import (
 
 // startupRun is one launch of the desktop binary, timed from the moment it was started.
 type startupRun struct {
-	// painted is launch → the restored workspace drawn; workspaces is launch → the workspace
-	// rendered into the page (its list read and the layout built); script is launch → the
-	// bundle evaluated.
+	// painted is launch → the restored workspace drawn (the paint floor: its page drawn);
+	// workspaces is launch → the workspace rendered into the page (its list read and the
+	// layout built; ClusterSpace only); script is launch → the bundle evaluated.
 	painted, workspaces, script time.Duration
 	marks                       map[string]float64
 	launched                    time.Time
@@ -47,7 +47,16 @@ func (r startupRun) String() string {
 // durations since the launch.
 func launchDesktopTimed(t testing.TB, bin, display, dataDir string) startupRun {
 	t.Helper()
-	cmd := exec.Command(bin, "--data-dir", dataDir)
+	run := launchTimed(t, display, exec.Command(bin, "--data-dir", dataDir))
+	run.workspaces = run.since(t, "workspaces")
+	return run
+}
+
+// launchTimed starts cmd (a Wails app that logs its startup marks as ClusterSpace's window
+// does: the desktop binary or the paint floor, scripts/paintfloor) under display, waits for
+// the marks, ends the app and returns them as durations since the launch.
+func launchTimed(t testing.TB, display string, cmd *exec.Cmd) startupRun {
+	t.Helper()
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "WAYLAND_DISPLAY=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -90,23 +99,26 @@ func launchDesktopTimed(t testing.TB, bin, display, dataDir string) startupRun {
 	select {
 	case raw = <-lines:
 	case <-exited:
-		t.Fatalf("the app exited before it drew a workspace:\n%s", out.String())
+		t.Fatalf("%s exited before it reported its first paint:\n%s", cmd.Path, out.String())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the app reported no first paint in 60 s:\n%s", out.String())
+		t.Fatalf("%s reported no first paint in 60 s:\n%s", cmd.Path, out.String())
 	}
 	run := startupRun{launched: launched}
 	if err := json.Unmarshal([]byte(raw), &run.marks); err != nil {
 		t.Fatalf("startup marks %q: %v", raw, err)
 	}
-	since := func(name string) time.Duration {
-		ms, ok := run.marks[name]
-		if !ok {
-			t.Fatalf("startup marks %s lack %q", raw, name)
-		}
-		return time.UnixMilli(int64(ms)).Sub(launched)
-	}
-	run.script, run.workspaces, run.painted = since("script"), since("workspaces"), since("painted")
+	run.script, run.painted = run.since(t, "script"), run.since(t, "painted")
 	return run
+}
+
+// since is launch → the mark name; a run without it fails the test.
+func (r startupRun) since(t testing.TB, name string) time.Duration {
+	t.Helper()
+	ms, ok := r.marks[name]
+	if !ok {
+		t.Fatalf("the startup marks %v lack %q", r.marks, name)
+	}
+	return time.UnixMilli(int64(ms)).Sub(r.launched)
 }
 
 // TestDesktopStartShowsNoRetry launches the desktop window twice on one data dir (the second
