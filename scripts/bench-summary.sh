@@ -2,7 +2,8 @@
 # Reads `go test -bench -count N` output on stdin and prints, per benchmark, the median of
 # each reported unit over the N runs. Medians, because these machines are noisy.
 set -euo pipefail
-awk '
+# The first paint may be at most this many milliseconds above the floor's (issue #29).
+awk -v target=150 '
 /^Benchmark/ {
   name = $1; sub(/-[0-9]+$/, "", name)
   if (!(name in seen)) { seen[name] = 1; order[++n] = name }
@@ -20,5 +21,12 @@ END {
     m = split(units[name], us, " ")
     for (y = 1; y <= m; y++) line = line sprintf("%s %s   ", median(vals[name SUBSEP us[y]]), us[y])
     printf "%-44s %s\n", name, line
+  }
+  # ClusterSpace first paint beside a Wails window with one static page (BenchmarkDesktopPaintFloor).
+  f = "BenchmarkDesktopPaintFloor"
+  if (f in seen) {
+    over = median(vals[f SUBSEP "over-floor-ms"])
+    printf "\nfirst paint: ClusterSpace %s ms, minimal Wails window (floor) %s ms, ClusterSpace - floor %s ms (target <= %d: %s)\n",
+      median(vals[f SUBSEP "ours-ms"]), median(vals[f SUBSEP "floor-ms"]), over, target, (over + 0 <= target ? "met" : "NOT met")
   }
 }'
