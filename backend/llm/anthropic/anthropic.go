@@ -13,13 +13,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/internal/wire"
@@ -30,39 +30,31 @@ const officialBaseURL = "https://api.anthropic.com/"
 
 // Provider talks to the Anthropic API or a server that speaks it.
 type Provider struct {
-	cfg      llm.Config
-	log      *slog.Logger
-	base     string
+	conn     *wire.Conn
 	messages anthropic.MessageService
 	models   anthropic.ModelService
 }
 
 // New returns a provider for cfg, which must have Kind "anthropic" and be valid.
 func New(cfg llm.Config, opts ...llm.Option) (*Provider, error) {
-	if cfg.Kind != llm.KindAnthropic {
-		return nil, errors.New("anthropic.New: the config's kind is " + cfg.Kind + ", not " + llm.KindAnthropic)
-	}
-	if err := cfg.Validate(); err != nil {
+	conn, o, err := wire.NewConn("anthropic", llm.KindAnthropic, cfg, opts, BaseURL)
+	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	o := llm.ApplyOptions(opts...)
-	base := BaseURL(cfg.BaseURL)
+	conn.APIError = apiError
 	// The services are built from these options alone, not through anthropic.NewClient: that
 	// reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL from the
 	// environment, which could send a key from the shell to another server.
 	ropts := []option.RequestOption{
 		option.WithHTTPClient(o.HTTPClient),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(cfg.MaxRetries),
+		option.WithBaseURL(conn.Base),
+		option.WithMaxRetries(conn.Cfg.MaxRetries),
 	}
-	if cfg.APIKey != "" {
-		ropts = append(ropts, option.WithAPIKey(cfg.APIKey))
+	if conn.Cfg.APIKey != "" {
+		ropts = append(ropts, option.WithAPIKey(conn.Cfg.APIKey))
 	}
 	return &Provider{
-		cfg:      cfg,
-		log:      o.Logger.With("provider", cfg),
-		base:     base,
+		conn:     conn,
 		messages: anthropic.NewMessageService(ropts...),
 		models:   anthropic.NewModelService(ropts...),
 	}, nil
@@ -79,17 +71,9 @@ func BaseURL(configured string) string {
 	return u + "/"
 }
 
-func (p *Provider) origin(model string) llm.Origin {
-	return llm.Origin{Provider: p.cfg.Name, Model: model, BaseURL: p.base, APIKey: p.cfg.APIKey}
-}
-
 // attempt is the per-attempt middleware: watchdog, and a log line for each error response.
 func (p *Provider) attempt(w *wire.Watchdog, model string) option.RequestOption {
-	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return w.Attempt(req, next, func(status int, retryAfter string) {
-			p.log.Warn("llm: error response", "model", model, "status", status, "retryAfter", retryAfter)
-		})
-	})
+	return option.WithMiddleware(p.conn.Middleware(w, model))
 }
 
 // Stream sends req and streams the reply.
@@ -98,18 +82,10 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (*llm.Stream, er
 	if err != nil {
 		return nil, err
 	}
-	p.log.Debug("llm: stream", "model", info.Model, "messages", len(req.Messages), "tools", len(req.Tools))
-	wctx, w, stop := wire.Watch(ctx, p.cfg.Timeout)
-	s := p.messages.NewStreaming(wctx, params, p.attempt(w, info.Model))
-	if err := s.Err(); err != nil {
-		stop()
-		s.Close() // Best effort: there is no body to release after a failed start.
-		return nil, p.classify(ctx, wctx, info.Model, err)
-	}
-	w.Kick()
 	r := &eventReader{}
-	pull := wire.Pull(&r.turn, s, w, stop, r.event, func(err error) error { return p.classify(ctx, wctx, info.Model, err) })
-	return llm.NewStream(info, pull, func() error { stop(); return s.Close() }), nil
+	return wire.Stream(ctx, p.conn, req, info, &r.turn, r.event, func(wctx context.Context, w *wire.Watchdog) *ssestream.Stream[anthropic.MessageStreamEventUnion] {
+		return p.messages.NewStreaming(wctx, params, p.attempt(w, info.Model))
+	})
 }
 
 // sdkDeadlineMargin is how much later than the idle watchdog the SDK's per-attempt deadline
@@ -122,33 +98,19 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Reply, er
 	if err != nil {
 		return llm.Reply{}, err
 	}
-	p.log.Debug("llm: complete", "model", info.Model, "messages", len(req.Messages), "tools", len(req.Tools))
-	wctx, w, stop := wire.Watch(ctx, p.cfg.Timeout)
-	defer stop()
-	// An explicit per-attempt timeout keeps the SDK from refusing large max_tokens without
-	// streaming. It is set past the watchdog's, which must fire first: a silent server is a
-	// timeout, and the SDK's own deadline would read as an unreachable one.
-	msg, err := p.messages.New(wctx, params, p.attempt(w, info.Model), option.WithRequestTimeout(p.cfg.Timeout+sdkDeadlineMargin))
-	if err != nil {
-		return llm.Reply{}, p.classify(ctx, wctx, info.Model, err)
-	}
-	return llm.Collect(llm.EventStream(info, message(msg)), nil)
+	return wire.Complete(ctx, p.conn, req, info, func(wctx context.Context, w *wire.Watchdog) (*anthropic.Message, error) {
+		// An explicit per-attempt timeout keeps the SDK from refusing large max_tokens without
+		// streaming. It is set past the watchdog's, which must fire first: a silent server is a
+		// timeout, and the SDK's own deadline would read as an unreachable one.
+		return p.messages.New(wctx, params, p.attempt(w, info.Model), option.WithRequestTimeout(p.conn.Cfg.Timeout+sdkDeadlineMargin))
+	}, message)
 }
 
 // ListModels lists the models the API offers (GET /v1/models).
 func (p *Provider) ListModels(ctx context.Context) ([]llm.ModelInfo, error) {
-	wctx, w, stop := wire.Watch(ctx, p.cfg.Timeout)
-	defer stop()
-	var out []llm.ModelInfo
-	pager := p.models.ListAutoPaging(wctx, anthropic.ModelListParams{}, p.attempt(w, ""))
-	for pager.Next() {
-		m := pager.Current()
-		out = append(out, llm.ModelInfo{ID: m.ID, DisplayName: m.DisplayName})
-	}
-	if err := pager.Err(); err != nil {
-		return nil, p.classify(ctx, wctx, "", err)
-	}
-	return out, nil
+	return wire.Models(ctx, p.conn, func(wctx context.Context, w *wire.Watchdog) wire.SDKStream[anthropic.ModelInfo] {
+		return p.models.ListAutoPaging(wctx, anthropic.ModelListParams{}, p.attempt(w, ""))
+	}, func(m anthropic.ModelInfo) llm.ModelInfo { return llm.ModelInfo{ID: m.ID, DisplayName: m.DisplayName} })
 }
 
 // statusOfType gives the status an error type stands for, for errors sent inside a stream
@@ -164,31 +126,27 @@ var statusOfType = map[string]int{
 	"overloaded_error":      529, // Anthropic's "overloaded"
 }
 
-// classify turns an SDK or transport error into an *llm.Error.
-func (p *Provider) classify(ctx, wctx context.Context, model string, err error) error {
-	o := p.origin(model)
+// apiError turns the SDK's error of an error response into an *llm.Error (nil for any
+// other error).
+func apiError(o llm.Origin, err error) error {
 	var api *anthropic.Error
-	if errors.As(err, &api) {
-		var body struct {
-			Error struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		json.Unmarshal([]byte(api.RawJSON()), &body) // Best effort: a non-JSON body leaves these empty.
-		msg, typ := body.Error.Message, body.Error.Type
-		if msg == "" {
-			msg = api.RawJSON()
-		}
-		status := api.StatusCode
-		if s, ok := statusOfType[typ]; ok && status < 400 {
-			status = s
-		}
-		var h http.Header
-		if api.Response != nil {
-			h = api.Response.Header
-		}
-		return llm.HTTPError(o, status, typ, msg, wire.RetryAfter(h))
+	if !errors.As(err, &api) {
+		return nil
 	}
-	return llm.TransportError(o, ctx, wire.Idle(wctx), p.cfg.Timeout, err)
+	var body struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	json.Unmarshal([]byte(api.RawJSON()), &body) // Best effort: a non-JSON body leaves these empty.
+	msg, typ := body.Error.Message, body.Error.Type
+	if msg == "" {
+		msg = api.RawJSON()
+	}
+	status := api.StatusCode
+	if s, ok := statusOfType[typ]; ok && status < 400 {
+		status = s
+	}
+	return wire.HTTPError(o, api.Response, status, typ, msg)
 }

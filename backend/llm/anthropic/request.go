@@ -24,14 +24,14 @@ const (
 
 // params builds the Messages request for req.
 func (p *Provider) params(req llm.Request) (anthropic.MessageNewParams, llm.StreamInfo, error) {
-	info := llm.StreamInfo{Model: p.cfg.ModelFor(req), MaxTokens: req.MaxTokens}
+	info := llm.StreamInfo{Model: p.conn.Cfg.ModelFor(req), MaxTokens: req.MaxTokens}
 	if info.MaxTokens == 0 {
-		info.MaxTokens = p.cfg.MaxTokens
+		info.MaxTokens = p.conn.Cfg.MaxTokens
 	}
 	if info.MaxTokens == 0 {
 		info.MaxTokens = defaultMaxTokens
 	}
-	thinking := req.Thinking || p.cfg.Thinking
+	thinking := req.Thinking || p.conn.Cfg.Thinking
 	if thinking && info.MaxTokens < minThinkingMaxTokens {
 		info.MaxTokens = minThinkingMaxTokens
 	}
@@ -57,7 +57,7 @@ func (p *Provider) params(req llm.Request) (anthropic.MessageNewParams, llm.Stre
 		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(budget))
 	} else if t := req.Temperature; t != nil {
 		params.Temperature = anthropic.Float(*t)
-	} else if t := p.cfg.Temperature; t != nil {
+	} else if t := p.conn.Cfg.Temperature; t != nil {
 		params.Temperature = anthropic.Float(*t)
 	}
 	for _, t := range req.Tools {

@@ -1,26 +1,17 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go"
-
 	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/internal/wire"
 )
 
+// replay feeds event JSON through an eventReader and collects the reply.
 func replay(t *testing.T, events ...string) llm.Reply {
 	t.Helper()
 	r := &eventReader{}
-	for _, e := range events {
-		var ev anthropic.MessageStreamEventUnion
-		if err := json.Unmarshal([]byte(e), &ev); err != nil {
-			t.Fatal(err)
-		}
-		r.event(ev)
-	}
-	r.turn.Close()
-	reply, err := llm.Collect(llm.EventStream(llm.StreamInfo{}, r.turn.Events()), nil)
+	reply, err := wire.Replay(&r.turn, r.event, events...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,9 @@ const emptyToolResult = "(no output)"
 
 // params builds the Chat Completions request for req.
 func (p *Provider) params(req llm.Request) (openai.ChatCompletionNewParams, llm.StreamInfo, error) {
-	info := llm.StreamInfo{Model: p.cfg.ModelFor(req), MaxTokens: req.MaxTokens}
+	info := llm.StreamInfo{Model: p.conn.Cfg.ModelFor(req), MaxTokens: req.MaxTokens}
 	if info.MaxTokens == 0 {
-		info.MaxTokens = p.cfg.MaxTokens
+		info.MaxTokens = p.conn.Cfg.MaxTokens
 	}
 	msgs, err := messages(req)
 	if err != nil {
@@ -34,7 +34,7 @@ func (p *Provider) params(req llm.Request) (openai.ChatCompletionNewParams, llm.
 		// OpenAI's reasoning models refuse max_tokens and want max_completion_tokens; many
 		// compatible servers know only max_tokens. So the official service gets the new
 		// name and every other server the old one.
-		if p.cfg.Official() {
+		if p.conn.Cfg.Official() {
 			params.MaxCompletionTokens = openai.Int(int64(info.MaxTokens))
 		} else {
 			params.MaxTokens = openai.Int(int64(info.MaxTokens))
@@ -42,7 +42,7 @@ func (p *Provider) params(req llm.Request) (openai.ChatCompletionNewParams, llm.
 	}
 	if t := req.Temperature; t != nil {
 		params.Temperature = openai.Float(*t)
-	} else if t := p.cfg.Temperature; t != nil {
+	} else if t := p.conn.Cfg.Temperature; t != nil {
 		params.Temperature = openai.Float(*t)
 	}
 	// The thinking toggle is not sent: Chat Completions has no portable switch for it, and

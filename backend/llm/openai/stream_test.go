@@ -1,27 +1,17 @@
 package openai
 
 import (
-	"encoding/json"
 	"testing"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/internal/wire"
 )
 
 // replay feeds chunk JSON through a chunkReader and collects the reply.
 func replay(t *testing.T, chunks ...string) llm.Reply {
 	t.Helper()
 	r := &chunkReader{}
-	for _, c := range chunks {
-		var chunk openai.ChatCompletionChunk
-		if err := json.Unmarshal([]byte(c), &chunk); err != nil {
-			t.Fatal(err)
-		}
-		r.chunk(chunk)
-	}
-	r.turn.Close()
-	reply, err := llm.Collect(llm.EventStream(llm.StreamInfo{}, r.turn.Events()), nil)
+	reply, err := wire.Replay(&r.turn, r.chunk, chunks...)
 	if err != nil {
 		t.Fatal(err)
 	}
