@@ -169,24 +169,23 @@ func (m Message) join(kind PartKind) string {
 
 // ToolCalls lists the message's tool calls in order.
 func (m Message) ToolCalls() []ToolCall {
-	var calls []ToolCall
-	for _, p := range m.Parts {
-		if p.Kind == PartToolCall && p.ToolCall != nil {
-			calls = append(calls, *p.ToolCall)
-		}
-	}
-	return calls
+	return partsOf(m, PartToolCall, func(p Part) *ToolCall { return p.ToolCall })
 }
 
 // ToolResults lists the message's tool results in order.
 func (m Message) ToolResults() []ToolResult {
-	var results []ToolResult
+	return partsOf(m, PartToolResult, func(p Part) *ToolResult { return p.ToolResult })
+}
+
+// partsOf lists, in order, what field holds in the message's parts of the kind (where set).
+func partsOf[T any](m Message, kind PartKind, field func(Part) *T) []T {
+	var out []T
 	for _, p := range m.Parts {
-		if p.Kind == PartToolResult && p.ToolResult != nil {
-			results = append(results, *p.ToolResult)
+		if v := field(p); p.Kind == kind && v != nil {
+			out = append(out, *v)
 		}
 	}
-	return results
+	return out
 }
 
 // HasImages reports whether the message holds an image, directly or in a tool result.
