@@ -332,7 +332,7 @@ func (s *snapshot) crossCheck(knownTool func(string) bool) {
 			for _, t := range p.Tools {
 				if !knownTool(t) {
 					s.problems = append(s.problems, Problem{File: p.Source, Line: s.lineOf(p.Source, "tools"), Field: "tools",
-						Message: fmt.Sprintf("%q is not a tool; check the spelling against the README's table of agent tools", t)})
+						Message: fmt.Sprintf("%q is not a tool; check the spelling against the table of agent tools in docs/tools.md", t)})
 				}
 			}
 		}

@@ -4,24 +4,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
-// The README shows one example file of each kind; each must load as it is printed, without a
-// problem, so people can copy them.
-func TestReadmeExamplesLoad(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// docs/config-dir.md shows one example file of each kind; each must load as it is printed,
+// without a problem, so people can copy them.
+func TestConfigDirDocExamplesLoad(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "config-dir.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(data)
-	start := strings.Index(text, "## Personas, skills and templates")
-	if start < 0 {
-		t.Fatal("the README has no section on personas, skills and templates")
-	}
-	end := strings.Index(text[start+3:], "\n## ")
-	section := text[start : start+3+end]
+	section := string(data)
 	blocks := regexp.MustCompile("(?s)```markdown\n(.*?)```").FindAllStringSubmatch(section, -1)
 	kinds := []string{"personas/house-reviewer.md", "skills/deploy-api.md", "tasks/bump-dep.md", "templates/htop.md"}
 	if len(blocks) != len(kinds) {
@@ -33,7 +26,7 @@ func TestReadmeExamplesLoad(t *testing.T) {
 	}
 	c := open(t, dir)
 	if ps := c.Problems(); len(ps) != 0 {
-		t.Fatalf("the README's examples have problems: %+v", ps)
+		t.Fatalf("the examples of docs/config-dir.md have problems: %+v", ps)
 	}
 	p, _ := c.Persona("house-reviewer")
 	s, _ := c.Skill("deploy-api")

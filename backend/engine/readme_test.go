@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestReadmeListsEveryTool: the README's tool table names every built-in tool with the risk
-// it declares, and no tool that does not exist. Tools from plugins and MCP servers appear at
-// run time and are described in their own README sections.
-func TestReadmeListsEveryTool(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestToolsDocListsEveryTool: the tool table of docs/tools.md names every built-in tool with
+// the risk it declares, and no tool that does not exist. Tools from plugins and MCP servers
+// appear at run time and are described in their own sections there.
+func TestToolsDocListsEveryTool(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,13 +30,13 @@ func TestReadmeListsEveryTool(t *testing.T) {
 			continue // a plugin or an MCP server's tool: the person's config dir offers it, not the code
 		}
 		if risk, ok := listed[d.Name]; !ok {
-			t.Errorf("README's tool table lacks %s (%s)", d.Name, d.Risk)
+			t.Errorf("docs/tools.md's tool table lacks %s (%s)", d.Name, d.Risk)
 		} else if risk != d.Risk.String() {
-			t.Errorf("README says %s is %s; it declares %s", d.Name, risk, d.Risk)
+			t.Errorf("docs/tools.md says %s is %s; it declares %s", d.Name, risk, d.Risk)
 		}
 		delete(listed, d.Name)
 	}
 	for name := range listed {
-		t.Errorf("README's tool table lists %s, which is not a registered tool", name)
+		t.Errorf("docs/tools.md's tool table lists %s, which is not a registered tool", name)
 	}
 }
