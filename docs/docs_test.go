@@ -1,6 +1,3 @@
-// Package docs holds the project's documentation; its tests keep the README short and every
-// link of the README and the docs pointing at something, and docs/cli.md equal to the
-// commands' own help.
 package docs
 
 import (
