@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Goal, GoalEvent, Workspace } from '../../lib/api';
 import { normalizeGoal } from '../../lib/api';
 import {
+  elapsedNow,
+  savedAt,
   inputSplit,
   currentActivity,
   describeCriterion,
@@ -169,5 +171,31 @@ describe('namePanes and stepPane', () => {
     expect(stepPane('{"pane_id":"pane-0123456789ab","text":"ls"}')).toBe('pane-0123456789ab');
     expect(stepPane({ url: 'x' })).toBe('');
     expect(stepPane('not json')).toBe('');
+  });
+});
+
+describe('elapsedNow', () => {
+  const goal = (status: Goal['status'], elapsedMs: number, startedAt?: string) => ({ status, startedAt, state: { elapsedMs } as Goal['state'] });
+
+  it('counts on from the saved figure while the goal runs', () => {
+    expect(elapsedNow(goal('running', 4000), 10_000, 12_500)).toBe(6500);
+  });
+
+  it('counts a first run not yet saved from its start', () => {
+    const start = new Date(50_000).toISOString();
+    expect(elapsedNow(goal('running', 0, start), 59_000, 59_000)).toBe(9000);
+  });
+
+  it('stands still when the goal does not run', () => {
+    expect(elapsedNow(goal('paused', 4000), 10_000, 90_000)).toBe(4000);
+    expect(elapsedNow(goal('completed', 4000, new Date(0).toISOString()), 10_000, 90_000)).toBe(4000);
+  });
+
+  it('takes the save time from updatedAt unless it is missing, old or ahead', () => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(savedAt('2026-01-01T11:59:50Z', now)).toBe(now - 10_000);
+    expect(savedAt('2026-01-01T12:00:30Z', now)).toBe(now);
+    expect(savedAt('2025-12-31T00:00:00Z', now)).toBe(now);
+    expect(savedAt('', now)).toBe(now);
   });
 });

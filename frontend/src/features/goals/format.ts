@@ -126,6 +126,28 @@ export function formatMs(ms: number): string {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/**
+ * The active time a goal has used, now. The backend reports it as of its last save; while the
+ * goal runs its clock goes on, so it is counted on from `since` (when that figure was saved, on
+ * this page's clock). A first run not yet saved counts from its start.
+ */
+export function elapsedNow(goal: Pick<Goal, 'status' | 'state' | 'startedAt'>, since: number, now: number): number {
+  const ms = goal.state.elapsedMs;
+  if (goal.status !== 'running') return ms;
+  const counted = ms + Math.max(0, now - since);
+  const sinceStart = ms === 0 ? now - Date.parse(goal.startedAt ?? '') : 0;
+  return Math.max(counted, Number.isFinite(sinceStart) ? sinceStart : 0);
+}
+
+/**
+ * When a goal's reported time was saved, on this page's clock: its updatedAt unless that is
+ * missing, far off or ahead of `now` (another machine's clock), else `now`.
+ */
+export function savedAt(updatedAt: string, now: number): number {
+  const t = Date.parse(updatedAt);
+  return Number.isFinite(t) && t > now - 3_600_000 ? Math.min(t, now) : now;
+}
+
 /** Time since the goal started, for a step: "+1m 05s". */
 export function offsetText(startedAt: string | undefined, at: string): string {
   const a = Date.parse(startedAt ?? '');

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// The walkthrough of issue #29 found text on the goal and fleet dashboards that could not be
+// read, a dependency preview squeezed to a sliver, panes cut to "Termin…" beside the chat and
+// the goals panel, and a running goal's clock stuck at "0 ms". These tests look at the served
+// UI in headless Chromium as a person would meet it, in both palettes where colour is at stake.
+
+// contrastJS defines window.__contrast(el): the WCAG contrast ratio of an element's text
+// against what is drawn behind it (the backgrounds of it and its ancestors composited, over
+// white), from the computed styles the page really uses.
+const contrastJS = `window.__contrast = (el) => {
+  const parse = (s) => {
+    const m = /rgba?\(([^)]+)\)/.exec(s);
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, under) => {
+    const a = top[3] + under[3] * (1 - top[3]);
+    return [0, 1, 2].map((i) => (top[i] * top[3] + under[i] * under[3] * (1 - top[3])) / a).concat([a]);
+  };
+  const layers = [];
+  for (let n = el; n; n = n.parentElement) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c && c[3] > 0) {
+      layers.push(c);
+      if (c[3] >= 1) break;
+    }
+  }
+  let bg = [255, 255, 255, 1];
+  for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+  const fg = over(parse(getComputedStyle(el).color), bg);
+  const lum = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const a = lum(fg), b = lum(bg);
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}; true`
+
+// lowContrast lists the elements a CSS selector picks whose text is below WCAG AA for
+// normal text (4.5:1), each with its text and ratio; it fails when the selector picks none.
+func lowContrast(t *testing.T, ctx context.Context, what, sel string) []string {
+	t.Helper()
+	var raw string
+	step(t, ctx, "measure the contrast of "+what,
+		chromedp.Evaluate(contrastJS, nil),
+		chromedp.Evaluate(fmt.Sprintf(`JSON.stringify([...document.querySelectorAll(%q)].map(el => ({text: el.textContent.trim(), ratio: window.__contrast(el)})))`, sel), &raw))
+	var got []struct {
+		Text  string
+		Ratio float64
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("contrast of %s: %q: %v", what, raw, err)
+	}
+	if len(got) == 0 {
+		t.Fatalf("no %s on the page (%s) to measure", what, sel)
+	}
+	var low []string
+	for _, g := range got {
+		if g.Ratio < 4.5 {
+			low = append(low, fmt.Sprintf("%q at %.2f:1", g.Text, g.Ratio))
+		}
+	}
+	return low
+}
+
+// inBothThemes runs check with the light palette, then the dark one, then puts the page's
+// own choice back.
+func inBothThemes(t *testing.T, ctx context.Context, check func(theme string)) {
+	t.Helper()
+	var was string
+	step(t, ctx, "read the theme", chromedp.Evaluate(`document.documentElement.dataset.theme ?? ''`, &was))
+	for _, theme := range []string{"light", "dark"} {
+		step(t, ctx, "show the "+theme+" palette", chromedp.Evaluate(fmt.Sprintf(`document.documentElement.dataset.theme = %q`, theme), nil))
+		check(theme)
+	}
+	step(t, ctx, "put the theme back", chromedp.Evaluate(fmt.Sprintf(`document.documentElement.dataset.theme = %q`, was), nil))
+}
+
+// TestWalkthroughGoalDashboardReadable: a goal works through a terminal tool, a browser tool,
+// a goal tool and a long wait. While it runs, the dashboard's clock shows real time and
+// counts up; the step log's tool names are readable in both palettes; once the goal is done,
+// its "completed" badges are readable; axe finds nothing serious on the dashboard.
+func TestWalkthroughGoalDashboardReadable(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	addScriptedProvider(t, srv, model)
+	token := apiToken(t, srv.URL)
+	var list struct {
+		Workspaces []struct{ Panes []struct{ ID string } }
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	pane := list.Workspaces[0].Panes[0].ID
+
+	release := make(chan struct{})
+	var released atomic.Bool
+	var waits atomic.Int64
+	model.Push(
+		llmtest.Calls(
+			llmtest.Call("read_terminal_output", map[string]any{"pane_id": pane}),
+			llmtest.Call("browser_list_recipes", map[string]any{}),
+			llmtest.Call("write_todos", map[string]any{"items": []string{"Look around", "Claim it"}})),
+		// Long enough to watch the clock run; the test lets it end.
+		llmtest.Reply{Repeat: 1 << 30, Compute: func(llmtest.Request) llmtest.Reply {
+			select {
+			case <-release:
+				if released.CompareAndSwap(false, true) {
+					return toolCall("claim_complete", map[string]string{"rationale": "looked around"})
+				}
+				return llmtest.Text("done")
+			case <-time.After(50 * time.Millisecond):
+				// Each wait a little different, so the loop guard sees no repetition.
+				return toolCall("wait", map[string]int{"ms": 600 + int(waits.Add(1)%300)})
+			}
+		}},
+	)
+	zero := 0
+	var g struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/goals", token, map[string]any{
+		"paneId": pane, "goal": "Look around the workspace", "criterion": map[string]string{"kind": "manual"},
+		"policy":   map[string]string{"risk": "write_local"},
+		"settings": map[string]any{"criticIntervalSteps": zero, "wallClock": "1h"},
+	}, &g)
+
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	openDashboard(t, ctx)
+	step(t, ctx, "the running goal shows its steps of every family",
+		waitJS(detailStatus("running")),
+		waitJS(`['terminal', 'browser', 'goal', 'other'].every(f => document.querySelector('[data-testid=step-log] .tool[data-family=' + f + ']'))`))
+
+	// The clock: more than nothing, and counting while the goal runs.
+	elapsed := func() int {
+		var ms int
+		step(t, ctx, "read the goal's time", chromedp.Evaluate(`Number(document.querySelector('[data-testid=goal-elapsed]')?.dataset.ms ?? -1)`, &ms))
+		return ms
+	}
+	first := elapsed()
+	var shown string
+	step(t, ctx, "read the time shown", chromedp.Text(`[data-testid=goal-elapsed]`, &shown))
+	time.Sleep(2200 * time.Millisecond)
+	second := elapsed()
+	if first <= 0 || second < first+1500 {
+		t.Errorf("while the goal runs its time reads %d ms (%q), then %d ms 2.2 s later: want more than 0 and rising with the clock", first, shown, second)
+	}
+	if strings.HasPrefix(shown, "0 ") {
+		t.Errorf("the running goal's time reads %q", shown)
+	}
+
+	inBothThemes(t, ctx, func(theme string) {
+		if low := lowContrast(t, ctx, "the step log's tool names", `[data-testid=step-log] .tool`); len(low) > 0 {
+			t.Errorf("%s palette: tool names in the step log below 4.5:1: %s", theme, strings.Join(low, ", "))
+		}
+	})
+	axeCheck(t, ctx, "goal dashboard with a running goal", `[data-testid=goal-dashboard]`)
+
+	close(release)
+	step(t, ctx, "the goal completes", waitJS(detailStatus("completed")))
+	inBothThemes(t, ctx, func(theme string) {
+		if low := lowContrast(t, ctx, "the completed badges", `[data-testid=goal-status][data-status=completed]`); len(low) > 0 {
+			t.Errorf("%s palette: completed badges below 4.5:1: %s", theme, strings.Join(low, ", "))
+		}
+	})
+	axeCheck(t, ctx, "goal dashboard with a completed goal and its step log", `[data-testid=goal-dashboard]`)
+	shot(t, ctx, "walkthrough-goal-dashboard")
+}
+
+// TestWalkthroughFleetDashboardReadable: a fleet whose first task completes while the second
+// works. The completed badges and the Abort fleet button are readable in both palettes, axe
+// finds nothing serious on the dashboard, and in the Composer the dependency preview shows
+// at its drawing's full height.
+func TestWalkthroughFleetDashboardReadable(t *testing.T) {
+	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
+		switch {
+		case m == nil:
+			return llmtest.Text("no pane")
+		case m[1] == "first-term":
+			return toolCall("claim_complete", map[string]string{"rationale": "made"})
+		default:
+			return toolCall("wait", map[string]int{"ms": 300}) // works until aborted
+		}
+	}}}})
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	addScriptedProvider(t, srv, model)
+	token := apiToken(t, srv.URL)
+	var f struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/fleets", token, map[string]any{"yaml": `name: pair
+tasks:
+  - id: first
+    goal: Make the thing
+    pane: first-term
+    role: Builder
+    check_shell: "true"
+  - id: second
+    goal: Use the thing
+    pane: second-term
+    depends_on: [first]
+    check_manual: true
+`}, &f)
+	defer apiCall(t, "POST", srv.URL+"/api/fleets/"+f.ID+"/abort", token, nil, nil)
+
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	step(t, ctx, "open the Fleet Dashboard from the palette",
+		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=palette-input]`),
+		chromedp.SendKeys(`[data-testid=palette-input]`, "Fleet Dashboard"),
+		waitJS(`[...document.querySelectorAll('[data-testid=palette-item]')].some(e => e.textContent.includes('Toggle Fleet Dashboard'))`),
+		pressEnter(),
+		chromedp.WaitVisible(`[data-testid=fleet-detail]`),
+		waitJS(`document.querySelector('[data-testid=task-card][data-task=first]')?.dataset.status === 'completed'`),
+		waitJS(`document.querySelector('[data-testid=task-card][data-task=second]')?.dataset.status === 'running'`),
+		chromedp.WaitVisible(`[data-testid=fleet-abort]`))
+
+	inBothThemes(t, ctx, func(theme string) {
+		if low := lowContrast(t, ctx, "the Abort fleet button", `[data-testid=fleet-abort]`); len(low) > 0 {
+			t.Errorf("%s palette: Abort fleet below 4.5:1: %s", theme, strings.Join(low, ", "))
+		}
+		if low := lowContrast(t, ctx, "the completed badges", `[data-testid=fleet-dashboard] [data-status=completed]:is([data-testid=task-status], [data-testid=fleet-status], [data-testid=fleet-row-status], [data-testid=agent-status])`); len(low) > 0 {
+			t.Errorf("%s palette: completed badges below 4.5:1: %s", theme, strings.Join(low, ", "))
+		}
+	})
+	axeCheck(t, ctx, "fleet dashboard", `[data-testid=fleet-dashboard]`)
+	shot(t, ctx, "walkthrough-fleet-dashboard")
+
+	step(t, ctx, "open the Composer on the fleet's file, with its dependency preview",
+		chromedp.Click(`[data-testid=fleet-edit]`),
+		chromedp.WaitVisible(`[data-testid=fleet-composer]`),
+		waitJS(`!!document.querySelector('[data-testid=composer-graph] [data-testid=graph-edge][data-from=first][data-to=second]')`))
+	var box struct{ Shown, Drawn float64 }
+	var raw string
+	step(t, ctx, "measure the preview", chromedp.Evaluate(`(() => {
+		const svg = document.querySelector('[data-testid=composer-graph]');
+		return JSON.stringify({shown: svg.parentElement.getBoundingClientRect().height, drawn: svg.getBoundingClientRect().height});
+	})()`, &raw))
+	if err := json.Unmarshal([]byte(raw), &box); err != nil {
+		t.Fatal(err)
+	}
+	if box.Drawn < 40 || box.Shown < box.Drawn {
+		t.Errorf("the Composer's dependency preview shows %.0f px of its %.0f px drawing", box.Shown, box.Drawn)
+	}
+	axeCheck(t, ctx, "fleet composer", `[data-testid=fleet-composer]`)
+	shot(t, ctx, "walkthrough-fleet-composer")
+}
+
+// minPaneWidthPx is the width a pane keeps beside open side panels: its header then shows
+// its kind, title, id and tabs whole.
+const minPaneWidthPx = 360
+
+// TestWalkthroughPanesHoldBesideSidePanels: at 1280×800 with the chat and the goals panel
+// (docked beside the panes) open, every pane keeps its title, id and tabs whole.
+func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	step(t, ctx, "open the chat and the goals beside the panes",
+		chromedp.WaitVisible(`[data-testid=terminal-tab]`),
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=chat-panel]`),
+		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`),
+		waitJS(`document.querySelector('[data-testid=goal-dashboard]').dataset.docked === 'true' || (document.querySelector('[data-testid=goal-dashboard-dock]').click(), false)`),
+		chromedp.Sleep(300)) // the layout settles
+	shot(t, ctx, "walkthrough-side-panels")
+	var raw string
+	step(t, ctx, "measure each pane's header", chromedp.Evaluate(`JSON.stringify([...document.querySelectorAll('[data-testid=pane]')].map(p => ({
+		id: p.dataset.paneId,
+		width: Math.round(p.getBoundingClientRect().width),
+		cut: [...p.querySelectorAll('[data-testid=pane-title], [data-testid=pane-id], [data-testid=terminal-tab] .text, [data-testid=pane-kind]')]
+			.filter(el => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().width < 1)
+			.map(el => el.dataset.testid || el.closest('[data-testid]').dataset.testid),
+	})))`, &raw))
+	var panes []struct {
+		ID    string
+		Width int
+		Cut   []string
+	}
+	if err := json.Unmarshal([]byte(raw), &panes); err != nil || len(panes) == 0 {
+		t.Fatalf("panes %q: %v", raw, err)
+	}
+	for _, p := range panes {
+		t.Logf("pane %s: %d px wide", p.ID, p.Width)
+		if len(p.Cut) > 0 {
+			t.Errorf("pane %s (%d px wide) cuts its %s", p.ID, p.Width, strings.Join(p.Cut, ", "))
+		}
+		if p.Width < minPaneWidthPx {
+			t.Errorf("pane %s is %d px wide beside the side panels: want at least %d", p.ID, p.Width, minPaneWidthPx)
+		}
+	}
+}
