@@ -147,28 +147,29 @@ const (
 	defaultScrollPixels = 600
 )
 
+// paneParams is the browser pane a tool acts on; every browser tool's params embed it.
 type paneParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
 }
 
 type navigateParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	URL    string `json:"url" desc:"Address to open; a bare host such as example.com gets https://."`
+	paneParams
+	URL string `json:"url" desc:"Address to open; a bare host such as example.com gets https://."`
 }
 
 type contentParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
-	MaxChars *int   `json:"max_chars,omitempty" default:"8000" desc:"At most this many characters (1-50000)."`
-	Cursor   int    `json:"cursor,omitempty" default:"0" desc:"Character offset to read from, as returned by the previous call."`
+	paneParams
+	MaxChars *int `json:"max_chars,omitempty" default:"8000" desc:"At most this many characters (1-50000)."`
+	Cursor   int  `json:"cursor,omitempty" default:"0" desc:"Character offset to read from, as returned by the previous call."`
 }
 
 type clickParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string `json:"selector" desc:"CSS selector of the element to click."`
 }
 
 type smartClickParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector  string `json:"selector,omitempty" desc:"CSS selector, tried first."`
 	AriaLabel string `json:"aria_label,omitempty" desc:"The element's aria-label (exact, else contained)."`
 	Role      string `json:"role,omitempty" desc:"ARIA role (button, link, checkbox, tab, menuitem, …), with text naming the element."`
@@ -176,7 +177,7 @@ type smartClickParams struct {
 }
 
 type typeParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Text      string `json:"text" desc:"Text to type; \\n presses Enter."`
 	Selector  string `json:"selector,omitempty" desc:"CSS selector of the field; without it (and without aria_label/text) the text goes to whatever has focus."`
 	AriaLabel string `json:"aria_label,omitempty" desc:"Find the field by aria-label instead."`
@@ -186,39 +187,39 @@ type typeParams struct {
 }
 
 type keypressParams struct {
-	PaneID    string   `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Key       string   `json:"key" desc:"Key name (Enter, Tab, Escape, Backspace, Delete, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1-F12) or one character."`
 	Modifiers []string `json:"modifiers,omitempty" desc:"Held keys: ctrl, alt, shift, meta."`
 }
 
 type scrollParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Direction string `json:"direction,omitempty" enum:"down|up|left|right" default:"down"`
 	Pixels    *int   `json:"pixels,omitempty" default:"600" desc:"How far, in CSS pixels."`
 	Selector  string `json:"selector,omitempty" desc:"Scroll with the mouse over this element (a scrollable list or panel); default the page."`
 }
 
 type selectParams struct {
-	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string   `json:"selector" desc:"CSS selector of the <select>."`
 	Values   []string `json:"values" desc:"Option values or visible labels to choose (one for a single select)."`
 }
 
 type checkParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string `json:"selector,omitempty" desc:"CSS selector of the checkbox, radio button or switch."`
 	Text     string `json:"text,omitempty" desc:"Or its label or visible text."`
 	Checked  *bool  `json:"checked,omitempty" default:"true" desc:"The state wanted; it is clicked only if it differs."`
 }
 
 type hoverParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string `json:"selector,omitempty" desc:"CSS selector of the element."`
 	Text     string `json:"text,omitempty" desc:"Or its name or visible text."`
 }
 
 type clickAtParams struct {
-	PaneID string  `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	X      float64 `json:"x" desc:"CSS pixels from the viewport's left edge (as in a viewport screenshot)."`
 	Y      float64 `json:"y" desc:"CSS pixels from the viewport's top edge."`
 	Button string  `json:"button,omitempty" enum:"left|middle|right" default:"left"`
@@ -226,7 +227,7 @@ type clickAtParams struct {
 }
 
 type dragParams struct {
-	PaneID       string   `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	FromSelector string   `json:"from_selector,omitempty" desc:"Element to press on; or give from_x and from_y."`
 	FromX        *float64 `json:"from_x,omitempty"`
 	FromY        *float64 `json:"from_y,omitempty"`
@@ -236,46 +237,46 @@ type dragParams struct {
 }
 
 type waitSelectorParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector  string `json:"selector" desc:"CSS selector to wait for."`
 	State     string `json:"state,omitempty" enum:"visible|attached|hidden|detached" default:"visible"`
 	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
 }
 
 type waitNavParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
-	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+	paneParams
+	TimeoutMS *int `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
 }
 
 type waitTextParams struct {
-	PaneID    string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Text      string `json:"text" desc:"Text to wait for (case-insensitive, spacing ignored)."`
 	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
 }
 
 type queryParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string `json:"selector" desc:"CSS selector."`
 }
 
 type queryAllParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string `json:"selector" desc:"CSS selector."`
 	Limit    *int   `json:"limit,omitempty" default:"20" desc:"At most this many elements (1-200)."`
 }
 
 type axtreeParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
-	MaxNodes *int   `json:"max_nodes,omitempty" default:"300" desc:"At most this many lines (1-2000)."`
+	paneParams
+	MaxNodes *int `json:"max_nodes,omitempty" default:"300" desc:"At most this many lines (1-2000)."`
 }
 
 type cookiesParams struct {
-	PaneID string   `json:"pane_id" desc:"Id of the browser pane."`
-	URLs   []string `json:"urls,omitempty" desc:"URLs whose cookies to list; default the page's."`
+	paneParams
+	URLs []string `json:"urls,omitempty" desc:"URLs whose cookies to list; default the page's."`
 }
 
 type setCookieParams struct {
-	PaneID   string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Name     string `json:"name"`
 	Value    string `json:"value"`
 	URL      string `json:"url,omitempty" desc:"URL the cookie belongs to; default the page's."`
@@ -288,51 +289,49 @@ type setCookieParams struct {
 }
 
 type indexParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Index  int    `json:"index" desc:"Number of the element in the last browser_screenshot_annotated."`
+	paneParams
+	Index int `json:"index" desc:"Number of the element in the last browser_screenshot_annotated."`
 }
 
 type jsParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Code   string `json:"code" desc:"JavaScript to run in the page; the value of the last expression (or of a return) comes back as JSON. Top-level await works."`
+	paneParams
+	Code string `json:"code" desc:"JavaScript to run in the page; the value of the last expression (or of a return) comes back as JSON. Top-level await works."`
 }
 
 type logParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Limit  *int   `json:"limit,omitempty" default:"20" desc:"How many of the latest entries."`
+	paneParams
+	Limit *int `json:"limit,omitempty" default:"20" desc:"How many of the latest entries."`
 }
 
 type verifyParams struct {
-	PaneID        string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	ExpectedState string `json:"expected_state" desc:"What the page should show if the work succeeded, concretely: \"a green 'Saved' banner and the new row 'Invoice 42' in the table\"."`
 }
 
 type describeParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Prompt string `json:"prompt,omitempty" desc:"What to pay particular attention to."`
 }
 
 // waitFor turns an optional timeout_ms into a duration, or says what is wrong with it.
 func waitFor(ms *int) (time.Duration, *Result) {
-	v := defaultBrowserWait
-	if ms != nil {
-		v = *ms
-	}
-	if v < 1 || v > maxBrowserWait {
-		r := Errorf("timeout_ms %d is out of range: use 1-%d, and call again to keep waiting.", v, maxBrowserWait)
-		return 0, &r
-	}
-	return time.Duration(v) * time.Millisecond, nil
+	v, bad := intIn("timeout_ms", ms, defaultBrowserWait, 1, maxBrowserWait, "call again to keep waiting")
+	return time.Duration(v) * time.Millisecond, bad
 }
 
-// intIn reads an optional int with a default and a range.
-func intIn(name string, v *int, def, lo, hi int) (int, *Result) {
+// intIn reads an optional int with a default and a range; out of range, the error names
+// the range and, when given, what to do instead ("call again to keep waiting").
+func intIn(name string, v *int, def, lo, hi int, instead ...string) (int, *Result) {
 	n := def
 	if v != nil {
 		n = *v
 	}
 	if n < lo || n > hi {
-		r := Errorf("%s %d is out of range: use %d-%d.", name, n, lo, hi)
+		msg := fmt.Sprintf("%s %d is out of range: use %d-%d", name, n, lo, hi)
+		for _, s := range instead {
+			msg += ", and " + s
+		}
+		r := Errorf("%s.", msg)
 		return 0, &r
 	}
 	return n, nil

@@ -39,14 +39,14 @@ func (uploadTool) Confirm(_ context.Context, args json.RawMessage) string {
 }
 
 type setFilesParams struct {
-	PaneID   string   `json:"pane_id" desc:"Id of the browser pane."`
+	paneParams
 	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
 	Paths    []string `json:"paths" desc:"Paths of the files to choose (relative ones are in your sandbox or working directory)."`
 }
 
 type saveParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the browser pane."`
-	Path   string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
+	paneParams
+	Path string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
 }
 
 // savedName is the file a save writes, as the model named it: cleaned, with the extension

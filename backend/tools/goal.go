@@ -103,74 +103,58 @@ type readStepParams struct {
 // bookkeeping, never the machine.
 func GoalTools() []Tool {
 	return []Tool{
-		New(ToolClaimComplete,
+		goalTool(ToolClaimComplete,
 			"Call when you believe the goal is achieved. The success criterion is then verified; if verification fails you are told why and must keep working.",
-			ReadOnly, func(ctx context.Context, c Call, p claimParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolClaimComplete), nil
-				}
+			func(g GoalControl, p claimParams) (Result, error) {
 				if strings.TrimSpace(p.Rationale) == "" {
 					return Errorf("claim_complete needs a rationale: say why the goal is achieved and what evidence shows it."), nil
 				}
 				return Result{Text: g.ClaimComplete(p.Rationale)}, nil
 			}),
-		New(ToolAbortWithReport,
+		goalTool(ToolAbortWithReport,
 			"Call only if you truly cannot make further progress. Give the reason and what you learned; the goal ends as aborted with your report.",
-			ReadOnly, func(ctx context.Context, c Call, p abortParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolAbortWithReport), nil
-				}
+			func(g GoalControl, p abortParams) (Result, error) {
 				if strings.TrimSpace(p.Reason) == "" {
 					return Errorf("abort_with_report needs a reason."), nil
 				}
 				return Result{Text: g.AbortWithReport(p.Reason, p.WhatWasLearned)}, nil
 			}),
-		New(ToolWriteTodos,
+		goalTool(ToolWriteTodos,
 			"Write (or replace) your checklist for a multi-phase goal. It is shown to you every turn.",
-			ReadOnly, func(ctx context.Context, c Call, p todosParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolWriteTodos), nil
-				}
+			func(g GoalControl, p todosParams) (Result, error) {
 				return textOrError(g.WriteTodos(p.Items, p.ActiveIndex))
 			}),
-		New(ToolCompleteTodo, "Mark a checklist item done.",
-			ReadOnly, func(ctx context.Context, c Call, p completeTodoParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolCompleteTodo), nil
-				}
+		goalTool(ToolCompleteTodo, "Mark a checklist item done.",
+			func(g GoalControl, p completeTodoParams) (Result, error) {
 				return textOrError(g.CompleteTodo(p.Index, p.Note))
 			}),
-		New(ToolDeclareStep,
+		goalTool(ToolDeclareStep,
 			"Before a non-trivial action, declare the step: what you will do and how you will know it worked. Then act, then call verify_step.",
-			ReadOnly, func(ctx context.Context, c Call, p declareStepParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolDeclareStep), nil
-				}
+			func(g GoalControl, p declareStepParams) (Result, error) {
 				return textOrError(g.DeclareStep(p.StepNumber, p.Title, p.Action, p.SuccessCriteria))
 			}),
-		New(ToolVerifyStep, "After acting on a declared step, record whether it worked and what comes next.",
-			ReadOnly, func(ctx context.Context, c Call, p verifyStepParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolVerifyStep), nil
-				}
+		goalTool(ToolVerifyStep, "After acting on a declared step, record whether it worked and what comes next.",
+			func(g GoalControl, p verifyStepParams) (Result, error) {
 				return textOrError(g.VerifyStep(p.StepNumber, p.Passed, p.Observation, p.NextAction))
 			}),
-		New(ToolReadStepOutput,
+		goalTool(ToolReadStepOutput,
 			"Read the full output of an earlier step from the step log: long outputs are cut, and old ones are replaced by a stub naming their step, to keep your context small.",
-			ReadOnly, func(ctx context.Context, c Call, p readStepParams) (Result, error) {
-				g, ok := goalFrom(ctx)
-				if !ok {
-					return outsideGoal(ToolReadStepOutput), nil
-				}
+			func(g GoalControl, p readStepParams) (Result, error) {
 				return textOrError(g.ReadStepOutput(p.Step, p.Offset, p.Limit))
 			}),
 	}
+}
+
+// goalTool is a goal tool: read_only, and run on the goal the call comes from; outside a
+// running goal it says so and does nothing.
+func goalTool[P any](name, desc string, run func(g GoalControl, p P) (Result, error)) Tool {
+	return New(name, desc, ReadOnly, func(ctx context.Context, c Call, p P) (Result, error) {
+		g, ok := goalFrom(ctx)
+		if !ok {
+			return outsideGoal(name), nil
+		}
+		return run(g, p)
+	})
 }
 
 // textOrError turns a control's answer into a result: its error is the model's mistake.

@@ -47,36 +47,44 @@ func schemaOf(t reflect.Type) map[string]any {
 	case reflect.Struct:
 		props := map[string]any{}
 		required := []string{}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			p := schemaOf(f.Type)
-			if d := f.Tag.Get("desc"); d != "" {
-				p["description"] = d
-			}
-			if e := f.Tag.Get("enum"); e != "" {
-				p["enum"] = strings.Split(e, "|")
-			}
-			if d, ok := f.Tag.Lookup("default"); ok {
-				p["default"] = defaultValue(f.Type, d)
-			}
-			props[name] = p
-			if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
-				required = append(required, name)
-			}
-		}
+		addFields(t, props, &required)
 		return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 	default:
 		panic(fmt.Sprintf("tools: params field of kind %v cannot be described to a model", t.Kind()))
+	}
+}
+
+// addFields describes a struct's fields into props and required. A struct embedded without
+// a json name lends its fields, as encoding/json decodes them: the fields many tools share
+// (a browser pane's id) are declared once.
+func addFields(t reflect.Type, props map[string]any, required *[]string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			addFields(f.Type, props, required)
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		p := schemaOf(f.Type)
+		if d := f.Tag.Get("desc"); d != "" {
+			p["description"] = d
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			p["enum"] = strings.Split(e, "|")
+		}
+		if d, ok := f.Tag.Lookup("default"); ok {
+			p["default"] = defaultValue(f.Type, d)
+		}
+		props[name] = p
+		if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
+			*required = append(*required, name)
+		}
 	}
 }
 

@@ -57,21 +57,24 @@ type writeTerminalParams struct {
 	TerminalType  string `json:"terminal_type,omitempty" enum:"shell|interactive" default:"shell" desc:"shell: completion is a prompt at the end of the output or output unchanged for 300 ms; interactive (an editor, a pager, a TUI): only the output settling counts."`
 }
 
-type readTerminalParams struct {
+// terminalTab is the terminal a reading tool reads: a pane, and one of its tabs.
+type terminalTab struct {
 	PaneID string `json:"pane_id" desc:"Id of the terminal pane."`
 	TabID  string `json:"tab_id,omitempty" desc:"Tab of that pane; default the pane's active tab."`
+}
+
+type readTerminalParams struct {
+	terminalTab
 	Lines  *int   `json:"lines,omitempty" default:"50" desc:"How many lines to return (1-500)."`
 	Cursor *int64 `json:"cursor,omitempty" desc:"Byte offset to read forward from, as returned by an earlier call (0 = the oldest output kept). Without it, the last lines are returned."`
 }
 
 type pollTerminalParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the terminal pane."`
-	TabID  string `json:"tab_id,omitempty" desc:"Tab of that pane; default the pane's active tab."`
+	terminalTab
 }
 
 type waitOutputParams struct {
-	PaneID       string `json:"pane_id" desc:"Id of the terminal pane."`
-	TabID        string `json:"tab_id,omitempty" desc:"Tab of that pane; default the pane's active tab."`
+	terminalTab
 	TimeoutMS    *int   `json:"timeout_ms,omitempty" default:"30000" desc:"Wait at most this long (1-600000 ms)."`
 	UntilPattern string `json:"until_pattern,omitempty" desc:"Regular expression (RE2) to wait for in the output since the last input sent to the terminal. The echo of the typed command line does not count, so a pattern that also occurs in the command waits for the command's own output. Without it, wait until a prompt shows (the command finished)."`
 }
@@ -112,12 +115,9 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 }
 
 func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalParams) (Result, error) {
-	waitMS := defaultWriteWaitMS
-	if p.WaitTimeoutMS != nil {
-		waitMS = *p.WaitTimeoutMS
-	}
-	if waitMS < 0 || waitMS > maxWriteWaitMS {
-		return Errorf("wait_timeout_ms %d is out of range: use 0-%d, and wait_for_output to wait longer.", waitMS, maxWriteWaitMS), nil
+	waitMS, bad := intIn("wait_timeout_ms", p.WaitTimeoutMS, defaultWriteWaitMS, 0, maxWriteWaitMS, "wait_for_output to wait longer")
+	if bad != nil {
+		return *bad, nil
 	}
 	kind := p.TerminalType
 	if kind == "" {
@@ -176,12 +176,9 @@ func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalPa
 }
 
 func readTerminal(term TerminalDriver, p readTerminalParams) (Result, error) {
-	lines := defaultReadLines
-	if p.Lines != nil {
-		lines = *p.Lines
-	}
-	if lines < 1 || lines > maxReadLines {
-		return Errorf("lines %d is out of range: use 1-%d, and page with cursor for more.", lines, maxReadLines), nil
+	lines, bad := intIn("lines", p.Lines, defaultReadLines, 1, maxReadLines, "page with cursor for more")
+	if bad != nil {
+		return *bad, nil
 	}
 	st, err := term.Status(p.PaneID, p.TabID)
 	if err != nil {
@@ -266,12 +263,9 @@ func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {
 }
 
 func waitForOutput(ctx context.Context, term TerminalDriver, p waitOutputParams) (Result, error) {
-	waitMS := defaultWaitMS
-	if p.TimeoutMS != nil {
-		waitMS = *p.TimeoutMS
-	}
-	if waitMS < 1 || waitMS > maxWaitMS {
-		return Errorf("timeout_ms %d is out of range: use 1-%d, and call again to keep waiting.", waitMS, maxWaitMS), nil
+	waitMS, bad := intIn("timeout_ms", p.TimeoutMS, defaultWaitMS, 1, maxWaitMS, "call again to keep waiting")
+	if bad != nil {
+		return *bad, nil
 	}
 	var pattern *regexp.Regexp
 	if p.UntilPattern != "" {

@@ -41,6 +41,40 @@ func TestSchemaFollowsTheParamsType(t *testing.T) {
 	}
 }
 
+// Fields many tools share are declared once in a struct their params embed: the model sees
+// them as the tool's own arguments, required as they are, and they decode into the params.
+func TestEmbeddedParamsAreTheToolsOwnArguments(t *testing.T) {
+	type shared struct {
+		Target string `json:"target" desc:"what to act on"`
+	}
+	type params struct {
+		shared
+		Loud bool `json:"loud,omitempty"`
+	}
+	var got params
+	tool := New("act", "Act on a target.", ReadOnly, func(ctx context.Context, c Call, p params) (Result, error) {
+		got = p
+		return Result{}, nil
+	})
+	var s map[string]any
+	json.Unmarshal(tool.Schema(), &s)
+	props := s["properties"].(map[string]any)
+	target, _ := props["target"].(map[string]any)
+	if len(props) != 2 || target["description"] != "what to act on" || props["loud"] == nil {
+		t.Fatalf("an embedded struct's fields are not the tool's arguments: %v", props)
+	}
+	if req := s["required"].([]any); len(req) != 1 || req[0] != "target" {
+		t.Fatalf("required %v, want [target]", req)
+	}
+	res, _ := tool.Run(context.Background(), Call{Args: json.RawMessage(`{"target":"pane-1","loud":true}`)})
+	if res.IsError || got.Target != "pane-1" || !got.Loud {
+		t.Fatalf("a call with the embedded argument: %+v, params %+v", res, got)
+	}
+	if res, _ := tool.Run(context.Background(), Call{Args: json.RawMessage(`{"loud":true}`)}); !res.IsError || !strings.Contains(res.Text, "target") {
+		t.Fatalf("a call without the embedded required argument ran: %+v", res)
+	}
+}
+
 func TestBadArgumentsNeverRunTheTool(t *testing.T) {
 	ran := 0
 	tool := echoTool(&ran)
