@@ -3,20 +3,15 @@ package fleet_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
-	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -26,54 +21,19 @@ import (
 func benchFleets(b *testing.B, steps, maxGoals int) *fleet.Service {
 	b.Helper()
 	srv := llmtest.New(b, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
-		turn := 0
-		msgs, _ := req.JSON["messages"].([]any)
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-				turn++
-			}
-		}
-		if turn < steps {
+		if turn := assistantTurns(req); turn < steps {
 			return call("noop", map[string]int{"i": turn})
 		}
 		return claim("done")
 	}}}})
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	reg := tools.NewRegistry()
-	reg.Register(tools.GoalTools()...)
-	reg.Register(tools.New("noop", "Does nothing.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+	noop := tools.New("noop", "Does nothing.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
 		I int `json:"i"`
 	}) (tools.Result, error) {
 		return tools.Result{Text: fmt.Sprint("ok ", p.I)}, nil
-	}))
-	model, err := engine.ModelFor(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	goalEvents, fleetEvents := pubsub.NewBroker[goal.Event](), pubsub.NewBroker[fleet.Event]()
-	b.Cleanup(goalEvents.Shutdown)
-	b.Cleanup(fleetEvents.Shutdown)
-	goals, err := goal.NewService(ctx, st, fixedModel{model}, reg, goalEvents, goal.Options{MaxConcurrent: fleet.MaxConcurrency, MaxGoals: maxGoals})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(goals.Shutdown)
-	fleets, err := fleet.NewService(ctx, st, goals, fleetEvents, fleet.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(fleets.Shutdown)
+	})
+	_, fleets := runnerStack(b, srv.OpenAIURL(), goal.Options{MaxConcurrent: fleet.MaxConcurrency, MaxGoals: maxGoals}, pubsub.NewBroker[fleet.Event](), noop)
 	return fleets
 }
-
-type fixedModel struct{ m agent.Model }
-
-func (f fixedModel) Model(context.Context, string) (agent.Model, error) { return f.m, nil }
 
 // runBenchFleet runs a fleet of n independent tasks, at most concurrency at once, and
 // returns its wall time.

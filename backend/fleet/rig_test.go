@@ -50,13 +50,7 @@ func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 		if m == nil {
 			return llmtest.Text("no pane in this request")
 		}
-		turn := 0
-		msgs, _ := req.JSON["messages"].([]any)
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-				turn++
-			}
-		}
+		turn := assistantTurns(req)
 		r.mu.Lock()
 		r.log = append(r.log, m[1]+":"+strconv.Itoa(turn))
 		r.req[m[1]] = append(r.req[m[1]], req)

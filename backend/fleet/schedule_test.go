@@ -3,21 +3,17 @@ package fleet_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -33,48 +29,23 @@ func TestTaskRunsOnlyWhileItsGoalRuns(t *testing.T) {
 		if pane == nil {
 			return llmtest.Text("no pane in this request")
 		}
-		msgs, _ := req.JSON["messages"].([]any)
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-				return claim("A-REPORT: " + pane[1] + " is done")
-			}
+		if assistantTurns(req) > 0 {
+			return claim("A-REPORT: " + pane[1] + " is done")
 		}
 		mu.Lock()
 		firsts = append(firsts, pane[1])
 		mu.Unlock()
 		return call("hold", map[string]int{"ms": 300}) // long enough for a poll to catch a queued goal
 	}}}})
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	reg := tools.NewRegistry()
-	reg.Register(tools.GoalTools()...)
-	reg.Register(tools.New("hold", "Waits.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+	hold := tools.New("hold", "Waits.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
 		MS int `json:"ms"`
 	}) (tools.Result, error) {
 		time.Sleep(time.Duration(p.MS) * time.Millisecond)
 		return tools.Result{Text: "held"}, nil
-	}))
-	model, err := engine.ModelFor(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	goalEvents, fleetEvents := pubsub.NewBroker[goal.Event](), pubsub.NewBrokerBuffer[fleet.Event](4096)
-	t.Cleanup(goalEvents.Shutdown)
-	t.Cleanup(fleetEvents.Shutdown)
-	goals, err := goal.NewService(ctx, st, fixedModel{model}, reg, goalEvents, goal.Options{MaxConcurrent: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(goals.Shutdown)
-	fleets, err := fleet.NewService(ctx, st, goals, fleetEvents, fleet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fleets.Shutdown)
+	})
+	fleetEvents := pubsub.NewBrokerBuffer[fleet.Event](4096)
+	goals, fleets := runnerStack(t, srv.OpenAIURL(), goal.Options{MaxConcurrent: 1}, fleetEvents, hold)
+	ctx := context.Background()
 
 	// Every task event saying "running" is checked against the goal at once.
 	var bad []string

@@ -168,11 +168,7 @@ func Tools(s *Service) []tools.Tool {
 		// write_local: it changes what another agent reads.
 		tools.New("share_context", "Pass context to the agent in another pane, or with broadcast to every agent of your fleet: it reads it on its next turn (or, if its task has not started, in its first prompt).",
 			tools.WriteLocal, func(ctx context.Context, call tools.Call, p shareParams) (tools.Result, error) {
-				msg, err := s.Share(ctx, callerOf(call), p.ToPaneID, p.Context, p.Broadcast)
-				if err != nil {
-					return tools.Errorf("share_context: %v", err), nil
-				}
-				return tools.Result{Text: msg}, nil
+				return answer("share_context")(s.Share(ctx, callerOf(call), p.ToPaneID, p.Context, p.Broadcast))
 			}),
 		// write_local: it changes what another agent is told it is for.
 		tools.New("set_agent_role", "Give the agent in a pane a role (Builder, Monitor, Tester, Deployer, Reviewer, General or your own) and a purpose. "+
@@ -189,22 +185,14 @@ func Tools(s *Service) []tools.Tool {
 			"only when it passes does the task complete and its dependants start.",
 			tools.ReadOnly, func(ctx context.Context, call tools.Call, p completeTaskParams) (tools.Result, error) {
 				gc, _ := tools.GoalFrom(ctx)
-				msg, err := s.CompleteTask(ctx, callerOf(call), gc, p.TaskID, p.Summary)
-				if err != nil {
-					return tools.Errorf("complete_task: %v", err), nil
-				}
-				return tools.Result{Text: msg}, nil
+				return answer("complete_task")(s.CompleteTask(ctx, callerOf(call), gc, p.TaskID, p.Summary))
 			}),
 		// write_local: it can stop another agent's goal (one the caller assigned).
 		tools.New("fail_task", "End a fleet task as failed with a reason: your own (you cannot finish it) or one you assigned. "+
 			"The tasks that depend on it are blocked.",
 			tools.WriteLocal, func(ctx context.Context, call tools.Call, p failTaskParams) (tools.Result, error) {
 				gc, _ := tools.GoalFrom(ctx)
-				msg, err := s.FailTask(ctx, callerOf(call), gc, p.TaskID, p.Reason)
-				if err != nil {
-					return tools.Errorf("fail_task: %v", err), nil
-				}
-				return tools.Result{Text: msg}, nil
+				return answer("fail_task")(s.FailTask(ctx, callerOf(call), gc, p.TaskID, p.Reason))
 			}),
 		// Read-only: it only waits.
 		tools.New("wait", "Wait a while (at most 120 s), e.g. before checking get_fleet_status again.",
@@ -220,6 +208,17 @@ func Tools(s *Service) []tools.Tool {
 					return tools.Result{}, ctx.Err()
 				}
 			}),
+	}
+}
+
+// answer turns a service's answer to a tool into its result: the message, or its error,
+// named by the tool, for the model to act on.
+func answer(tool string) func(msg string, err error) (tools.Result, error) {
+	return func(msg string, err error) (tools.Result, error) {
+		if err != nil {
+			return tools.Errorf("%s: %v", tool, err), nil
+		}
+		return tools.Result{Text: msg}, nil
 	}
 }
 
