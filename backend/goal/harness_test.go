@@ -63,6 +63,18 @@ type rigOpt func(*goal.Options)
 // model and small real tools that act on a real sandbox directory.
 func newRig(t *testing.T, script llmtest.Script, opts ...rigOpt) *rig {
 	t.Helper()
+	return buildRig(t, script, testRegistry, &llm.Price{InputPerMTok: 1, OutputPerMTok: 2}, opts...)
+}
+
+// newRigWith is newRig over reg, with a model that has no price.
+func newRigWith(t *testing.T, script llmtest.Script, reg *tools.Registry, opts ...rigOpt) *rig {
+	t.Helper()
+	return buildRig(t, script, func(string) *tools.Registry { return reg }, nil, opts...)
+}
+
+// buildRig is newRig with the tools registry makes for the sandbox, and the model's price.
+func buildRig(t *testing.T, script llmtest.Script, registry func(sandbox string) *tools.Registry, price *llm.Price, opts ...rigOpt) *rig {
+	t.Helper()
 	srv := llmtest.New(t, script)
 	dir := t.TempDir()
 	sandbox := filepath.Join(dir, "sandbox")
@@ -77,8 +89,8 @@ func newRig(t *testing.T, script llmtest.Script, opts ...rigOpt) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, st: st, srv: srv, sandbox: sandbox, dbPath: dbPath, reg: testRegistry(sandbox),
-		mods: models{agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted", Price: &llm.Price{InputPerMTok: 1, OutputPerMTok: 2}}}}
+	r := &rig{t: t, st: st, srv: srv, sandbox: sandbox, dbPath: dbPath, reg: registry(sandbox),
+		mods: models{agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted", Price: price}}}
 	r.start(opts...)
 	return r
 }

@@ -54,8 +54,21 @@ type longRig struct {
 	model agent.Model
 }
 
-// newLongRig starts the service with the scripted server as a model of the given wire format.
+// newLongRig starts the service with the scripted server as a model of the given wire
+// format, with the goal tools, probe and dump.
 func newLongRig(tb testing.TB, kind string, script llmtest.Script, edit ...func(*agent.Model)) *longRig {
+	tb.Helper()
+	reg := tools.NewRegistry()
+	reg.Register(tools.GoalTools()...)
+	reg.Register(probeTool())
+	reg.Register(tools.New("dump", "Print a long log.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
+		return tools.Result{Text: dumpOutput}, nil
+	}))
+	return newLongRigWith(tb, kind, script, reg, edit...)
+}
+
+// newLongRigWith is newLongRig over reg.
+func newLongRigWith(tb testing.TB, kind string, script llmtest.Script, reg *tools.Registry, edit ...func(*agent.Model)) *longRig {
 	tb.Helper()
 	srv := llmtest.New(tb, script)
 	dir := tb.TempDir()
@@ -72,16 +85,6 @@ func newLongRig(tb testing.TB, kind string, script llmtest.Script, edit ...func(
 	if err != nil {
 		tb.Fatal(err)
 	}
-	reg := tools.NewRegistry()
-	reg.Register(tools.GoalTools()...)
-	reg.Register(tools.New("probe", "Read one sensor of the test rig.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-		I int `json:"i"`
-	}) (tools.Result, error) {
-		return tools.Result{Text: probeOutput(p.I)}, nil
-	}))
-	reg.Register(tools.New("dump", "Print a long log.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct{}) (tools.Result, error) {
-		return tools.Result{Text: dumpOutput}, nil
-	}))
 	price := longPrice
 	m := agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted-model", MaxTokens: 1024, Price: &price}
 	for _, e := range edit {
@@ -94,6 +97,15 @@ func newLongRig(tb testing.TB, kind string, script llmtest.Script, edit ...func(
 	}
 	tb.Cleanup(func() { svc.Shutdown(); broker.Shutdown() })
 	return &longRig{tb: tb, srv: srv, svc: svc, dir: dir, kind: kind, model: m}
+}
+
+// probeTool reads one sensor of the test rig: probeOutput(i).
+func probeTool() tools.Tool {
+	return tools.New("probe", "Read one sensor of the test rig.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
+		I int `json:"i"`
+	}) (tools.Result, error) {
+		return tools.Result{Text: probeOutput(p.I)}, nil
+	})
 }
 
 // probeSteps scripts n steps: a checklist first (so every request carries the per-turn

@@ -1,18 +1,13 @@
 package goal_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/llm/providers"
-	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -28,45 +23,12 @@ type offerFigures struct {
 	tools, repeatShare float64
 }
 
-// newLongRigWith is newLongRig over reg.
-func newLongRigWith(tb testing.TB, kind string, script llmtest.Script, reg *tools.Registry) *longRig {
-	tb.Helper()
-	srv := llmtest.New(tb, script)
-	dir := tb.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	base := srv.OpenAIURL()
-	if kind == llm.KindAnthropic {
-		base = srv.URL
-	}
-	prov, err := providers.New(llm.Config{Name: "scripted", Kind: kind, BaseURL: base, Model: "scripted-model", APIKey: "k", MaxTokens: 1024, MaxRetries: -1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	price := longPrice
-	m := agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted-model", MaxTokens: 1024, Price: &price}
-	broker := pubsub.NewBroker[goal.Event]()
-	svc, err := goal.NewService(context.Background(), st, models{m}, reg, broker, goal.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { svc.Shutdown(); broker.Shutdown() })
-	return &longRig{tb: tb, srv: srv, svc: svc, dir: dir, kind: kind, model: m}
-}
-
 // probeRegistries are the app's registry with the probe tool, by need (find_tools in it) and
 // with everything offered (the same tools but find_tools: nothing could be found, so
 // everything is sent, as before).
 func probeRegistries(tb testing.TB) (byNeed, all *tools.Registry) {
 	byNeed, _ = engineTools(tb)
-	byNeed.Register(tools.New("probe", "Read one sensor of the test rig.", tools.ReadOnly, func(ctx context.Context, c tools.Call, p struct {
-		I int `json:"i"`
-	}) (tools.Result, error) {
-		return tools.Result{Text: probeOutput(p.I)}, nil
-	}))
+	byNeed.Register(probeTool())
 	all = tools.NewRegistry()
 	for _, n := range byNeed.Names() {
 		if n != tools.ToolFindTools {

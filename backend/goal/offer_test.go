@@ -4,22 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/panes"
-	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -68,29 +62,6 @@ func (w *workspaceKinds) List(ctx context.Context, c panes.Caller, cursor string
 		page.Items = append(page.Items, panes.Item{PaneID: k + "-" + string(rune('1'+i)), Kind: k, Yours: i == 0})
 	}
 	return page, nil
-}
-
-// newRigWith is newRig over reg.
-func newRigWith(t *testing.T, script llmtest.Script, reg *tools.Registry, opts ...rigOpt) *rig {
-	t.Helper()
-	srv := llmtest.New(t, script)
-	dir := t.TempDir()
-	sandbox := filepath.Join(dir, "sandbox")
-	os.Mkdir(sandbox, 0o755)
-	dbPath := filepath.Join(dir, store.FileName)
-	st, err := store.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	prov, err := providers.New(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", APIKey: "k", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rig{t: t, st: st, srv: srv, sandbox: sandbox, dbPath: dbPath, reg: reg,
-		mods: models{agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted"}}}
-	r.start(opts...)
-	return r
 }
 
 // shellSpec is a goal that needs a shell only.

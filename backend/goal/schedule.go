@@ -135,42 +135,41 @@ func (s *Service) CloseGroup(id string) {
 // Settle waits until no goal of the group is between the queue and its run (being briefed,
 // or launched with its owner not yet told): what the owner shows afterwards is what runs.
 func (s *Service) Settle(ctx context.Context, group string) error {
-	for {
-		s.mu.Lock()
-		s.sched.init()
+	return s.waitWhile(ctx, 0, func() bool {
 		busy := s.sched.announcing[group] > 0
 		for _, sl := range s.sched.starting {
 			busy = busy || sl.group == group
 		}
-		changed := s.sched.changed
-		s.mu.Unlock()
-		if !busy {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+		return busy
+	})
 }
 
 // WaitQueued blocks while the goal is queued (waiting, or being briefed): it returns once it
 // runs, ended, or is gone. Wait does the rest; this wait reads no store, so many queued
 // goals can be waited for at once.
 func (s *Service) WaitQueued(ctx context.Context, id string) error {
+	return s.waitWhile(ctx, queuePoll, func() bool { return slices.Contains(s.queue, id) })
+}
+
+// waitWhile blocks while held, asked under the service's lock, says so: it asks again at
+// each change of the schedule, and every poll as well when poll is over 0.
+func (s *Service) waitWhile(ctx context.Context, poll time.Duration, held func() bool) error {
 	for {
 		s.mu.Lock()
 		s.sched.init()
-		queued := slices.Contains(s.queue, id)
+		wait := held()
 		changed := s.sched.changed
 		s.mu.Unlock()
-		if !queued {
+		if !wait {
 			return nil
+		}
+		var tick <-chan time.Time
+		if poll > 0 {
+			tick = time.After(poll)
 		}
 		select {
 		case <-changed:
-		case <-time.After(queuePoll):
+		case <-tick:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -360,17 +360,7 @@ func (s *Service) Steer(ctx context.Context, id, text string) error {
 	if text == "" {
 		return &FieldError{"text", "write the message to send"}
 	}
-	r, err := s.running(id)
-	if err != nil {
-		return err
-	}
-	r.steer(steerPrefix + text)
-	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text})}}}
-	if err := s.repo.CommitGoal(ctx, c); err != nil {
-		return err
-	}
-	s.publishStored(c.Events[0]) // numbered by the store, so every window places it alike
-	return nil
+	return s.steer(ctx, id, steerPrefix+text, map[string]string{"text": text})
 }
 
 // ShareContext gives a running goal context from another agent (share_context): it reads it
@@ -380,12 +370,18 @@ func (s *Service) ShareContext(ctx context.Context, id, from, text string) error
 	if text == "" {
 		return &FieldError{"context", "write the context to share"}
 	}
+	return s.steer(ctx, id, fmt.Sprintf("[Context shared by %s]: %s", from, text), map[string]string{"text": text, "from": from})
+}
+
+// steer gives running goal id msg on its next turn, and records and publishes the steered
+// event with data.
+func (s *Service) steer(ctx context.Context, id, msg string, data map[string]string) error {
 	r, err := s.running(id)
 	if err != nil {
 		return err
 	}
-	r.steer(fmt.Sprintf("[Context shared by %s]: %s", from, text))
-	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(map[string]string{"text": text, "from": from})}}}
+	r.steer(msg)
+	c := &Commit{ID: id, Events: []Event{{Type: EventSteered, Data: mustJSON(data)}}}
 	if err := s.repo.CommitGoal(ctx, c); err != nil {
 		return err
 	}
