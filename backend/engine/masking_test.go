@@ -17,6 +17,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/logins"
@@ -148,24 +149,6 @@ func TestPasswordReadBackByAScriptIsMasked(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
 // The second way round, in a chat: an MCP server that hands out its environment gives
 // the model the token mcp.json configures for it. What the model, the chat's events, the
 // database and the log get is the marker; a short value ("1") is no secret and stays.
@@ -187,7 +170,7 @@ func TestMCPTokenEchoedByItsServerIsMasked(t *testing.T) {
 		llmtest.Calls(llmtest.Call("mcp__vault__env", map[string]string{"prefix": "MCPTEST_"})),
 		llmtest.Text("The server's environment is listed."),
 	)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	dir := t.TempDir()
 	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	eng, err := Open(context.Background(), dir, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithConfigDir(cfg),

@@ -1,19 +1,18 @@
 package mcp
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -165,30 +164,12 @@ func TestClosedHTTPServerIsMarkedFailedAndItsToolsWithdrawn(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink the server's goroutines may write to while the test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A stdio server that prints a banner and log lines on its stdout, before and between its
 // messages, works: the lines are skipped and logged.
 func TestBannerOnStdoutIsSkipped(t *testing.T) {
 	cfg, mark := t.TempDir(), marker(t)
 	writeConfig(t, cfg, map[string]any{"b": stdio(mcptest.Banner, mark, nil)})
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	m := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	defer m.Close()
 	ts := m.Tools()

@@ -1,13 +1,14 @@
 package secrets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
 )
 
 // Every form a value takes in text is masked with the marker of its kind: as it is, and
@@ -110,31 +111,13 @@ func TestVaultTeachesTheMasker(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // No log record written through the masker's handler holds a secret: not its message, a
 // string, an error, a group or an attribute added up front.
 func TestLogHandlerMasksEveryAttribute(t *testing.T) {
 	t.Parallel()
 	m := NewMasker()
 	m.Hold("S3cret-log-value", "login password")
-	var out syncBuffer
+	var out syncbuf.Buffer
 	log := slog.New(m.LogHandler(slog.NewJSONHandler(&out, nil))).With("pre", "S3cret-log-value")
 	log.WithGroup("g").Warn("saw S3cret-log-value", "s", "x S3cret-log-value", "err", errors.New("auth S3cret-log-value failed"),
 		slog.Group("inner", "v", "S3cret-log-value"), "n", 3)

@@ -1,14 +1,13 @@
 package providers_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
@@ -20,31 +19,13 @@ const testKey = "sk-test-SECRET0123456789-abcd"
 
 var kinds = []string{llm.KindOpenAI, llm.KindAnthropic}
 
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // rig is a provider of one kind wired to its own scripted server.
 type rig struct {
 	kind string
 	cfg  llm.Config
 	p    llm.Provider
 	srv  *llmtest.Server
-	logs *lockedBuffer
+	logs *syncbuf.Buffer
 }
 
 // newRig starts a scripted server requiring testKey and a provider of kind pointed at it.
@@ -59,7 +40,7 @@ func newRig(t *testing.T, kind string, script llmtest.Script, edit ...func(*llm.
 	for _, e := range edit {
 		e(&cfg)
 	}
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	p, err := providers.New(cfg, llm.WithLogger(logger))
 	if err != nil {
