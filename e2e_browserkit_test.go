@@ -42,7 +42,7 @@ func TestLoginsAndRecipesEndToEnd(t *testing.T) {
 		chromedp.SendKeys(`[data-testid=login-username]`, "ada"),
 		chromedp.SendKeys(`[data-testid=login-password]`, saved),
 		chromedp.Click(`[data-testid=login-save]`),
-		waitJS(`document.querySelector('[data-testid=login-origin]').getAttribute('aria-invalid') === 'true' && document.querySelector('[data-testid=login-form-error]').textContent.includes('not an http or https address')`))
+		waitJS(`document.querySelector('[data-testid=login-origin]').getAttribute('aria-invalid') === 'true' && document.querySelector('[data-testid=field-error][data-field=origin]')?.textContent.includes('not an http or https address')`))
 	step(t, ctx, "add the login",
 		chromedp.SendKeys(`[data-testid=login-origin]`, strings.Repeat(kb.Backspace, 40)+"staging.example.com"),
 		chromedp.Click(`[data-testid=login-save]`),

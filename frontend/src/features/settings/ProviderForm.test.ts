@@ -4,23 +4,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { BackendError, type Provider, type ProviderInput } from '../../lib/api';
 import ProviderForm from './ProviderForm.svelte';
 import { draftFromProvider, emptyDraft } from './formState';
+import { formDriver, savedProvider } from './testFixtures';
 
-const saved: Provider = {
-  id: 'p1',
-  name: 'OpenAI',
-  kind: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  model: 'gpt-4o',
-  visionModel: '',
-  temperature: null,
-  maxTokens: 0,
-  thinking: false,
-  contextWindow: 0,
-  apiKeySet: true,
-  apiKeyHint: 'sk-…abcd',
-  createdAt: '2025-01-01T00:00:00Z',
-  updatedAt: '2025-01-01T00:00:00Z',
-};
+const saved = savedProvider();
 
 function setup(provider?: Provider, onsave: (input: ProviderInput) => Promise<unknown> = async () => {}) {
   const save = vi.fn(onsave);
@@ -31,10 +17,7 @@ function setup(provider?: Provider, onsave: (input: ProviderInput) => Promise<un
     onsave: save,
     onclose,
   });
-  const field = (id: string) => screen.getByTestId(id) as HTMLInputElement;
-  const type = (id: string, value: string) => fireEvent.input(field(id), { target: { value } });
-  const submit = () => fireEvent.click(screen.getByTestId('provider-save'));
-  return { save, onclose, field, type, submit };
+  return { save, onclose, ...formDriver('provider-save') };
 }
 
 describe('ProviderForm', () => {

@@ -4,27 +4,15 @@ import { describe, expect, it, vi } from 'vitest';
 import { BackendError, type SSHServer, type SSHServerInput } from '../../lib/api';
 import SSHForm from './SSHForm.svelte';
 import { draftFromServer, emptySSHDraft } from './sshFormState';
+import { formDriver, savedServer } from './testFixtures';
 
-const saved: SSHServer = {
-  id: 'ssh-1',
-  name: 'build box',
-  host: '10.0.0.5',
-  port: 2222,
-  user: 'ci',
-  keyPath: '',
-  passwordSet: true,
-  createdAt: '2025-01-01T00:00:00Z',
-  updatedAt: '2025-01-01T00:00:00Z',
-};
+const saved = savedServer();
 
 function setup(server?: SSHServer, onsave: (input: SSHServerInput) => Promise<unknown> = async () => {}) {
   const save = vi.fn(onsave);
   const onclose = vi.fn();
   render(SSHForm, { server, initial: server ? draftFromServer(server) : emptySSHDraft(), onsave: save, onclose });
-  const field = (id: string) => screen.getByTestId(id) as HTMLInputElement;
-  const type = (id: string, value: string) => fireEvent.input(field(id), { target: { value } });
-  const submit = () => fireEvent.click(screen.getByTestId('ssh-save'));
-  return { save, onclose, field, type, submit };
+  return { save, onclose, ...formDriver('ssh-save') };
 }
 
 describe('SSHForm', () => {
@@ -83,6 +71,7 @@ describe('SSHForm', () => {
     await type('ssh-key-path', '/nope');
     await submit();
     await vi.waitFor(() => expect(screen.getByTestId('field-error').dataset.field).toBe('keyPath'));
-    expect(screen.getByTestId('field-error').textContent).toBe('keyPath: "/nope" is not a readable key file');
+    // The field is named by its label, as the form shows it, not by its internal name.
+    expect(screen.getByTestId('field-error').textContent).toBe('Key file: "/nope" is not a readable key file');
   });
 });

@@ -10,23 +10,9 @@ import {
   withKind,
   type KeyEdit,
 } from './formState';
+import { savedProvider } from './testFixtures';
 
-const saved: Provider = {
-  id: 'p1',
-  name: 'OpenAI',
-  kind: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  model: 'gpt-4o',
-  visionModel: '',
-  temperature: 0.7,
-  maxTokens: 0,
-  thinking: false,
-  contextWindow: 128000,
-  apiKeySet: true,
-  apiKeyHint: 'sk-…abcd',
-  createdAt: '2025-01-01T00:00:00Z',
-  updatedAt: '2025-01-01T00:00:00Z',
-};
+const saved = savedProvider({ temperature: 0.7, contextWindow: 128000 });
 
 const untouched: KeyEdit = { value: '', remove: false };
 

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SSHServer } from '../../lib/api';
 import { draftFromServer, emptySSHDraft, passwordChange, sshChanged, sshTarget, toSSHInput } from './sshFormState';
+import { savedServer } from './testFixtures';
 
-const saved: SSHServer = {
-  id: 'ssh-1',
-  name: 'build box',
-  host: '10.0.0.5',
-  port: 2222,
-  user: 'ci',
-  keyPath: '/k',
-  passwordSet: true,
-  createdAt: '',
-  updatedAt: '',
-};
+const saved = savedServer({ keyPath: '/k' });
 
 describe('passwordChange', () => {
   it('omits the password unless one was typed or removal asked for', () => {
