@@ -143,7 +143,9 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 
 	ctx := newBrowser(t)
 	logIn(t, ctx, srv.URL, e2ePassword)
-	openDashboard(t, ctx)
+	step(t, ctx, "open the goal dashboard from the status bar",
+		chromedp.Click(`[data-testid=status-goals]`),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
 	step(t, ctx, "the running goal shows its steps of every family",
 		waitJS(detailStatus("running")),
 		waitJS(`['terminal', 'browser', 'goal', 'other'].every(f => document.querySelector('[data-testid=step-log] .tool[data-family=' + f + ']'))`))
@@ -189,6 +191,7 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 // finds nothing serious on the dashboard, and in the Composer the dependency preview shows
 // at its drawing's full height.
 func TestWalkthroughFleetDashboardReadable(t *testing.T) {
+	var waits atomic.Int64
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
 		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
 		switch {
@@ -197,7 +200,8 @@ func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 		case m[1] == "first-term":
 			return toolCall("claim_complete", map[string]string{"rationale": "made"})
 		default:
-			return toolCall("wait", map[string]int{"ms": 300}) // works until aborted
+			// Works until aborted; each wait a little different, so the loop guard sees no repetition.
+			return toolCall("wait", map[string]int{"ms": 200 + int(waits.Add(1)%300)})
 		}
 	}}}})
 	srv := startServe(t, t.TempDir(), e2ePassword)
@@ -275,9 +279,9 @@ func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
 	logIn(t, ctx, srv.URL, e2ePassword)
 	step(t, ctx, "open the chat and the goals beside the panes",
 		chromedp.WaitVisible(`[data-testid=terminal-tab]`),
-		chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.Click(`[data-testid=status-chat]`),
 		chromedp.WaitVisible(`[data-testid=chat-panel]`),
-		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.Click(`[data-testid=status-goals]`),
 		chromedp.WaitVisible(`[data-testid=goal-dashboard]`),
 		waitJS(`document.querySelector('[data-testid=goal-dashboard]').dataset.docked === 'true' || (document.querySelector('[data-testid=goal-dashboard-dock]').click(), false)`),
 		chromedp.Sleep(300)) // the layout settles
