@@ -318,16 +318,7 @@ func (s *snapshot) add(kind string, it item) {
 // personas. The item still loads, without the name.
 func (s *snapshot) crossCheck(knownTool func(string) bool) {
 	for id, p := range s.personas {
-		var keep []string
-		for _, sk := range p.Skills {
-			if _, ok := s.skills[sk]; ok {
-				keep = append(keep, sk)
-			} else {
-				s.problems = append(s.problems, Problem{File: p.Source, Line: s.lineOf(p.Source, "skills"), Field: "skills",
-					Message: fmt.Sprintf("%q is not a skill (there are %s); it is left out", sk, strings.Join(sortedKeys(s.skills), ", "))})
-			}
-		}
-		p.Skills = keep
+		p.Skills = keepKnown(s, p.Source, "skills", "skill", p.Skills, s.skills)
 		if knownTool != nil {
 			for _, t := range p.Tools {
 				if !knownTool(t) {
@@ -339,18 +330,24 @@ func (s *snapshot) crossCheck(knownTool func(string) bool) {
 		s.personas[id] = p
 	}
 	for id, t := range s.tasks {
-		var keep []string
-		for _, pid := range t.Personas {
-			if _, ok := s.personas[pid]; ok {
-				keep = append(keep, pid)
-			} else {
-				s.problems = append(s.problems, Problem{File: t.Source, Line: s.lineOf(t.Source, "personas"), Field: "personas",
-					Message: fmt.Sprintf("%q is not a persona (there are %s); it is left out", pid, strings.Join(sortedKeys(s.personas), ", "))})
-			}
-		}
-		t.Personas = keep
+		t.Personas = keepKnown(s, t.Source, "personas", "persona", t.Personas, s.personas)
 		s.tasks[id] = t
 	}
+}
+
+// keepKnown returns the names known has, in order; each other one is a problem of field in
+// file source, saying it is not a what and left out.
+func keepKnown[V any](s *snapshot, source, field, what string, names []string, known map[string]V) []string {
+	var keep []string
+	for _, n := range names {
+		if _, ok := known[n]; ok {
+			keep = append(keep, n)
+			continue
+		}
+		s.problems = append(s.problems, Problem{File: source, Line: s.lineOf(source, field), Field: field,
+			Message: fmt.Sprintf("%q is not a %s (there are %s); it is left out", n, what, strings.Join(sortedKeys(known), ", "))})
+	}
+	return keep
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -192,18 +192,7 @@ func (s *Service) row(ctx context.Context, id string) (store.LoginRow, error) {
 // Reveal returns a login's password, for the person who asked to see it in Settings (the
 // doors confirm first, and serve asks for its login password). Nothing else calls it.
 func (s *Service) Reveal(ctx context.Context, id string) (string, error) {
-	row, err := s.row(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	pw, ok, err := s.vault.Get(ctx, row.SecretName)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", fmt.Errorf("the password of the login for %s is not in the vault any more: edit the login and type it again", row.Origin)
-	}
-	return pw, nil
+	return s.secret(ctx, id, "the password of the login for %s is not in the vault any more: edit the login and type it again")
 }
 
 // ForOrigin returns the login saved for origin, or false.
@@ -222,7 +211,13 @@ func (s *Service) ForOrigin(ctx context.Context, origin string) (Login, bool, er
 
 // password reads the password of the login saved for origin: for the fill tool only.
 func (s *Service) password(ctx context.Context, l Login) (string, error) {
-	row, err := s.row(ctx, l.ID)
+	return s.secret(ctx, l.ID, "the password for %s is not in the vault any more")
+}
+
+// secret reads the password of login id from the vault; when the vault has lost it, the
+// error is missing with the login's origin.
+func (s *Service) secret(ctx context.Context, id, missing string) (string, error) {
+	row, err := s.row(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -231,7 +226,7 @@ func (s *Service) password(ctx context.Context, l Login) (string, error) {
 		return "", err
 	}
 	if !ok {
-		return "", fmt.Errorf("the password for %s is not in the vault any more", l.Origin)
+		return "", fmt.Errorf(missing, row.Origin)
 	}
 	return pw, nil
 }
