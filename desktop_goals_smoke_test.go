@@ -38,7 +38,7 @@ func countColour(img image.Image, rgb [3]uint32) int {
 func near(a, b, d uint32) bool { return a+d >= b && b+d >= a }
 
 // TestDesktopGoalDashboardSmoke finishes a goal with the CLI in a data dir, opens the desktop
-// app on it under Xvfb, presses Ctrl+Shift+G (real X key events through xdotool), and keeps a
+// app on it under Xvfb, presses Ctrl+Shift+D (real X key events through xdotool), and keeps a
 // screenshot of the dashboard showing the finished goal: the dashboard reads the goal through
 // the Wails bindings.
 func TestDesktopGoalDashboardSmoke(t *testing.T) {
@@ -61,7 +61,7 @@ func TestDesktopGoalDashboardSmoke(t *testing.T) {
 	}
 
 	// Real key events to the focused window: the app's shortcut opens the dashboard.
-	key := exec.Command("sh", "-c", `id=$(xdotool search --onlyvisible --name '^ClusterSpace$' | head -1) && xdotool windowfocus --sync "$id" && xdotool key --clearmodifiers ctrl+shift+g`)
+	key := exec.Command("sh", "-c", `id=$(xdotool search --onlyvisible --name '^ClusterSpace$' | head -1) && xdotool windowfocus --sync "$id" && xdotool key --clearmodifiers ctrl+shift+d`)
 	key.Env = d.env
 	if out, err := key.CombinedOutput(); err != nil {
 		t.Fatalf("xdotool: %v\n%s", err, out)

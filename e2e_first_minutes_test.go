@@ -47,9 +47,9 @@ func TestFirstMinutesProviderNoticeTestBeforeSaveAndDraftKept(t *testing.T) {
 		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=goal-text-input]')?.value === %q`, text)))
 	// Closing the dashboard over the dialog keeps the draft for the next New Goal.
 	step(t, ctx, "close the dashboard over the dialog, open New Goal again",
-		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
 		waitJS(`!document.querySelector('[data-testid=goal-dashboard]')`),
-		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
 		chromedp.WaitVisible(`[data-testid=goal-dashboard]`),
 		chromedp.Click(`[data-testid=goal-new]`),
 		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=goal-text-input]')?.value === %q`, text)))

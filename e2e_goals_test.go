@@ -83,11 +83,12 @@ func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
 	return tokens.AccessToken, pane
 }
 
-// openDashboard presses Ctrl+Shift+G, as a person would, and waits for the dashboard.
+// openDashboard presses Ctrl+Shift+D, as a person would, and waits for the dashboard.
+// (Ctrl+Shift+G opens the New Goal dialog for the focused pane.)
 func openDashboard(t *testing.T, ctx context.Context) {
 	t.Helper()
-	step(t, ctx, "open the goal dashboard with Ctrl+Shift+G",
-		chromedp.KeyEvent("g", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+	step(t, ctx, "open the goal dashboard with Ctrl+Shift+D",
+		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
 		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
 }
 

@@ -1,8 +1,9 @@
 import type { Command } from '../../lib/state/commands';
 import type { AppContext } from '../../lib/state/context';
 import { COMMAND } from '../../lib/state/keymap';
+import { domFocusedPaneId } from '../workspace/paneDom';
 
-/** Opens or closes the Goal Dashboard (Ctrl+Shift+G, the status bar button, the palette). */
+/** Opens or closes the Goal Dashboard (Ctrl+Shift+D, the status bar button, the palette). */
 export function toggleGoals(ctx: AppContext): void {
   ctx.ui.paletteOpen = false;
   ctx.ui.goalsOpen = !ctx.ui.goalsOpen;
@@ -17,17 +18,36 @@ export function showGoal(ctx: AppContext, goalId: string): void {
   ctx.ui.goalsOpen = true;
 }
 
-/** Opens the New Goal dialog, for a pane if given. */
+/**
+ * Opens the New Goal dialog, for a pane if given: over the Goal Dashboard when it is open (its
+ * "+ New Goal"), else on its own over the workspace, so the person stays where they were.
+ */
 export function newGoal(ctx: AppContext, paneId = ''): void {
   ctx.ui.paletteOpen = false;
-  ctx.ui.goalsOpen = true;
   ctx.ui.newGoalPaneId = paneId;
   ctx.ui.newGoalOpen = true;
+}
+
+/**
+ * The pane a new goal starts in: the one holding the keyboard, else the workspace's focused
+ * pane (the palette has the keyboard while it is open), else none ('': the person picks).
+ */
+export function paneForNewGoal(ctx: AppContext): string {
+  const ws = ctx.workspaces.active;
+  if (!ws) return '';
+  const inDom = domFocusedPaneId();
+  if (inDom && ws.panes.some((p) => p.id === inDom)) return inDom;
+  return ctx.panes.focusedPaneId(ws);
+}
+
+/** Ctrl+Shift+G and the palette's "New Goal…": a goal for the focused pane. */
+export function newGoalHere(ctx: AppContext): void {
+  newGoal(ctx, paneForNewGoal(ctx));
 }
 
 export function goalCommands(ctx: AppContext): Command[] {
   return [
     { id: COMMAND.toggleGoals, title: 'Toggle Goal Dashboard', run: () => toggleGoals(ctx) },
-    { id: COMMAND.newGoal, title: 'New Goal…', run: () => newGoal(ctx) },
+    { id: COMMAND.newGoal, title: 'New Goal…', run: () => newGoalHere(ctx) },
   ];
 }

@@ -44,3 +44,55 @@ export function focusPaneElement(paneId: string): void {
     el.querySelector<HTMLElement>('[data-testid="pane-header"]');
   target?.focus({ preventScroll: true });
 }
+
+/** How long a pane is waited for to take the keyboard at start (its xterm comes after the first paint). */
+const START_FOCUS_WAIT_MS = 15000;
+const START_FOCUS_POLL_MS = 50;
+
+/**
+ * Gives the pane the keyboard as soon as it can take it, for a workspace just shown (at start,
+ * after login, on a workspace switch): typing then reaches its shell without a click. A
+ * terminal's xterm is made after the first paint, so until then the pane's header holds focus
+ * and this keeps trying. It gives up as soon as the person puts focus anywhere else. Returns what
+ * stops it.
+ */
+export function focusPaneWhenReady(paneId: string, waitMs = START_FOCUS_WAIT_MS): () => void {
+  if (typeof document === 'undefined' || !paneId) return () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const deadline = Date.now() + waitMs;
+  const attempt = () => {
+    if (stopped) return;
+    const el = paneElement(paneId);
+    const active = document.activeElement;
+    const header = el?.querySelector('[data-testid="pane-header"]');
+    const free = !active || active === document.body || active === document.documentElement || !active.isConnected || active === header;
+    if (!free) return; // the person is at work somewhere: leave the keyboard there
+    if (el) {
+      const term = terminalView(paneId);
+      if (term) {
+        term.focus();
+        if (el.contains(document.activeElement) && document.activeElement !== header) return;
+      } else if (el.dataset.kind !== 'terminal') {
+        focusPaneElement(paneId);
+        return;
+      } else if (!el.contains(document.activeElement)) {
+        if (header instanceof HTMLElement) header.focus({ preventScroll: true }); // the pane, until its screen exists
+      }
+    }
+    if (Date.now() < deadline) timer = setTimeout(attempt, START_FOCUS_POLL_MS);
+  };
+  attempt();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** The pane to start typing in: the maximized one, else the focused one, else the first (top-left). */
+export function startPaneId(panes: readonly { id: string; row: number; col: number }[], focusedId: string, maximizedId: string): string {
+  if (maximizedId) return maximizedId;
+  if (focusedId && panes.some((p) => p.id === focusedId)) return focusedId;
+  const first = [...panes].sort((a, b) => a.row - b.row || a.col - b.col)[0];
+  return first?.id ?? '';
+}

@@ -69,7 +69,9 @@ export const KEYMAP: readonly KeyBinding[] = [
   { keys: 'Ctrl+Shift+Tab', command: COMMAND.previousWorkspace },
   { keys: 'Ctrl+Shift+P', command: COMMAND.togglePalette },
   { keys: 'Ctrl+,', command: COMMAND.openSettings },
-  { keys: 'Ctrl+Shift+G', command: COMMAND.toggleGoals },
+  // G for goal: a new one, for the focused pane. D for the dashboard of them all.
+  { keys: 'Ctrl+Shift+G', command: COMMAND.newGoal },
+  { keys: 'Ctrl+Shift+D', command: COMMAND.toggleGoals },
   { keys: 'Ctrl+Shift+A', command: COMMAND.toggleChat },
   // While the shell runs, Ctrl+R is its reverse history search; it restarts only an exited one
   // (the exit badge says so). The palette's "Restart Terminal" restarts a running one too.

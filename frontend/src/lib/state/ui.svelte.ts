@@ -15,13 +15,13 @@ export class UiState {
   sshMenuPaneId = $state<string | null>(null);
   /** The workspace whose tab shows the inline rename input, if any. */
   renamingId = $state<string | null>(null);
-  /** The Goal Dashboard (Ctrl+Shift+G) covers the workspace while open… */
+  /** The Goal Dashboard (Ctrl+Shift+D) covers the workspace while open… */
   goalsOpen = $state(false);
   /** …or sits beside the panes, so the terminal a goal types in stays in view (remembered). */
   goalsDocked = $state(readDocked());
   /** The goal the dashboard shows in detail; a pane's goal badge sets it. */
   selectedGoalId = $state<string | null>(null);
-  /** The New Goal dialog, and the pane it starts with ('' = let the user pick). */
+  /** The New Goal dialog (Ctrl+Shift+G), and the pane it starts with ('' = let the user pick). */
   newGoalOpen = $state(false);
   newGoalPaneId = $state('');
   /** What the New Goal dialog held when it went away unfinished (the dashboard closed over it). */
