@@ -3,7 +3,6 @@ package terminal_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -27,17 +26,7 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(helperEnv) // the confined shell should not inherit it
 		os.Exit(terminal.SandboxExecMain(os.Args[2:]))
 	}
-	cleanup := terminaltest.IsolateHome()
-	var err error
-	if sshd, err = terminaltest.StartSSHD("terminal"); err != nil {
-		fmt.Fprintln(os.Stderr, "terminal tests:", err)
-		cleanup()
-		os.Exit(1)
-	}
-	code := m.Run()
-	sshd.Close()
-	cleanup()
-	os.Exit(code)
+	os.Exit(terminaltest.Run(m, "terminal", &sshd))
 }
 
 func newManager(t testing.TB, opts terminal.Options) *terminal.Manager {

@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -13,15 +12,5 @@ var sshd *terminaltest.SSHD
 
 // TestMain gives the shells the terminal tool tests start a clean HOME, and starts sshd.
 func TestMain(m *testing.M) {
-	cleanup := terminaltest.IsolateHome()
-	var err error
-	if sshd, err = terminaltest.StartSSHD("tools"); err != nil {
-		fmt.Fprintln(os.Stderr, "tools tests:", err)
-		cleanup()
-		os.Exit(1)
-	}
-	code := m.Run()
-	sshd.Close()
-	cleanup()
-	os.Exit(code)
+	os.Exit(terminaltest.Run(m, "tools", &sshd))
 }
