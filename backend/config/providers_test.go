@@ -22,6 +22,14 @@ const key = "sk-test-abcdefghijklmnop9876"
 
 func newProviders(t *testing.T) (*config.Providers, *store.Store) {
 	t.Helper()
+	st, vault := openVault(t)
+	return config.NewProviders(st, vault, newBroker[config.ProviderList](t), nil), st
+}
+
+// openVault opens a store and its secrets vault (in a file, never the keyring) in a
+// fresh directory, for the services that keep secrets.
+func openVault(t *testing.T) (*store.Store, *secrets.Vault) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
@@ -33,9 +41,14 @@ func newProviders(t *testing.T) (*config.Providers, *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := pubsub.NewBroker[config.ProviderList]()
+	return st, vault
+}
+
+// newBroker is a broker shut down when the test ends.
+func newBroker[T any](t *testing.T) *pubsub.Broker[T] {
+	b := pubsub.NewBroker[T]()
 	t.Cleanup(b.Shutdown)
-	return config.NewProviders(st, vault, b, nil), st
+	return b
 }
 
 func ptr[T any](v T) *T { return &v }

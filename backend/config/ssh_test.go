@@ -10,24 +10,12 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/config"
-	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/secrets"
-	"github.com/clusterspace/clusterspace/backend/store"
 )
 
 func newSSH(t *testing.T) *config.SSHServers {
 	t.Helper()
-	dir := t.TempDir()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	vault, _ := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
-	b := pubsub.NewBroker[[]config.SSHServer]()
-	t.Cleanup(b.Shutdown)
-	return config.NewSSHServers(st, vault, b)
+	st, vault := openVault(t)
+	return config.NewSSHServers(st, vault, newBroker[[]config.SSHServer](t))
 }
 
 func TestSSHServersKeepPasswordsSecret(t *testing.T) {
