@@ -49,7 +49,7 @@ func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
 	base := []Option{WithLogger(slog.New(slog.DiscardHandler)), WithAutoApprove(deny),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })}
+		withScripted(cfg)}
 	eng, err := Open(context.Background(), t.TempDir(), append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/recipes"
@@ -38,14 +36,11 @@ const kitPane = "web-1"
 func newKitRig(t *testing.T, startURL string) *kitRig {
 	t.Helper()
 	srv := llmtest.New(t, llmtest.Script{})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	cfg := scriptedConfig(srv)
 	dir := t.TempDir()
-	eng, err := Open(context.Background(), dir, WithLogger(slog.New(slog.DiscardHandler)),
+	eng := openEngine(t, dir,
 		WithPaneExists(func(string) bool { return true }),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+		withScripted(cfg))
 	t.Cleanup(func() { eng.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

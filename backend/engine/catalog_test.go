@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +16,7 @@ import (
 func TestConfigDirPaneTemplatesAndSkillTools(t *testing.T) {
 	ctx := context.Background()
 	configDir, out := t.TempDir(), t.TempDir()
-	eng, err := Open(ctx, t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(configDir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngine(t, t.TempDir(), WithConfigDir(configDir))
 	defer eng.Close()
 	if eng.Catalog == nil || eng.Catalog.Dir() != configDir {
 		t.Fatalf("the engine's catalog should read %s", configDir)
@@ -32,10 +27,7 @@ func TestConfigDirPaneTemplatesAndSkillTools(t *testing.T) {
 		}
 	}
 
-	marker := filepath.Join(out, "ran")
-	os.MkdirAll(filepath.Join(configDir, "templates"), 0o755)
-	os.WriteFile(filepath.Join(configDir, "templates", "marker.yaml"),
-		[]byte("name: Marker\ncommand: sh\nargs: [-c, \"echo ran > "+marker+"; exec sleep 60\"]\n"), 0o644)
+	marker := markerTemplate(configDir, out)
 	eng.Catalog.Reload() // the watcher would within a second; the test need not wait for it
 
 	var listed bool

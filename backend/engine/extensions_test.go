@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 	"github.com/clusterspace/clusterspace/backend/plugins"
@@ -119,13 +117,10 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		mu.Unlock()
 		return agent.ApprovalDeny, "not today", true
 	}
-	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(cfg),
+	llmCfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
 		WithPaneExists(func(string) bool { return true }), WithAutoApprove(deny),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{llmCfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+		withScripted(llmCfg))
 	defer eng.Close()
 	if n := len(mcptest.Processes(mark)); n != 0 {
 		t.Fatalf("%d MCP server processes before any goal", n)
@@ -252,17 +247,14 @@ func TestPluginFetchAllowedUnderTheCeiling(t *testing.T) {
 		llmtest.Calls(llmtest.Call("weather", map[string]any{})),
 		llmtest.Calls(llmtest.Call(tools.ToolAbortWithReport, map[string]string{"reason": "done testing", "what_was_learned": "fetch works"})),
 	)
-	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(cfg),
+	llmCfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
 		WithPaneExists(func(string) bool { return true }),
 		WithAutoApprove(func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
 			t.Errorf("asked about %s: %s", a.Tool, a.Reason)
 			return agent.ApprovalDeny, "", true
 		}),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{llmCfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+		withScripted(llmCfg))
 	defer eng.Close()
 	zero := 0
 	spec := goal.Spec{PaneID: "term-1", Goal: "weather", Criterion: criterion.Spec{Kind: "manual"},
@@ -293,12 +285,9 @@ func TestPluginsAndMCPToolsInTheChat(t *testing.T) {
 		llmtest.Calls(llmtest.Call("word_count", map[string]string{"text": "one two"}), llmtest.Call("mcp__t__echo", map[string]string{"text": "chat"})),
 		llmtest.Text("Two words, and the echo came back."),
 	)
-	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(cfg),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{llmCfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	llmCfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
+		withScripted(llmCfg))
 	defer eng.Close()
 	list, _ := eng.Workspaces.List(context.Background())
 	wsID := list.Workspaces[0].ID

@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,14 +17,8 @@ import (
 func TestFleetTaskPaneStartsAsItsTemplate(t *testing.T) {
 	ctx := context.Background()
 	configDir, out := t.TempDir(), t.TempDir()
-	marker := filepath.Join(out, "ran")
-	os.MkdirAll(filepath.Join(configDir, "templates"), 0o755)
-	os.WriteFile(filepath.Join(configDir, "templates", "marker.yaml"),
-		[]byte("name: Marker\ncommand: sh\nargs: [-c, \"echo ran > "+marker+"; exec sleep 60\"]\n"), 0o644)
-	eng, err := Open(ctx, t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)), WithConfigDir(configDir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	marker := markerTemplate(configDir, out)
+	eng := openEngine(t, t.TempDir(), WithConfigDir(configDir))
 	defer eng.Close()
 
 	bad, err := fleet.Parse([]byte("name: bad\ntasks:\n  - id: build\n    goal: Build it\n    template: nope\n    check_shell: 'true'\n"))

@@ -13,7 +13,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -21,12 +20,12 @@ import (
 // and a Reader lists the goal without touching it: no "interrupted" status, no event.
 func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("thinking", 2)}})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	cfg := scriptedConfig(srv)
 	dir := t.TempDir()
 	quiet := slog.New(slog.DiscardHandler)
 	eng, err := Open(context.Background(), dir, WithLogger(quiet), WithCommand("serve"),
 		WithPaneExists(func(string) bool { return true }),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
+		withScripted(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
@@ -172,9 +170,9 @@ func TestMCPTokenEchoedByItsServerIsMasked(t *testing.T) {
 	)
 	var logs syncbuf.Buffer
 	dir := t.TempDir()
-	llmCfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	llmCfg := scriptedConfig(srv)
 	eng, err := Open(context.Background(), dir, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithConfigDir(cfg),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{llmCfg} }))
+		withScripted(llmCfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -29,12 +27,9 @@ import (
 func TestRemovingPanesEndsWhatTheyHold(t *testing.T) {
 	ctx := context.Background()
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("thinking", 2)}})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(ctx, t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(),
+		withScripted(cfg))
 	defer eng.Close()
 	list, _ := eng.Workspaces.List(ctx)
 	wsID := list.ActiveID

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -20,13 +19,10 @@ import (
 // be refused by the policy (so it never ran), whatever the tool is.
 func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)),
+	cfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(),
 		WithPaneExists(func(string) bool { return true }),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+		withScripted(cfg))
 	defer eng.Close()
 	names := eng.Registry.Names()
 	if len(names) < 10 {

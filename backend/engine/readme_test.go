@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"regexp"
 	"testing"
@@ -20,10 +18,7 @@ func TestToolsDocListsEveryTool(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| ([a-z_]+) \\|").FindAllStringSubmatch(string(readme), -1) {
 		listed[m[1]] = m[2]
 	}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngine(t, t.TempDir())
 	defer eng.Close()
 	for _, d := range eng.Registry.Definitions() {
 		if d.Source != "" {

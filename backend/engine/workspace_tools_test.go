@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -36,10 +34,7 @@ type toolRig struct {
 
 func newToolRig(t *testing.T, dataDir string) *toolRig {
 	t.Helper()
-	eng, err := Open(context.Background(), dataDir, WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngine(t, dataDir)
 	t.Cleanup(func() { eng.Close() })
 	list, err := eng.Workspaces.List(context.Background())
 	if err != nil {
@@ -380,12 +375,9 @@ func TestPaneLaunchSettingsSurviveARestart(t *testing.T) {
 func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
 	srv.Push(llmtest.Stalled("thinking", 1)) // the goal's model hangs mid-answer: the goal runs on
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := Open(context.Background(), t.TempDir(), WithLogger(slog.New(slog.DiscardHandler)),
-		WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := scriptedConfig(srv)
+	eng := openEngine(t, t.TempDir(),
+		withScripted(cfg))
 	t.Cleanup(func() { eng.Close() })
 	list, _ := eng.Workspaces.List(context.Background())
 	r := &toolRig{t: t, eng: eng, ws: list.Workspaces[0]}
