@@ -42,19 +42,12 @@ func TestAgentsCarryRoleQueueHistoryAndInbox(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	file, err := fleet.Parse([]byte(`
+	f := r.start(`
 name: crew
 tasks:
   - {id: a, goal: Build it, role: builder, check_shell: "true"}
   - {id: b, goal: Review it, depends_on: [a], check_shell: "true"}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	<-aRunning
 	chat := tools.Call{WorkspaceID: "ws-x"}
 	if res := r.call(context.Background(), chat, "set_agent_role", map[string]string{"pane_id": "b-term", "role": "reviewer", "purpose": "PURPOSE-9: read every diff"}); res.IsError {

@@ -13,21 +13,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// bulkStart creates a fleet from YAML without waiting for it.
-func (r *rig) bulkStart(yaml string) fleet.Fleet {
-	r.t.Helper()
-	file, err := fleet.Parse([]byte(yaml))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return f
-}
-
-// bulkUntil polls the fleet until cond holds of it (10 s), failing with where it is.
 func (r *rig) bulkUntil(id, what string, cond func(fleet.Fleet) bool) fleet.Fleet {
 	r.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -75,7 +60,7 @@ func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.bulkStart("name: refuse\ntasks:\n  - {id: slow, goal: Slow, check_shell: \"true\"}\n  - {id: after, goal: After, depends_on: [slow], check_shell: \"true\"}\n")
+	f := r.start("name: refuse\ntasks:\n  - {id: slow, goal: Slow, check_shell: \"true\"}\n  - {id: after, goal: After, depends_on: [slow], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "slow to run", func(f fleet.Fleet) bool { return taskOf(t, f, "slow").Status == fleet.TaskRunning })
 	for _, c := range []struct {
 		ids    []string
@@ -126,7 +111,7 @@ func TestBulkSteerReachesRunningAndWaitingTasks(t *testing.T) {
 		}
 		return call("abort_with_report", map[string]string{"reason": "nobody told me the port", "what_was_learned": "-"})
 	})
-	f := r.bulkStart("name: steer\ntasks:\n  - {id: api, goal: Serve the API, check_shell: \"true\"}\n  - {id: web, goal: Point the web app at the API, depends_on: [api], check_shell: \"true\"}\n")
+	f := r.start("name: steer\ntasks:\n  - {id: api, goal: Serve the API, check_shell: \"true\"}\n  - {id: web, goal: Point the web app at the API, depends_on: [api], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "api to run", func(f fleet.Fleet) bool { return taskOf(t, f, "api").Status == fleet.TaskRunning })
 	r.bulkOK(f, fleet.ActionSteer, "USE-PORT-8080", "api", "web")
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
@@ -148,7 +133,7 @@ func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.bulkStart("name: abort\ntasks:\n  - {id: build, goal: Build, check_shell: \"true\"}\n  - {id: test, goal: Test, depends_on: [build], check_shell: \"true\"}\n  - {id: ship, goal: Ship, depends_on: [test], check_shell: \"true\"}\n")
+	f := r.start("name: abort\ntasks:\n  - {id: build, goal: Build, check_shell: \"true\"}\n  - {id: test, goal: Test, depends_on: [build], check_shell: \"true\"}\n  - {id: ship, goal: Ship, depends_on: [test], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "build to run", func(f fleet.Fleet) bool { return taskOf(t, f, "build").Status == fleet.TaskRunning })
 	r.bulkOK(f, fleet.ActionAbort, "", "build")
 	f = r.wait(f.ID)
@@ -174,7 +159,7 @@ func TestBulkAbortOfAWaitingTask(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	f := r.bulkStart("name: waiting\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n  - {id: c, goal: C, depends_on: [b], check_shell: \"true\"}\n")
+	f := r.start("name: waiting\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n  - {id: c, goal: C, depends_on: [b], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "a to run", func(f fleet.Fleet) bool { return taskOf(t, f, "a").Status == fleet.TaskRunning })
 	r.bulkOK(f, fleet.ActionAbort, "", "b")
 	release.Store(true)

@@ -316,21 +316,14 @@ func TestConcurrencyCapAndPriorityQueue(t *testing.T) {
 		mu.Unlock()
 		return claim(pane + " done")
 	})
-	file, err := fleet.Parse([]byte(`
+	f := r.start(`
 name: queue
 concurrency: 1
 tasks:
   - {id: x, goal: X, pane: x-term, check_shell: "true"}
   - {id: y, goal: Y, pane: y-term, priority: 5, check_shell: "true"}
   - {id: z, goal: Z, pane: z-term, check_shell: "true"}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	status := r.call(context.Background(), tools.Call{WorkspaceID: "ws-x"}, "get_fleet_status", map[string]any{"fleet_id": f.ID}).Text
 	f = r.wait(f.ID)
 	if f.Status != fleet.StatusCompleted {

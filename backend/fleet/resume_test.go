@@ -29,17 +29,13 @@ func TestInterruptedFleetGoesOnWhenTheEngineReopens(t *testing.T) {
 		}
 		return claim(pane + " done")
 	})
-	file, _ := fleet.Parse([]byte(`
+	f := r.start(`
 name: restart
 tasks:
   - {id: a, goal: A, check_shell: "true"}
   - {id: b, goal: B, depends_on: [a], check_shell: "true"}
   - {id: c, goal: C, depends_on: [b], check_shell: "true"}
-`))
-	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	select {
 	case <-bWaiting:
 	case <-time.After(30 * time.Second):

@@ -107,8 +107,8 @@ func (r *rig) spec() fleet.Spec {
 		Settings: goal.Settings{CriticInterval: &zero, BounceBudget: 5}}
 }
 
-// run creates a fleet from YAML and waits for its end.
-func (r *rig) run(yaml string) fleet.Fleet {
+// start creates a fleet from YAML without waiting for it.
+func (r *rig) start(yaml string) fleet.Fleet {
 	r.t.Helper()
 	file, err := fleet.Parse([]byte(yaml))
 	if err != nil {
@@ -118,7 +118,13 @@ func (r *rig) run(yaml string) fleet.Fleet {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return r.wait(f.ID)
+	return f
+}
+
+// run creates a fleet from YAML and waits for its end.
+func (r *rig) run(yaml string) fleet.Fleet {
+	r.t.Helper()
+	return r.wait(r.start(yaml).ID)
 }
 
 // wait waits for a fleet's end; if it does not come, the test fails showing where it is.

@@ -47,7 +47,7 @@ func TestWorktreeIsolationGivesEachTaskItsOwnBranch(t *testing.T) {
 		return claim(pane + " wrote its letter")
 	})
 	gitRepo(t, r.dir)
-	file, err := fleet.Parse([]byte(`
+	f := r.start(`
 name: parallel
 isolation: worktree
 setup: echo set up > SETUP-MARK
@@ -55,14 +55,7 @@ tasks:
   - {id: a, goal: Write A, check_shell: "grep -qx A shared.txt && test -f SETUP-MARK"}
   - {id: b, goal: Write B, check_shell: "grep -qx B shared.txt"}
   - {id: c, goal: Check A, depends_on: [a], check_shell: "grep -qx A shared.txt"}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if _, err := r.eng.Fleets.Prune(context.Background(), f.ID); err == nil || !strings.Contains(err.Error(), "is running in its worktree") {
 		t.Fatalf("prune while tasks run: %v", err)
 	}
