@@ -6,7 +6,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/terminal"
 )
 
 // Terminal size until the view reports its own.
@@ -32,24 +31,6 @@ func sizeOr(cols, rows int) (int, int) {
 	}
 	return cols, rows
 }
-
-// TerminalOpen starts the pane's first shell if it has none and returns its tabs.
-func (a *App) TerminalOpen(paneID string, cols, rows int) ([]terminal.TabInfo, error) {
-	cols, rows = sizeOr(cols, rows)
-	if _, err := a.eng.Panes.EnsureTerminal(a.ctx, paneID, cols, rows); err != nil {
-		return nil, err
-	}
-	return a.eng.Terminals.Tabs(paneID), nil
-}
-
-// TerminalNewTab opens another shell tab in the pane.
-func (a *App) TerminalNewTab(paneID string, cols, rows int) (terminal.TabInfo, error) {
-	cols, rows = sizeOr(cols, rows)
-	return a.eng.Terminals.Open(a.ctx, terminal.Spec{PaneID: paneID, Cols: cols, Rows: rows})
-}
-
-// TerminalTabs lists the pane's tabs.
-func (a *App) TerminalTabs(paneID string) []terminal.TabInfo { return a.eng.Terminals.Tabs(paneID) }
 
 // TerminalAttach returns the tab's scrollback and streams its output as "terminal"/"output"
 // events until TerminalDetach (or the window closes).
@@ -89,24 +70,4 @@ func (a *App) TerminalInput(paneID, tabID, data string) error {
 // TerminalResize follows the view's size.
 func (a *App) TerminalResize(paneID, tabID string, cols, rows int) error {
 	return a.eng.Terminals.Resize(paneID, tabID, cols, rows)
-}
-
-// TerminalRestart starts a fresh shell in the tab.
-func (a *App) TerminalRestart(paneID, tabID string) error {
-	return a.eng.Terminals.Restart(a.ctx, paneID, tabID)
-}
-
-// TerminalCloseTab closes a tab and its shell.
-func (a *App) TerminalCloseTab(paneID, tabID string) error {
-	return a.eng.Terminals.CloseTab(paneID, tabID)
-}
-
-// TerminalActivate makes a tab the pane's active one (the one tools type into).
-func (a *App) TerminalActivate(paneID, tabID string) error {
-	return a.eng.Terminals.SetActive(paneID, tabID)
-}
-
-// TerminalSetBroadcast includes or leaves out the pane from broadcast input.
-func (a *App) TerminalSetBroadcast(paneID string, include bool) {
-	a.eng.Terminals.SetBroadcast(paneID, include)
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
-	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 )
 
@@ -152,23 +151,6 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) toolList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"tools": s.deps.Goals.Registry().Definitions()})
-}
-
-func (s *Server) getGoalSettings(w http.ResponseWriter, r *http.Request) {
-	d, err := config.LoadGoalDefaults(r.Context(), s.deps.Settings)
-	respond(w, http.StatusOK, d, err)
-}
-
-func (s *Server) setGoalSettings(w http.ResponseWriter, r *http.Request) {
-	var d config.GoalDefaults
-	if !decodeBody(w, r, &d) {
-		return
-	}
-	if err := config.SaveGoalDefaults(r.Context(), s.deps.Settings, d); err != nil {
-		writeServiceError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
 }
 
 // writeGoalError maps the goal service's errors: bad input and unknown goals as every service

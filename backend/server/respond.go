@@ -10,10 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
-	"github.com/clusterspace/clusterspace/backend/config"
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/api"
+
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
@@ -39,45 +37,11 @@ func writeError(w http.ResponseWriter, status int, msg, field string) {
 	writeJSON(w, status, errorBody{Error: msg, Field: field})
 }
 
-// writeServiceError maps a service error to a status a client can act on.
+// writeServiceError maps a service error to a status a client can act on, as the table's
+// calls do (api.Classify).
 func writeServiceError(w http.ResponseWriter, err error) {
-	var fe *workspace.FieldError
-	var ie *workspace.ImportError
-	var ce *config.FieldError
-	var ge *goal.FieldError
-	var ae *agent.AnswerError
-	var busy *panes.BusyError
-	var inUse *panes.GoalInPaneError
-	var be *workspace.BusyError
-	switch {
-	case errors.As(err, &inUse):
-		writeError(w, http.StatusConflict, err.Error(), "paneId")
-	case errors.As(err, &busy):
-		// One shape for every "this would end work in progress": the panes and what is busy.
-		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Field: "force",
-			Busy: []workspace.BusyPane{{PaneID: busy.PaneID, Busy: busy.What}}})
-	case errors.As(err, &be):
-		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Busy: be.Panes})
-	case errors.As(err, &ge):
-		writeError(w, http.StatusBadRequest, err.Error(), ge.Field)
-	case errors.As(err, &ae):
-		writeError(w, http.StatusBadRequest, err.Error(), ae.Field)
-	case errors.As(err, &fe):
-		writeError(w, http.StatusBadRequest, err.Error(), fe.Field)
-	case errors.As(err, &ce):
-		writeError(w, http.StatusBadRequest, err.Error(), ce.Field)
-	case errors.As(err, &ie):
-		writeError(w, http.StatusBadRequest, err.Error(), "")
-	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound),
-		errors.Is(err, agent.ErrNotWaiting):
-		writeError(w, http.StatusNotFound, err.Error(), "")
-	case errors.Is(err, config.ErrNoProvider):
-		writeError(w, http.StatusConflict, err.Error(), "provider")
-	case errors.Is(err, workspace.ErrLastWorkspace):
-		writeError(w, http.StatusConflict, err.Error(), "")
-	default:
-		writeError(w, http.StatusInternalServerError, "internal error: "+err.Error(), "")
-	}
+	status, body := api.Classify(err)
+	writeJSON(w, status, body)
 }
 
 // decodeBody reads a JSON body into v, refusing unknown fields, oversized bodies, a bare

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return slices.Concat(s.coreRoutes(), s.paneRoutes(), s.browserRoutes(), s.chatRoutes(), s.recipeRoutes(), s.loginRoutes(), s.agentRoutes(), s.fleetRoutes(), s.catalogRoutes(), s.extensionRoutes())
+	return slices.Concat(s.coreRoutes(), s.browserRoutes(), s.chatRoutes(), s.recipeRoutes(), s.loginRoutes(), s.agentRoutes(), s.fleetRoutes(), s.catalogRoutes(), s.extensionRoutes())
 }
 
 func (s *Server) coreRoutes() []route {
@@ -33,42 +32,9 @@ func (s *Server) coreRoutes() []route {
 		{"POST", "/api/login", true, s.login},
 		{"POST", "/api/refresh", true, s.refresh},
 		{"POST", "/api/logout", false, s.logout},
-		{"GET", "/api/version", false, s.version},
 		{"GET", "/api/ws", true, s.websocket}, // checks its token itself: browsers send it as a subprotocol
-		{"GET", "/api/workspaces", false, s.listWorkspaces},
-		{"POST", "/api/workspaces", false, s.createWorkspace},
 		{"POST", "/api/workspaces/import", false, s.importWorkspace},
-		{"PATCH", "/api/workspaces/{id}", false, s.renameWorkspace},
-		{"DELETE", "/api/workspaces/{id}", false, s.deleteWorkspace},
-		{"POST", "/api/workspaces/{id}/activate", false, s.activateWorkspace},
-		{"PUT", "/api/workspaces/{id}/grid", false, s.setGrid},
-		{"PUT", "/api/workspaces/{id}/weights", false, s.setWeights},
-		{"POST", "/api/workspaces/{id}/swap", false, s.swapPanes},
-		{"PATCH", "/api/workspaces/{id}/panes/{paneId}", false, s.updatePane},
 		{"GET", "/api/workspaces/{id}/export", false, s.exportWorkspace},
-		{"GET", "/api/providers", false, s.listProviders},
-		{"POST", "/api/providers", false, s.createProvider},
-		{"PUT", "/api/providers/defaults", false, s.setProviderDefaults},
-		{"POST", "/api/providers/discover", false, s.discoverProviders},
-		{"POST", "/api/providers/test", false, s.testUnsavedProvider},
-		{"PUT", "/api/providers/{id}", false, s.updateProvider},
-		{"DELETE", "/api/providers/{id}", false, s.deleteProvider},
-		{"POST", "/api/providers/{id}/test", false, s.testProvider},
-		{"GET", "/api/prices", false, s.getPrices},
-		{"POST", "/api/panes/{paneId}/terminal", false, s.openTerminal},
-		{"POST", "/api/panes/{paneId}/terminal/tabs", false, s.newTerminalTab},
-		{"GET", "/api/panes/{paneId}/terminal/tabs", false, s.terminalTabs},
-		{"POST", "/api/panes/{paneId}/terminal/tabs/{tabId}/restart", false, s.tabAction(s.deps.Terminals.Restart)},
-		{"DELETE", "/api/panes/{paneId}/terminal/tabs/{tabId}", false, s.tabAction(func(_ context.Context, p, t string) error { return s.deps.Terminals.CloseTab(p, t) })},
-		{"POST", "/api/panes/{paneId}/terminal/tabs/{tabId}/activate", false, s.tabAction(func(_ context.Context, p, t string) error { return s.deps.Terminals.SetActive(p, t) })},
-		{"PUT", "/api/panes/{paneId}/broadcast", false, s.setBroadcast},
-		{"POST", "/api/panes/{paneId}/terminal/ssh", false, s.openSSHTab},
-		{"GET", "/api/ssh-servers", false, s.listSSH},
-		{"POST", "/api/ssh-servers", false, s.saveSSH},
-		{"PUT", "/api/ssh-servers/{id}", false, s.saveSSH},
-		{"DELETE", "/api/ssh-servers/{id}", false, s.deleteSSH},
-		{"GET", "/api/ssh-servers/{id}/sessions", false, s.remoteSessions},
-		{"DELETE", "/api/ssh-servers/{id}/sessions/{name}", false, s.killRemoteSession},
 		{"GET", "/api/goals", false, s.listGoals},
 		{"POST", "/api/goals", false, s.startGoal},
 		{"POST", "/api/goals/prune", false, s.pruneGoals},
@@ -86,9 +52,6 @@ func (s *Server) coreRoutes() []route {
 		{"GET", "/api/approvals", false, s.pendingApprovals},
 		{"POST", "/api/approvals/{id}", false, s.answerApproval},
 		{"GET", "/api/tools", false, s.toolList},
-		{"GET", "/api/settings/goals", false, s.getGoalSettings},
-		{"PUT", "/api/settings/goals", false, s.setGoalSettings},
-		{"PUT", "/api/prices", false, s.setPrices},
 	}
 }
 
@@ -248,136 +211,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		s.deps.Auth.Logout(sess.id)
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) version(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"version": s.cfg.Version})
-}
-
-func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
-	list, err := s.deps.Workspaces.List(r.Context())
-	if err != nil {
-		writeServiceError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, list)
-}
-
-func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Name string `json:"name"`
-		Rows *int   `json:"rows"` // default 2 x 2
-		Cols *int   `json:"cols"`
-	}
-	if !decodeBody(w, r, &body) {
-		return
-	}
-	if body.Rows == nil && body.Cols == nil {
-		ws, err := s.deps.Workspaces.Create(r.Context(), body.Name)
-		respond(w, http.StatusCreated, ws, err)
-		return
-	}
-	rows, cols := 2, 2
-	if body.Rows != nil {
-		rows = *body.Rows
-	}
-	if body.Cols != nil {
-		cols = *body.Cols
-	}
-	ws, err := s.deps.Workspaces.CreateGrid(r.Context(), body.Name, rows, cols)
-	respond(w, http.StatusCreated, ws, err)
-}
-
-func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Name string `json:"name"`
-	}
-	if !decodeBody(w, r, &body) {
-		return
-	}
-	ws, err := s.deps.Workspaces.Rename(r.Context(), r.PathValue("id"), body.Name)
-	respond(w, http.StatusOK, ws, err)
-}
-
-func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
-	force, ok := forceParam(w, r)
-	if !ok {
-		return
-	}
-	if err := s.deps.Workspaces.Delete(r.Context(), r.PathValue("id"), force); err != nil {
-		writeServiceError(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// forceParam reads ?force=true|false (absent is false) from a request without a body.
-func forceParam(w http.ResponseWriter, r *http.Request) (bool, bool) {
-	v := r.URL.Query().Get("force")
-	if v == "" {
-		return false, true
-	}
-	force, err := strconv.ParseBool(v)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("force: is %q; use true or false", v), "force")
-		return false, false
-	}
-	return force, true
-}
-
-func (s *Server) activateWorkspace(w http.ResponseWriter, r *http.Request) {
-	if err := s.deps.Workspaces.Activate(r.Context(), r.PathValue("id")); err != nil {
-		writeServiceError(w, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) setGrid(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Rows int `json:"rows"`
-		Cols int `json:"cols"`
-		// Force ends what busy removed panes hold; without it they are refused with 409.
-		Force bool `json:"force"`
-	}
-	if !decodeBody(w, r, &body) {
-		return
-	}
-	ws, err := s.deps.Workspaces.SetGrid(r.Context(), r.PathValue("id"), body.Rows, body.Cols, body.Force)
-	respond(w, http.StatusOK, ws, err)
-}
-
-func (s *Server) setWeights(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		RowWeights []float64 `json:"rowWeights"`
-		ColWeights []float64 `json:"colWeights"`
-	}
-	if !decodeBody(w, r, &body) {
-		return
-	}
-	ws, err := s.deps.Workspaces.SetWeights(r.Context(), r.PathValue("id"), body.RowWeights, body.ColWeights)
-	respond(w, http.StatusOK, ws, err)
-}
-
-func (s *Server) swapPanes(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		PaneA string `json:"paneA"`
-		PaneB string `json:"paneB"`
-	}
-	if !decodeBody(w, r, &body) {
-		return
-	}
-	ws, err := s.deps.Workspaces.SwapPanes(r.Context(), r.PathValue("id"), body.PaneA, body.PaneB)
-	respond(w, http.StatusOK, ws, err)
-}
-
-func (s *Server) updatePane(w http.ResponseWriter, r *http.Request) {
-	var patch workspace.PanePatch
-	if !decodeBody(w, r, &patch) {
-		return
-	}
-	ws, err := s.deps.Workspaces.UpdatePane(r.Context(), r.PathValue("id"), r.PathValue("paneId"), patch)
-	respond(w, http.StatusOK, ws, err)
 }
 
 func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) {

@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/api"
+	"github.com/clusterspace/clusterspace/backend/rpc"
+
 	"github.com/clusterspace/clusterspace/backend/catalog"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
@@ -93,8 +96,10 @@ type Deps struct {
 
 // Server is the HTTP + WebSocket door.
 type Server struct {
-	cfg     Config
-	deps    Deps
+	cfg  Config
+	deps Deps
+	// calls is the table of calls the UI makes (package api), served at /api/rpc/{name}.
+	calls   *rpc.Table
 	lockout *Lockout
 	devices *devices
 	unlock  unlockCode
@@ -135,6 +140,14 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.readHeaderTimeout, s.readTimeout, s.idleTimeout = readHeaderTimeout, readTimeout, idleTimeout
 	s.loginBodyTimeout = loginBodyTimeout
 	s.mux = http.NewServeMux()
+	s.calls = api.New(api.Services{Version: cfg.Version, Workspaces: deps.Workspaces, Providers: deps.Providers,
+		Terminals: deps.Terminals, Browsers: deps.Browsers, Panes: deps.Panes, Goals: deps.Goals, Chat: deps.Chat,
+		Fleets: deps.Fleets, SSH: deps.SSH, Recipes: deps.Recipes, Logins: deps.Logins, Catalog: deps.Catalog,
+		Settings: deps.Settings, ConfigDir: deps.ConfigDir, Plugins: deps.Plugins, MCP: deps.MCP})
+	// The table's calls: POST /api/rpc/{name} and their REST routes, all behind the login.
+	for _, c := range s.calls.HTTP(api.HTTPErrors, maxBodyBytes) {
+		s.mux.HandleFunc(c.Pattern, s.requireAuth(c.Handler))
+	}
 	for _, r := range s.routes() {
 		h := r.handler
 		if !r.public {

@@ -241,7 +241,13 @@ func TestEveryAPIRouteNeedsAValidToken(t *testing.T) {
 	bad := h.badTokens(t, good)
 	public := map[string]bool{"POST /api/login": true, "POST /api/refresh": true}
 	var checked int
-	for _, r := range h.srv.routes() {
+	// The call table's routes (POST /api/rpc/{name} and each call's REST route) too.
+	all := h.srv.routes()
+	for _, c := range h.srv.calls.HTTP(nil, 1) {
+		method, pattern, _ := strings.Cut(c.Pattern, " ")
+		all = append(all, route{method: method, pattern: pattern})
+	}
+	for _, r := range all {
 		key := r.method + " " + r.pattern
 		if public[key] {
 			continue

@@ -16,6 +16,8 @@ function ws(panes: Pane[]): Workspace {
     cols: 3,
     rowWeights: [1, 1, 1],
     colWeights: [1, 1, 1],
+    focusedPaneId: '',
+    maximizedPaneId: '',
     panes,
     createdAt: '',
     updatedAt: '',

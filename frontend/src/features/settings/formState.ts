@@ -1,6 +1,7 @@
 // The provider form's state as pure functions: what the inputs hold (a draft of strings), how a
 // draft becomes a ProviderInput, and what an edit changed. The component only wires these up.
 import {
+  providerKind,
   DEFAULT_BASE_URL,
   type Discovered,
   type Provider,
@@ -70,7 +71,7 @@ export function emptyDraft(): ProviderDraft {
 export function draftFromProvider(p: Provider): ProviderDraft {
   return {
     name: p.name,
-    kind: p.kind,
+    kind: providerKind(p.kind),
     baseUrl: p.baseUrl,
     model: p.model,
     visionModel: p.visionModel,
@@ -143,7 +144,7 @@ export function toInput(d: ProviderDraft, key: KeyEdit): DraftResult {
 /** The input fields an edit changes, judged the way the backend stores them. */
 export function changedFields(p: Provider, input: ProviderInput): Array<keyof ProviderInput> {
   const changed: Array<keyof ProviderInput> = [];
-  const baseUrl = normalizeUrl(input.baseUrl) || DEFAULT_BASE_URL[input.kind];
+  const baseUrl = normalizeUrl(input.baseUrl) || DEFAULT_BASE_URL[providerKind(input.kind)];
   if (input.name.trim() !== p.name) changed.push('name');
   if (input.kind !== p.kind) changed.push('kind');
   if (baseUrl !== p.baseUrl) changed.push('baseUrl');

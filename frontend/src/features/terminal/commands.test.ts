@@ -39,6 +39,8 @@ function context(kinds: Array<'terminal' | 'browser'>) {
     cols: kinds.length,
     rowWeights: [1],
     colWeights: kinds.map(() => 1),
+    focusedPaneId: '',
+    maximizedPaneId: '',
     panes: kinds.map((kind, i) => ({ id: `p${i}`, kind, label: `pane ${i}`, row: 0, col: i })),
     createdAt: '2025-01-01T00:00:00Z',
     updatedAt: '2025-01-01T00:00:00Z',

@@ -14,6 +14,8 @@ function ws(id: string, name: string, position: number): Workspace {
     cols: 1,
     rowWeights: [1],
     colWeights: [1],
+    focusedPaneId: '',
+    maximizedPaneId: '',
     panes: [],
     createdAt: '2025-01-01T00:00:00Z',
     updatedAt: '2025-01-01T00:00:00Z',

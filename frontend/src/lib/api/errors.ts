@@ -94,3 +94,22 @@ export async function callWails<T>(fn: () => Promise<T>, fields: readonly string
     throw new BackendError(message, { field: fieldFromMessage(message, fields) });
   }
 }
+
+/**
+ * The error of a table call made through the desktop's App.Call: Go rejects with the JSON of
+ * its error body (backend/api ErrorBody), the same body the web transport reads, so the
+ * message, the field and the busy panes arrive alike on both doors.
+ */
+export function tableError(err: unknown): BackendError {
+  if (err instanceof BackendError) return err;
+  const message = errorMessage(err);
+  try {
+    const body = JSON.parse(message) as { error?: string; field?: string; busy?: BusyPane[]; retryAfter?: number };
+    if (body && typeof body.error === 'string') {
+      return new BackendError(body.error, { field: body.field || undefined, busy: body.busy, retryAfter: body.retryAfter });
+    }
+  } catch {
+    // Not a table error body: a plain message.
+  }
+  return new BackendError(message);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BackendError, busyPanes } from './errors';
+import { BackendError } from './errors';
 import {
   fallbackExportName,
   filenameFromDisposition,
@@ -22,9 +22,20 @@ describe('HttpBackend requests', () => {
     const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
     await expect(api.listWorkspaces()).resolves.toEqual(list);
     expect(f.calls).toEqual([
-      { method: 'GET', url: '/api/workspaces', auth: 'Bearer access-1', contentType: null, body: undefined },
+      { method: 'POST', url: '/api/rpc/ListWorkspaces', auth: 'Bearer access-1', contentType: 'application/json', body: '{}' },
     ]);
   });
+
+  it('retries only once: a second 401 signs out', async () => {
+    const f = fakeFetch((c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(401, { error: 'no access' })));
+    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const err = await api.version().catch((e) => e);
+    expect(err.authRequired).toBe(true);
+    expect(err.message).toBe('no access');
+    expect(f.calls.map((c) => c.url)).toEqual(['/api/rpc/Version', '/api/refresh', '/api/rpc/Version']);
+    expect(api.auth.signedIn()).toBe(false);
+  });
+
 
   it('on 401 refreshes once, retries with the new token, and keeps the new tokens', async () => {
     const storage = signedInStorage();
@@ -35,9 +46,9 @@ describe('HttpBackend requests', () => {
     const api = new HttpBackend({ fetch: f.fetch, storage });
     await expect(api.listWorkspaces()).resolves.toEqual(list);
     expect(f.calls.map((c) => `${c.url} ${c.auth ?? c.body}`)).toEqual([
-      '/api/workspaces Bearer access-1',
+      '/api/rpc/ListWorkspaces Bearer access-1',
       '/api/refresh {"refreshToken":"refresh-1"}',
-      '/api/workspaces Bearer access-2',
+      '/api/rpc/ListWorkspaces Bearer access-2',
     ]);
     expect(JSON.parse(storage.getItem('clusterspace.tokens')!).accessToken).toBe('access-2');
     expect(api.auth.signedIn()).toBe(true);
@@ -59,16 +70,6 @@ describe('HttpBackend requests', () => {
     expect(api.auth.signedIn()).toBe(false);
     expect(seen).toEqual([false]);
     expect(storage.getItem('clusterspace.tokens')).toBeNull();
-  });
-
-  it('retries only once: a second 401 signs out', async () => {
-    const f = fakeFetch((c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(401, { error: 'no access' })));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.version().catch((e) => e);
-    expect(err.authRequired).toBe(true);
-    expect(err.message).toBe('no access');
-    expect(f.calls.map((c) => c.url)).toEqual(['/api/version', '/api/refresh', '/api/version']);
-    expect(api.auth.signedIn()).toBe(false);
   });
 
   it('shares one refresh between requests that hit 401 together', async () => {
@@ -99,37 +100,6 @@ describe('HttpBackend requests', () => {
     expect(api.auth.signedIn()).toBe(true);
   });
 
-  it("surfaces the backend's error message verbatim, with the field it names", async () => {
-    const f = fakeFetch(() => json(400, { error: 'rows: must be between 1 and 6, got 9', field: 'rows' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.setGrid('w1', 9, 2).catch((e) => e);
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.message).toBe('rows: must be between 1 and 6, got 9');
-    expect(err.field).toBe('rows');
-    expect(err.status).toBe(400);
-    expect(f.calls[0]).toMatchObject({
-      method: 'PUT',
-      url: '/api/workspaces/w1/grid',
-      contentType: 'application/json',
-      body: '{"rows":9,"cols":2,"force":false}',
-    });
-  });
-
-  it('carries the busy panes of a refused removal, and forces it when asked', async () => {
-    const busy = [{ paneId: 'p3', label: 'Terminal 2.1', busy: ['sleep running in tab 1 (bash)'] }];
-    const f = fakeFetch((call) =>
-      call.method === 'DELETE' && !call.url.includes('force=true')
-        ? json(409, { error: 'deleting workspace "W" would end work in progress (…): confirm to end it', busy })
-        : new Response(null, { status: 204 }),
-    );
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.deleteWorkspace('w1').catch((e) => e);
-    expect(err.status).toBe(409);
-    expect(busyPanes(err)).toEqual(busy);
-    await api.deleteWorkspace('w1', true);
-    expect(f.calls[1].url).toBe('/api/workspaces/w1?force=true');
-  });
-
   it('explains a failure that carries no JSON error', async () => {
     const f = fakeFetch(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
     const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
@@ -142,24 +112,6 @@ describe('HttpBackend requests', () => {
     const err = await api.listWorkspaces().catch((e) => e);
     expect(err.authRequired).toBe(true);
     expect(f.calls).toHaveLength(0);
-  });
-
-  it('escapes ids in paths and treats 204 as done', async () => {
-    const f = fakeFetch(() => new Response(null, { status: 204 }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.deleteWorkspace('a/b c')).resolves.toBeUndefined();
-    await expect(api.activateWorkspace('w2')).resolves.toBeUndefined();
-    expect(f.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
-      'DELETE /api/workspaces/a%2Fb%20c',
-      'POST /api/workspaces/w2/activate',
-    ]);
-  });
-
-  it('sends only the fields of a pane patch that are set', async () => {
-    const f = fakeFetch(() => json(200, {}));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await api.updatePane('w1', 'p1', { kind: 'browser' });
-    expect(f.calls[0]).toMatchObject({ method: 'PATCH', url: '/api/workspaces/w1/panes/p1', body: '{"kind":"browser"}' });
   });
 
   it('posts an import as the raw file text', async () => {
@@ -208,37 +160,6 @@ describe('HttpBackend providers', () => {
     contextWindow: 0,
   };
 
-  it('creates with POST and edits with PUT, omitting apiKey unless it is set', async () => {
-    const f = fakeFetch((c) => json(c.method === 'POST' ? 201 : 200, { id: 'prov-1' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await api.saveProvider('', input);
-    await api.saveProvider('prov-1', { ...input, apiKey: undefined });
-    await api.saveProvider('prov-1', { ...input, apiKey: '' });
-    await api.saveProvider('prov/1', { ...input, apiKey: 'sk-new' });
-    expect(f.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
-      'POST /api/providers',
-      'PUT /api/providers/prov-1',
-      'PUT /api/providers/prov-1',
-      'PUT /api/providers/prov%2F1',
-    ]);
-    const bodies = f.calls.map((c) => JSON.parse(c.body!));
-    expect(bodies[0]).toEqual(input);
-    expect('apiKey' in bodies[0]).toBe(false);
-    expect('apiKey' in bodies[1]).toBe(false);
-    expect(bodies[2].apiKey).toBe('');
-    expect(bodies[3].apiKey).toBe('sk-new');
-    // temperature null means "the server's default" and must be sent as null, not dropped.
-    expect(f.calls[0].body).toContain('"temperature":null');
-  });
-
-  it('sends only the input fields, since the server refuses unknown ones', async () => {
-    const f = fakeFetch(() => json(200, { id: 'prov-1' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const withExtras = { ...input, id: 'prov-1', apiKeySet: true, apiKeyHint: 'sk-…abcd' };
-    await api.saveProvider('prov-1', withExtras);
-    expect(Object.keys(JSON.parse(f.calls[0].body!)).sort()).toEqual(Object.keys(input).sort());
-  });
-
   it('hands the field of a 400 to the caller', async () => {
     const f = fakeFetch(() => json(400, { error: 'name: must not be empty', field: 'name' }));
     const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
@@ -246,47 +167,6 @@ describe('HttpBackend providers', () => {
     expect(err).toBeInstanceOf(BackendError);
     expect(err.message).toBe('name: must not be empty');
     expect(err.field).toBe('name');
-  });
-
-  it('lists, deletes, sets defaults and tests with the documented routes', async () => {
-    const list = { providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' };
-    const result = { ok: false, message: 'this build has no model layer to test with', latencyMs: 0 };
-    const f = fakeFetch((c) => {
-      if (c.method === 'DELETE') return new Response(null, { status: 204 });
-      if (c.url.endsWith('/test')) return json(200, result);
-      return json(200, list);
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.listProviders()).resolves.toEqual(list);
-    await expect(api.deleteProvider('p1')).resolves.toBeUndefined();
-    await expect(api.setDefaultProviders('p1', '')).resolves.toEqual(list);
-    await expect(api.testProvider('p1')).resolves.toEqual(result);
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'GET /api/providers',
-      'DELETE /api/providers/p1',
-      'PUT /api/providers/defaults {"defaultId":"p1","criticDefaultId":""}',
-      'POST /api/providers/p1/test',
-    ]);
-    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
-  });
-
-  it('unwraps discovered servers and the price table', async () => {
-    const server = { name: 'Ollama', kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', models: ['llama3'] };
-    const prices = { 'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 } };
-    const f = fakeFetch((c) => {
-      if (c.url === '/api/providers/discover') return json(200, { servers: [server] });
-      if (c.method === 'PUT') return new Response(null, { status: 204 });
-      return json(200, { prices });
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.discoverProviders('')).resolves.toEqual([server]);
-    await expect(api.prices()).resolves.toEqual(prices);
-    await expect(api.setPrices(prices)).resolves.toBeUndefined();
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'POST /api/providers/discover {"host":""}',
-      'GET /api/prices',
-      `PUT /api/prices ${JSON.stringify({ prices })}`,
-    ]);
   });
 
   it('names the host field when discovery refuses it', async () => {
@@ -382,40 +262,6 @@ describe('export file names', () => {
 // ---- terminals ------------------------------------------------------------------------------
 
 describe('HttpBackend terminal routes', () => {
-  const tab = { paneId: 'p1', tabId: 'tab-1', title: 'bash', running: true, cols: 80, rows: 24, confined: false, active: true, pid: 42 };
-
-  it('opens, lists and adds tabs with the documented routes, filling in omitted fields', async () => {
-    const f = fakeFetch((c) => {
-      if (c.method === 'POST' && c.url.endsWith('/terminal/tabs')) return json(201, { ...tab, tabId: 'tab-2' });
-      return json(200, { tabs: [tab] });
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const opened = await api.terminalOpen('p1', 120, 40);
-    expect(opened).toEqual([{ ...tab, exitCode: null, remote: '' }]);
-    await expect(api.terminalTabs('p 1')).resolves.toHaveLength(1);
-    await expect(api.terminalNewTab('p1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-2', exitCode: null });
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'POST /api/panes/p1/terminal {"cols":120,"rows":40}',
-      'GET /api/panes/p%201/terminal/tabs',
-      'POST /api/panes/p1/terminal/tabs {"cols":100,"rows":30}',
-    ]);
-    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
-  });
-
-  it('restarts, closes, activates and sets broadcast', async () => {
-    const f = fakeFetch(() => new Response(null, { status: 204 }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await api.terminalRestart('p1', 'tab-1');
-    await api.terminalCloseTab('p1', 'tab-1');
-    await api.terminalActivate('p1', 'tab/2');
-    await api.terminalSetBroadcast('p1', true);
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'POST /api/panes/p1/terminal/tabs/tab-1/restart',
-      'DELETE /api/panes/p1/terminal/tabs/tab-1',
-      'POST /api/panes/p1/terminal/tabs/tab%2F2/activate',
-      'PUT /api/panes/p1/broadcast {"include":true}',
-    ]);
-  });
 
   it("passes on a 404's advice verbatim", async () => {
     const f = fakeFetch(() => json(404, { error: 'pane "p9" has no terminal: restart the pane' }));
@@ -488,41 +334,7 @@ describe('HttpBackend browser routes', () => {
 });
 
 describe('HttpBackend SSH servers', () => {
-  const server = {
-    id: 'ssh-1',
-    name: 'build box',
-    host: '10.0.0.5',
-    port: 2222,
-    user: 'ci',
-    keyPath: '/home/me/.ssh/id_ed25519',
-    passwordSet: true,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-  };
   const input = { name: 'build box', host: '10.0.0.5', port: 2222, user: 'ci', keyPath: '' };
-
-  it('lists, adds, edits and deletes with the documented routes', async () => {
-    const f = fakeFetch((c) => {
-      if (c.method === 'GET') return json(200, { servers: [server] });
-      if (c.method === 'DELETE') return new Response(null, { status: 204 });
-      return json(c.method === 'POST' ? 201 : 200, server);
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.listSSHServers()).resolves.toEqual([server]);
-    await expect(api.saveSSHServer('', input)).resolves.toEqual(server);
-    await api.saveSSHServer('ssh-1', { ...input, password: undefined });
-    await api.saveSSHServer('ssh-1', { ...input, password: '' });
-    await api.saveSSHServer('ssh 1', { ...input, password: 'hunter2' });
-    await api.deleteSSHServer('ssh-1');
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'GET /api/ssh-servers',
-      'POST /api/ssh-servers {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":""}',
-      'PUT /api/ssh-servers/ssh-1 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":""}',
-      'PUT /api/ssh-servers/ssh-1 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":"","password":""}',
-      'PUT /api/ssh-servers/ssh%201 {"name":"build box","host":"10.0.0.5","port":2222,"user":"ci","keyPath":"","password":"hunter2"}',
-      'DELETE /api/ssh-servers/ssh-1',
-    ]);
-  });
 
   it('names the field of a bad input', async () => {
     const f = fakeFetch(() => json(400, { error: 'host: "a b" is not a host name or address', field: 'host' }));
@@ -531,27 +343,6 @@ describe('HttpBackend SSH servers', () => {
     expect(err).toBeInstanceOf(BackendError);
     expect(err.field).toBe('host');
     expect(err.message).toBe('host: "a b" is not a host name or address');
-  });
-
-  it('opens an SSH tab in a pane, lists and kills remote sessions', async () => {
-    const tab = { paneId: 'p1', tabId: 'tab-3', title: 'ssh', running: true, cols: 100, rows: 30, confined: false, active: true, remote: 'ci@10.0.0.5:2222', pid: 9 };
-    const f = fakeFetch((c) => {
-      if (c.url.endsWith('/terminal/ssh')) return json(201, tab);
-      if (c.method === 'GET') return json(200, { sessions: [{ name: 'clusterspace-pane-abcd1234', windows: 2, attached: true, created: '2025-01-01T10:00:00Z', pane: true }, { name: 'misc', windows: 1, attached: false, created: '2025-01-01T09:00:00Z' }] });
-      return new Response(null, { status: 204 });
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.terminalOpenSSH('p1', 'ssh-1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-3', remote: 'ci@10.0.0.5:2222' });
-    await expect(api.remoteSessions('ssh-1')).resolves.toEqual([
-      { name: 'clusterspace-pane-abcd1234', windows: 2, attached: true, created: '2025-01-01T10:00:00Z', pane: true },
-      { name: 'misc', windows: 1, attached: false, created: '2025-01-01T09:00:00Z', pane: false },
-    ]);
-    await api.killRemoteSession('ssh-1', 'clusterspace-pane-abcd1234');
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'POST /api/panes/p1/terminal/ssh {"serverId":"ssh-1","cols":100,"rows":30}',
-      'GET /api/ssh-servers/ssh-1/sessions',
-      'DELETE /api/ssh-servers/ssh-1/sessions/clusterspace-pane-abcd1234',
-    ]);
   });
 
   it("rejects with ssh's own words when the server cannot be reached", async () => {

@@ -7,38 +7,15 @@ import type {
   BrowserPromptAnswer,
   BrowserTab,
   ConnectionState,
-  ConvertRequest,
-  Discovered,
-  LaunchTemplate,
   PageInfo,
-  PaneLaunch,
-  PanePatch,
-  PriceTable,
-  Provider,
-  ProviderInput,
-  ProviderList,
-  RemoteSession,
-  SSHServer,
-  SSHServerInput,
-  TabInfo,
-  TestResult,
   Workspace,
-  WorkspaceList,
 } from './types';
 import {
   normalizeBrowserTab,
   normalizeBrowserTabs,
-  normalizeLaunchTemplates,
   normalizePageInfo,
-  normalizeRemoteSessions,
-  normalizeSSHServer,
-  normalizeSSHServers,
-  normalizeTab,
-  normalizeTabs,
-  wireConvertRequest,
-  wireProviderInput,
-  wireSSHInput,
 } from './types';
+import { TableBackend, type Call } from './table';
 import { EventSocket, type SocketFactory, type SocketLike } from './socket';
 import {
   browserPath,
@@ -50,7 +27,6 @@ import {
   filenameFromDisposition,
   readTokens,
   signedOutError,
-  tabPath,
   TOKEN_STORAGE_KEY,
   type KeyValueStore,
   type TokenResponse,
@@ -89,7 +65,7 @@ export interface HttpBackendOptions {
   saveFile?: (blob: Blob, filename: string) => void;
 }
 
-export class HttpBackend implements Backend {
+export class HttpBackend extends TableBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
   readonly goals: HttpGoals;
@@ -112,6 +88,7 @@ export class HttpBackend implements Backend {
   private readonly events: EventSocket;
 
   constructor(opts: HttpBackendOptions = {}) {
+    super();
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.storage = opts.storage ?? browserSessionStorage();
     const openSocket: SocketFactory =
@@ -151,37 +128,9 @@ export class HttpBackend implements Backend {
 
   // ---- API methods -------------------------------------------------------------------------
 
-  async version(): Promise<string> {
-    const body = await this.json<{ version: string }>('GET', '/api/version');
-    return body.version;
-  }
-  listWorkspaces(): Promise<WorkspaceList> {
-    return this.json('GET', '/api/workspaces');
-  }
-  createWorkspace(name: string): Promise<Workspace> {
-    return this.json('POST', '/api/workspaces', { name });
-  }
-  renameWorkspace(id: string, name: string): Promise<Workspace> {
-    return this.json('PATCH', `/api/workspaces/${enc(id)}`, { name });
-  }
-  async deleteWorkspace(id: string, force = false): Promise<void> {
-    await this.json('DELETE', `/api/workspaces/${enc(id)}${force ? '?force=true' : ''}`);
-  }
-  async activateWorkspace(id: string): Promise<void> {
-    await this.json('POST', `/api/workspaces/${enc(id)}/activate`);
-  }
-  setGrid(id: string, rows: number, cols: number, force = false): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/grid`, { rows, cols, force });
-  }
-  setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/weights`, { rowWeights, colWeights });
-  }
-  swapPanes(id: string, paneA: string, paneB: string): Promise<Workspace> {
-    return this.json('POST', `/api/workspaces/${enc(id)}/swap`, { paneA, paneB });
-  }
-  updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace> {
-    return this.json('PATCH', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}`, patch);
-  }
+  /** A call of the table: POST /api/rpc/{name} with its arguments. */
+  protected call: Call = (name, args) => this.json('POST', `/api/rpc/${name}`, args);
+
   async exportWorkspace(id: string): Promise<void> {
     const res = await this.checked('GET', `/api/workspaces/${enc(id)}/export`);
     const text = await res.text();
@@ -196,84 +145,10 @@ export class HttpBackend implements Backend {
     });
     return (await res.json()) as Workspace;
   }
-  createWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace> {
-    return this.json('POST', '/api/workspaces', { name, rows, cols });
-  }
-  focusPane(id: string, paneId: string): Promise<Workspace> {
-    return this.json('PUT', `/api/workspaces/${enc(id)}/focus`, { paneId });
-  }
-  toggleMaximizePane(id: string, paneId: string): Promise<Workspace> {
-    return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/maximize`);
-  }
-  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false): Promise<Workspace> {
-    const query = force ? '?force=true' : '';
-    return this.json('PUT', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/launch${query}`, launch);
-  }
-  convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
-    return this.json('POST', `/api/workspaces/${enc(id)}/panes/${enc(paneId)}/convert`, wireConvertRequest(req));
-  }
-  async launchTemplates(): Promise<LaunchTemplate[]> {
-    return normalizeLaunchTemplates(await this.json('GET', '/api/launch-templates'));
-  }
 
-  listProviders(): Promise<ProviderList> {
-    return this.json('GET', '/api/providers');
-  }
-  saveProvider(id: string, input: ProviderInput): Promise<Provider> {
-    const body = wireProviderInput(input);
-    return id
-      ? this.json('PUT', `/api/providers/${enc(id)}`, body)
-      : this.json('POST', '/api/providers', body);
-  }
-  async deleteProvider(id: string): Promise<void> {
-    await this.json('DELETE', `/api/providers/${enc(id)}`);
-  }
-  setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList> {
-    return this.json('PUT', '/api/providers/defaults', { defaultId, criticDefaultId });
-  }
-  testProvider(id: string): Promise<TestResult> {
-    return this.json('POST', `/api/providers/${enc(id)}/test`);
-  }
-  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult> {
-    return this.json('POST', `/api/providers/test${id ? `?id=${enc(id)}` : ''}`, wireProviderInput(input));
-  }
-  async discoverProviders(host: string): Promise<Discovered[]> {
-    const body = await this.json<{ servers: Discovered[] | null }>('POST', '/api/providers/discover', { host });
-    return body.servers ?? [];
-  }
-  async prices(): Promise<PriceTable> {
-    const body = await this.json<{ prices: PriceTable | null }>('GET', '/api/prices');
-    return body.prices ?? {};
-  }
-  async setPrices(prices: PriceTable): Promise<void> {
-    await this.json('PUT', '/api/prices', { prices });
-  }
 
   // ---- terminals ---------------------------------------------------------------------------
 
-  async terminalOpen(paneId: string, cols: number, rows: number): Promise<TabInfo[]> {
-    const body = await this.json<{ tabs: unknown }>('POST', `/api/panes/${enc(paneId)}/terminal`, { cols, rows });
-    return normalizeTabs(body?.tabs);
-  }
-  async terminalNewTab(paneId: string, cols: number, rows: number): Promise<TabInfo> {
-    return normalizeTab(await this.json('POST', `/api/panes/${enc(paneId)}/terminal/tabs`, { cols, rows }));
-  }
-  async terminalTabs(paneId: string): Promise<TabInfo[]> {
-    const body = await this.json<{ tabs: unknown }>('GET', `/api/panes/${enc(paneId)}/terminal/tabs`);
-    return normalizeTabs(body?.tabs);
-  }
-  async terminalRestart(paneId: string, tabId: string): Promise<void> {
-    await this.json('POST', `${tabPath(paneId, tabId)}/restart`);
-  }
-  async terminalCloseTab(paneId: string, tabId: string): Promise<void> {
-    await this.json('DELETE', tabPath(paneId, tabId));
-  }
-  async terminalActivate(paneId: string, tabId: string): Promise<void> {
-    await this.json('POST', `${tabPath(paneId, tabId)}/activate`);
-  }
-  async terminalSetBroadcast(paneId: string, include: boolean): Promise<void> {
-    await this.json('PUT', `/api/panes/${enc(paneId)}/broadcast`, { include });
-  }
 
   terminalAttach(paneId: string, tabId: string): Promise<Uint8Array> {
     return this.events.attach(paneId, tabId);
@@ -349,29 +224,6 @@ export class HttpBackend implements Backend {
 
   // ---- SSH servers -------------------------------------------------------------------------
 
-  async listSSHServers(): Promise<SSHServer[]> {
-    const body = await this.json<{ servers: unknown }>('GET', '/api/ssh-servers');
-    return normalizeSSHServers(body?.servers);
-  }
-  async saveSSHServer(id: string, input: SSHServerInput): Promise<SSHServer> {
-    const body = wireSSHInput(input);
-    return normalizeSSHServer(
-      id ? await this.json('PUT', `/api/ssh-servers/${enc(id)}`, body) : await this.json('POST', '/api/ssh-servers', body),
-    );
-  }
-  async deleteSSHServer(id: string): Promise<void> {
-    await this.json('DELETE', `/api/ssh-servers/${enc(id)}`);
-  }
-  async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo> {
-    return normalizeTab(await this.json('POST', `/api/panes/${enc(paneId)}/terminal/ssh`, { serverId, cols, rows }));
-  }
-  async remoteSessions(serverId: string): Promise<RemoteSession[]> {
-    const body = await this.json<{ sessions: unknown }>('GET', `/api/ssh-servers/${enc(serverId)}/sessions`);
-    return normalizeRemoteSessions(body?.sessions);
-  }
-  async killRemoteSession(serverId: string, name: string): Promise<void> {
-    await this.json('DELETE', `/api/ssh-servers/${enc(serverId)}/sessions/${enc(name)}`);
-  }
 
   // ---- events ------------------------------------------------------------------------------
 

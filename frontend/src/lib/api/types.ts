@@ -1,18 +1,13 @@
+import type * as workspace from './gen/workspace';
+import type * as panes from './gen/panes';
+import type * as config from './gen/config';
 // Wire types: the exact JSON shapes the Go backend sends. Written once here; every transport and
 // component uses these, so a change to the backend's JSON is a change to this one file.
 
 export type PaneKind = 'terminal' | 'browser';
 
 /** One cell of a workspace grid. row and col are 0-based. */
-export interface Pane {
-  id: string;
-  kind: PaneKind;
-  label: string;
-  row: number;
-  col: number;
-  /** What a terminal pane runs instead of the person's shell; absent = the shell. */
-  launch?: PaneLaunch;
-}
+export type Pane = workspace.Pane;
 
 /** The built-in launch templates (GET /api/launch-templates lists them with their details). */
 export type LaunchTemplateId = 'shell' | 'claude' | 'codex' | 'aider' | 'python' | 'custom';
@@ -21,16 +16,7 @@ export type LaunchTemplateId = 'shell' | 'claude' | 'codex' | 'aider' | 'python'
  * What a terminal pane launches: a command with its arguments, working directory and
  * environment, stored with the workspace. A template fills in its command and arguments.
  */
-export interface PaneLaunch {
-  template?: string;
-  /** '' or absent = the person's shell. */
-  command?: string;
-  args?: string[];
-  /** Absolute; absent = the home directory. */
-  dir?: string;
-  /** NAME=value, added to the inherited environment. */
-  env?: string[];
-}
+export type PaneLaunch = workspace.Launch;
 
 /** A ready-made launch, as the backend lists them, in menu order. */
 export interface LaunchTemplate {
@@ -46,18 +32,7 @@ export interface LaunchTemplate {
 }
 
 /** Turning a pane into the other kind. */
-export interface ConvertRequest {
-  kind: PaneKind;
-  /** The browser pane's first page. */
-  url?: string;
-  /** The terminal pane's launch template. */
-  template?: string;
-  /**
-   * Convert even though a process runs in the pane (it is ended). Without it the backend refuses
-   * with field "force" and the list of what runs, so the person can be asked first.
-   */
-  force?: boolean;
-}
+export type ConvertRequest = panes.ConvertRequest;
 
 /** A template list as the UI uses it: Go's nil slice (null) is none; missing fields filled in. */
 export function normalizeLaunchTemplates(raw: unknown): LaunchTemplate[] {
@@ -101,28 +76,10 @@ export const PANE_ERROR_FIELDS = [
 ] as const;
 
 /** A workspace: a rows×cols grid holding exactly rows*cols panes. Weights are CSS `fr` values. */
-export interface Workspace {
-  id: string;
-  name: string;
-  position: number;
-  rows: number;
-  cols: number;
-  rowWeights: number[];
-  colWeights: number[];
-  panes: Pane[];
-  /** The pane keyboard input goes to; '' (or absent from an older backend) = none yet. */
-  focusedPaneId?: string;
-  /** The pane shown alone, filling the grid; '' = none, the whole grid shows. */
-  maximizedPaneId?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Workspace = workspace.Workspace;
 
 /** All workspaces, ordered by position, and the one the user is looking at. */
-export interface WorkspaceList {
-  workspaces: Workspace[];
-  activeId: string;
-}
+export type WorkspaceList = workspace.List;
 
 /**
  * Every backend change is pushed as an envelope. For topic 'workspaces' the data is the full
@@ -153,6 +110,11 @@ export const MAX_GRID = 6;
 /** The two wire protocols: OpenAI Chat Completions (and every compatible server), Anthropic Messages. */
 export type ProviderKind = 'openai' | 'anthropic';
 
+/** The wire's kind as a ProviderKind (the backend knows only these two). */
+export function providerKind(kind: string): ProviderKind {
+  return kind === 'anthropic' ? 'anthropic' : 'openai';
+}
+
 /**
  * The base URL the backend uses when a provider leaves its own empty. Mirrors defaultBaseURL in
  * backend/config/providers.go; the UI only shows it as a placeholder.
@@ -163,42 +125,10 @@ export const DEFAULT_BASE_URL: Readonly<Record<ProviderKind, string>> = {
 };
 
 /** A configured model endpoint. The API key never reaches the UI: only whether one is set and a hint. */
-export interface Provider {
-  id: string;
-  name: string;
-  kind: ProviderKind;
-  baseUrl: string;
-  model: string;
-  visionModel: string;
-  /** null = the server's default. */
-  temperature: number | null;
-  /** 0 = the default. */
-  maxTokens: number;
-  thinking: boolean;
-  /** 0 = unknown. */
-  contextWindow: number;
-  apiKeySet: boolean;
-  /** Masked, e.g. "sk-…abcd". */
-  apiKeyHint: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Provider = config.Provider;
 
 /** An add or an edit. */
-export interface ProviderInput {
-  name: string;
-  kind: ProviderKind;
-  /** '' = the kind's default. */
-  baseUrl: string;
-  model: string;
-  visionModel: string;
-  temperature: number | null;
-  maxTokens: number;
-  thinking: boolean;
-  contextWindow: number;
-  /** Absent keeps the stored key; '' removes it; a value replaces it. */
-  apiKey?: string;
-}
+export type ProviderInput = config.ProviderInput;
 
 /** Where the backend keeps API keys. */
 export type SecretsBackend = 'keyring' | 'file';
@@ -207,36 +137,16 @@ export type SecretsBackend = 'keyring' | 'file';
  * Every provider plus the defaults for agents and critics ('' = none). Also the data of every
  * event on the 'providers' topic.
  */
-export interface ProviderList {
-  providers: Provider[];
-  defaultId: string;
-  criticDefaultId: string;
-  secretsBackend: SecretsBackend;
-}
+export type ProviderList = config.ProviderList;
 
 /** What "Test connection" reports. */
-export interface TestResult {
-  ok: boolean;
-  message: string;
-  models?: string[];
-  latencyMs: number;
-}
+export type TestResult = config.TestResult;
 
 /** A model server found by "Discover" (Ollama, LM Studio, vLLM, local). */
-export interface Discovered {
-  name: string;
-  kind: 'openai';
-  baseUrl: string;
-  models: string[];
-}
+export type Discovered = config.Discovered;
 
 /** USD per million tokens. The cache prices are for input read from / written to the provider's prompt cache; 0 or absent: the input price. */
-export interface Price {
-  inputPerMTok: number;
-  outputPerMTok: number;
-  cachedInputPerMTok?: number;
-  cacheWritePerMTok?: number;
-}
+export type Price = config.Price;
 
 /** Model name → price. */
 export type PriceTable = Record<string, Price>;

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError, fieldFromMessage } from './errors';
-import type { ProviderInput } from './types';
 import { WAILS_EVENT, WailsBackend, type WailsApp, type WailsRuntime } from './wails';
 
 function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
@@ -32,23 +31,6 @@ function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
 }
 
 describe('WailsBackend', () => {
-  it("turns Wails' plain-string rejections into Errors with the same message", async () => {
-    const api = new WailsBackend(fakeApp({ SetGrid: () => Promise.reject('cols: must be between 1 and 6, got 0') }), undefined);
-    const err = await api.setGrid('w1', 1, 0).catch((e) => e);
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.message).toBe('cols: must be between 1 and 6, got 0');
-  });
-
-  it('passes empty strings for the parts of a pane patch that stay unchanged', async () => {
-    const UpdatePane = vi.fn(async () => ({}) as never);
-    const api = new WailsBackend(fakeApp({ UpdatePane }), undefined);
-    await api.updatePane('w1', 'p1', { label: 'logs' });
-    await api.updatePane('w1', 'p1', { kind: 'browser' });
-    expect(UpdatePane.mock.calls).toEqual([
-      ['w1', 'p1', '', 'logs'],
-      ['w1', 'p1', 'browser', ''],
-    ]);
-  });
 
   it('treats a cancelled save dialog as done, not as an error', async () => {
     const api = new WailsBackend(fakeApp({ ExportWorkspace: async () => '' }), undefined);
@@ -75,78 +57,6 @@ describe('WailsBackend', () => {
   });
 });
 
-describe('WailsBackend providers', () => {
-  const input: ProviderInput = {
-    name: 'Claude',
-    kind: 'anthropic',
-    baseUrl: '',
-    model: 'claude-sonnet-4-5',
-    visionModel: '',
-    temperature: 0.2,
-    maxTokens: 4096,
-    thinking: true,
-    contextWindow: 200000,
-  };
-
-  it("passes '' to create, and leaves apiKey out unless it is set (Go's nil keeps the key)", async () => {
-    const SaveProvider = vi.fn(async () => ({}) as never);
-    const api = new WailsBackend(fakeApp({ SaveProvider }), undefined);
-    await api.saveProvider('', input);
-    await api.saveProvider('p1', { ...input, apiKey: undefined });
-    await api.saveProvider('p1', { ...input, apiKey: '' });
-    await api.saveProvider('p1', { ...input, apiKey: 'sk-ant-new' });
-    const calls = SaveProvider.mock.calls as unknown as Array<[string, ProviderInput]>;
-    expect(calls.map(([id]) => id)).toEqual(['', 'p1', 'p1', 'p1']);
-    expect(calls[0][1]).toEqual(input);
-    expect('apiKey' in calls[0][1]).toBe(false);
-    expect('apiKey' in calls[1][1]).toBe(false);
-    expect(calls[2][1].apiKey).toBe('');
-    expect(calls[3][1].apiKey).toBe('sk-ant-new');
-  });
-
-  it('reads the field a Go error names, so it reaches the form', async () => {
-    const api = new WailsBackend(
-      fakeApp({
-        SaveProvider: () => Promise.reject('model: must not be empty: name the model to use'),
-        SetDefaultProviders: () => Promise.reject('criticDefaultId: no provider has id "x"'),
-        DiscoverProviders: () => Promise.reject('host: "a/b" is not a host name or IP address'),
-      }),
-      undefined,
-    );
-    const err = await api.saveProvider('', { ...input, model: '' }).catch((e) => e);
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.message).toBe('model: must not be empty: name the model to use');
-    expect(err.field).toBe('model');
-    expect((await api.setDefaultProviders('', 'x').catch((e) => e)).field).toBe('criticDefaultId');
-    expect((await api.discoverProviders('a/b').catch((e) => e)).field).toBe('host');
-  });
-
-  it('turns Go nil slices and maps into empty ones', async () => {
-    const api = new WailsBackend(fakeApp({ DiscoverProviders: async () => null, Prices: async () => null }), undefined);
-    await expect(api.discoverProviders('')).resolves.toEqual([]);
-    await expect(api.prices()).resolves.toEqual({});
-  });
-
-  it('calls the bound methods with the arguments in order', async () => {
-    const app = fakeApp({
-      DeleteProvider: vi.fn(async () => {}),
-      SetDefaultProviders: vi.fn(async () => ({}) as never),
-      TestProvider: vi.fn(async () => ({ ok: true, message: '', latencyMs: 12 })),
-      DiscoverProviders: vi.fn(async () => []),
-      SetPrices: vi.fn(async () => {}),
-    });
-    const api = new WailsBackend(app, undefined);
-    await api.deleteProvider('p1');
-    await api.setDefaultProviders('p1', 'p2');
-    await expect(api.testProvider('p1')).resolves.toEqual({ ok: true, message: '', latencyMs: 12 });
-    await api.discoverProviders('gpu-box');
-    await api.setPrices({ m: { inputPerMTok: 1, outputPerMTok: 2 } });
-    expect(app.DeleteProvider).toHaveBeenCalledWith('p1');
-    expect(app.SetDefaultProviders).toHaveBeenCalledWith('p1', 'p2');
-    expect(app.DiscoverProviders).toHaveBeenCalledWith('gpu-box');
-    expect(app.SetPrices).toHaveBeenCalledWith({ m: { inputPerMTok: 1, outputPerMTok: 2 } });
-  });
-});
 
 describe('fieldFromMessage', () => {
   it('takes a known field from the "field: message" prefix and nothing else', () => {
@@ -159,7 +69,6 @@ describe('fieldFromMessage', () => {
 });
 
 describe('WailsBackend terminals', () => {
-  const tab = { paneId: 'p1', tabId: 'tab-1', title: 'bash', running: true, cols: 80, rows: 24, confined: false, active: true };
 
   /** A promise the test settles by hand, to hold a bound call "in flight". */
   function deferred<T = void>() {
@@ -171,32 +80,6 @@ describe('WailsBackend terminals', () => {
     });
     return { promise, resolve, reject };
   }
-
-  it('calls the bound methods with their arguments and fills in omitted tab fields', async () => {
-    const app = fakeApp({
-      TerminalOpen: vi.fn(async () => [tab]),
-      TerminalNewTab: vi.fn(async () => ({ ...tab, tabId: 'tab-2' })),
-      TerminalTabs: vi.fn(async () => null),
-      TerminalRestart: vi.fn(async () => {}),
-      TerminalCloseTab: vi.fn(async () => {}),
-      TerminalActivate: vi.fn(async () => {}),
-      TerminalSetBroadcast: vi.fn(async () => {}),
-    });
-    const api = new WailsBackend(app, undefined);
-    await expect(api.terminalOpen('p1', 120, 40)).resolves.toEqual([{ ...tab, exitCode: null, remote: '', pid: 0 }]);
-    await expect(api.terminalNewTab('p1', 100, 30)).resolves.toMatchObject({ tabId: 'tab-2' });
-    await expect(api.terminalTabs('p1')).resolves.toEqual([]);
-    await api.terminalRestart('p1', 'tab-1');
-    await api.terminalCloseTab('p1', 'tab-1');
-    await api.terminalActivate('p1', 'tab-2');
-    await api.terminalSetBroadcast('p1', true);
-    expect(app.TerminalOpen).toHaveBeenCalledWith('p1', 120, 40);
-    expect(app.TerminalNewTab).toHaveBeenCalledWith('p1', 100, 30);
-    expect(app.TerminalRestart).toHaveBeenCalledWith('p1', 'tab-1');
-    expect(app.TerminalCloseTab).toHaveBeenCalledWith('p1', 'tab-1');
-    expect(app.TerminalActivate).toHaveBeenCalledWith('p1', 'tab-2');
-    expect(app.TerminalSetBroadcast).toHaveBeenCalledWith('p1', true);
-  });
 
   it('decodes the base64 replay of an attach', async () => {
     const api = new WailsBackend(fakeApp({ TerminalAttach: async () => btoa('$ ls\r\n\x1b[0m') }), undefined);
@@ -419,47 +302,3 @@ describe('WailsBackend browser panes', () => {
   });
 });
 
-describe('WailsBackend SSH servers', () => {
-  const input = { name: 'build box', host: '10.0.0.5', port: 0, user: '', keyPath: '' };
-
-  it("passes '' to create, and leaves password out unless it is set (Go's nil keeps it)", async () => {
-    const SaveSSHServer = vi.fn(async () => ({ id: 'ssh-1', name: 'build box' }));
-    const api = new WailsBackend(fakeApp({ SaveSSHServer }), undefined);
-    await expect(api.saveSSHServer('', input)).resolves.toMatchObject({ id: 'ssh-1', passwordSet: false, port: 0 });
-    await api.saveSSHServer('ssh-1', { ...input, password: undefined });
-    await api.saveSSHServer('ssh-1', { ...input, password: '' });
-    await api.saveSSHServer('ssh-1', { ...input, password: 'pw' });
-    const calls = SaveSSHServer.mock.calls as unknown as Array<[string, Record<string, unknown>]>;
-    expect(calls.map(([id]) => id)).toEqual(['', 'ssh-1', 'ssh-1', 'ssh-1']);
-    expect('password' in calls[0][1]).toBe(false);
-    expect('password' in calls[1][1]).toBe(false);
-    expect(calls[2][1].password).toBe('');
-    expect(calls[3][1].password).toBe('pw');
-  });
-
-  it('reads the field a Go error names', async () => {
-    const api = new WailsBackend(fakeApp({ SaveSSHServer: () => Promise.reject('keyPath: "/nope" is not a readable key file') }), undefined);
-    const err = await api.saveSSHServer('', input).catch((e) => e);
-    expect(err.field).toBe('keyPath');
-  });
-
-  it('calls the other bound methods, turning nil slices into empty ones', async () => {
-    const app = fakeApp({
-      ListSSHServers: vi.fn(async () => null),
-      DeleteSSHServer: vi.fn(async () => {}),
-      TerminalOpenSSH: vi.fn(async () => ({ paneId: 'p1', tabId: 't2', running: true, remote: 'box' })),
-      RemoteSessions: vi.fn(async () => null),
-      KillRemoteSession: vi.fn(async () => {}),
-    });
-    const api = new WailsBackend(app, undefined);
-    await expect(api.listSSHServers()).resolves.toEqual([]);
-    await api.deleteSSHServer('ssh-1');
-    await expect(api.terminalOpenSSH('p1', 'ssh-1', 120, 40)).resolves.toMatchObject({ tabId: 't2', remote: 'box', exitCode: null });
-    await expect(api.remoteSessions('ssh-1')).resolves.toEqual([]);
-    await api.killRemoteSession('ssh-1', 'misc');
-    expect(app.DeleteSSHServer).toHaveBeenCalledWith('ssh-1');
-    expect(app.TerminalOpenSSH).toHaveBeenCalledWith('p1', 'ssh-1', 120, 40);
-    expect(app.RemoteSessions).toHaveBeenCalledWith('ssh-1');
-    expect(app.KillRemoteSession).toHaveBeenCalledWith('ssh-1', 'misc');
-  });
-});

@@ -6,41 +6,15 @@ import type {
   BrowserInputEvent,
   BrowserPromptAnswer,
   BrowserTab,
-  ConvertRequest,
-  Discovered,
-  LaunchTemplate,
   PageInfo,
-  PaneLaunch,
-  PanePatch,
-  PriceTable,
-  Provider,
-  ProviderInput,
-  ProviderList,
-  RemoteSession,
-  SSHServer,
-  SSHServerInput,
-  TabInfo,
-  TestResult,
   Workspace,
-  WorkspaceList,
 } from './types';
 import {
   BROWSER_TOPIC,
   normalizeBrowserTab,
   normalizeBrowserTabs,
-  normalizeLaunchTemplates,
   normalizePageInfo,
-  normalizeRemoteSessions,
-  normalizeSSHServer,
-  normalizeSSHServers,
-  normalizeTab,
-  normalizeTabs,
   PANE_ERROR_FIELDS,
-  PROVIDER_ERROR_FIELDS,
-  SSH_ERROR_FIELDS,
-  wireConvertRequest,
-  wireProviderInput,
-  wireSSHInput,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { WailsChat, type WailsChatMethods } from './chat';
@@ -50,62 +24,25 @@ import { WailsExtensions, type WailsExtensionMethods } from './extensions';
 import { WailsGoals, type WailsGoalMethods } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
-import { BackendError, callWails as call, errorMessage, fieldFromMessage, type BusyPane } from './errors';
+import { TableBackend, type Call } from './table';
+import { BackendError, callWails as call, tableError, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
-  Version(): Promise<string>;
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
   EchoProbeKeys?(): Promise<number>;
   SoftwareGraphics?(): Promise<boolean>;
   ReportEcho?(samplesMs: number[]): Promise<void>;
-  ListWorkspaces(): Promise<WorkspaceList>;
-  CreateWorkspace(name: string): Promise<Workspace>;
-  RenameWorkspace(id: string, name: string): Promise<Workspace>;
-  DeleteWorkspace(id: string, force: boolean): Promise<void>;
-  ActivateWorkspace(id: string): Promise<void>;
-  SetGrid(id: string, rows: number, cols: number, force: boolean): Promise<Workspace>;
-  SetWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace>;
-  SwapPanes(id: string, paneA: string, paneB: string): Promise<Workspace>;
-  /** Empty kind or label means "unchanged". */
-  UpdatePane(id: string, paneId: string, kind: string, label: string): Promise<Workspace>;
   /** Resolves to the saved path, or '' when the user cancelled the dialog. */
   ExportWorkspace(id: string): Promise<string>;
   ImportWorkspace(json: string): Promise<Workspace>;
-  CreateWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace>;
-  FocusPane(id: string, paneId: string): Promise<Workspace>;
-  ToggleMaximizePane(id: string, paneId: string): Promise<Workspace>;
-  /** null = the person's shell (Go sees a nil *Launch). */
-  SetPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force: boolean): Promise<Workspace>;
-  ConvertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace>;
-  /** Go's nil slice arrives as null. */
-  LaunchTemplates(): Promise<Partial<LaunchTemplate>[] | null>;
-  ListProviders(): Promise<ProviderList>;
-  /** id '' creates; an absent apiKey keeps the stored key (Go sees nil). */
-  SaveProvider(id: string, input: ProviderInput): Promise<Provider>;
-  DeleteProvider(id: string): Promise<void>;
-  SetDefaultProviders(defaultId: string, criticId: string): Promise<ProviderList>;
-  TestProvider(id: string): Promise<TestResult>;
-  TestUnsavedProvider(id: string, input: ReturnType<typeof wireProviderInput>): Promise<TestResult>;
-  /** Go's nil slice arrives as null. */
-  DiscoverProviders(host: string): Promise<Discovered[] | null>;
-  Prices(): Promise<PriceTable | null>;
-  SetPrices(prices: PriceTable): Promise<void>;
-  /** Go's nil slice arrives as null, and a tab without its omitempty fields (see normalizeTab). */
-  TerminalOpen(paneId: string, cols: number, rows: number): Promise<Partial<TabInfo>[] | null>;
-  TerminalNewTab(paneId: string, cols: number, rows: number): Promise<Partial<TabInfo>>;
-  TerminalTabs(paneId: string): Promise<Partial<TabInfo>[] | null>;
   /** Go's []byte arrives as base64. */
   TerminalAttach(paneId: string, tabId: string): Promise<string>;
   TerminalDetach(paneId: string, tabId: string): Promise<void>;
   TerminalInput(paneId: string, tabId: string, data: string): Promise<void>;
   TerminalResize(paneId: string, tabId: string, cols: number, rows: number): Promise<void>;
-  TerminalRestart(paneId: string, tabId: string): Promise<void>;
-  TerminalCloseTab(paneId: string, tabId: string): Promise<void>;
-  TerminalActivate(paneId: string, tabId: string): Promise<void>;
-  TerminalSetBroadcast(paneId: string, include: boolean): Promise<void>;
   /** Go's nil slice arrives as null. */
   BrowserOpen(paneId: string, url: string, width: number, height: number): Promise<Partial<BrowserTab>[] | null>;
   BrowserTabs(paneId: string): Promise<Partial<BrowserTab>[] | null>;
@@ -124,14 +61,8 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecip
   BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
   BrowserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
   WindowFocused(focused: boolean): Promise<void>;
-  /** Go's nil slice arrives as null. */
-  ListSSHServers(): Promise<Partial<SSHServer>[] | null>;
-  /** id '' creates; an absent password keeps the stored one (Go sees nil). */
-  SaveSSHServer(id: string, input: SSHServerInput): Promise<Partial<SSHServer>>;
-  DeleteSSHServer(id: string): Promise<void>;
-  TerminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<Partial<TabInfo>>;
-  RemoteSessions(serverId: string): Promise<Partial<RemoteSession>[] | null>;
-  KillRemoteSession(serverId: string, name: string): Promise<void>;
+  /** Runs a call of the table (backend/api); a refusal rejects with the JSON of its error body. */
+  Call(name: string, args: unknown): Promise<unknown>;
 }
 
 export interface WailsRuntime {
@@ -157,7 +88,7 @@ export function wailsApp(): WailsApp | undefined {
   return typeof window === 'undefined' ? undefined : window.go?.main?.App;
 }
 
-export class WailsBackend implements Backend {
+export class WailsBackend extends TableBackend implements Backend {
   readonly kind = 'desktop' as const;
 
   /**
@@ -189,6 +120,7 @@ export class WailsBackend implements Backend {
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,
   ) {
+    super();
     this.goals = new WailsGoals(app);
     this.catalog = new WailsCatalog(app);
     this.chat = new WailsChat(app);
@@ -198,9 +130,14 @@ export class WailsBackend implements Backend {
     this.extensions = new WailsExtensions(app);
   }
 
-  version() {
-    return call(() => this.app.Version());
-  }
+  /** A call of the table: the one binding App.Call(name, args). */
+  protected call: Call = async (name, args) => {
+    try {
+      return (await this.app.Call(name, args)) as never;
+    } catch (err) {
+      throw tableError(err);
+    }
+  };
   reportStartup(marks: Record<string, number>) {
     // Best effort: only tests and benchmarks read it.
     this.app.ReportStartup?.(marks).catch(() => {});
@@ -218,33 +155,6 @@ export class WailsBackend implements Backend {
   reportEcho(samplesMs: number[]) {
     this.app.ReportEcho?.(samplesMs).catch(() => {});
   }
-  listWorkspaces() {
-    return call(() => this.app.ListWorkspaces());
-  }
-  createWorkspace(name: string) {
-    return call(() => this.app.CreateWorkspace(name));
-  }
-  renameWorkspace(id: string, name: string) {
-    return call(() => this.app.RenameWorkspace(id, name));
-  }
-  deleteWorkspace(id: string, force = false) {
-    return call(() => this.app.DeleteWorkspace(id, force));
-  }
-  activateWorkspace(id: string) {
-    return call(() => this.app.ActivateWorkspace(id));
-  }
-  setGrid(id: string, rows: number, cols: number, force = false) {
-    return call(() => this.app.SetGrid(id, rows, cols, force));
-  }
-  setWeights(id: string, rowWeights: number[], colWeights: number[]) {
-    return call(() => this.app.SetWeights(id, rowWeights, colWeights));
-  }
-  swapPanes(id: string, paneA: string, paneB: string) {
-    return call(() => this.app.SwapPanes(id, paneA, paneB));
-  }
-  updatePane(id: string, paneId: string, patch: PanePatch) {
-    return call(() => this.app.UpdatePane(id, paneId, patch.kind ?? '', patch.label ?? ''));
-  }
   async exportWorkspace(id: string) {
     // The native dialog does the saving; a cancelled dialog ('' path) is the user's choice.
     await call(() => this.app.ExportWorkspace(id));
@@ -252,62 +162,8 @@ export class WailsBackend implements Backend {
   importWorkspace(json: string) {
     return call(() => this.app.ImportWorkspace(json));
   }
-  createWorkspaceGrid(name: string, rows: number, cols: number) {
-    return call(() => this.app.CreateWorkspaceGrid(name, rows, cols), PANE_ERROR_FIELDS);
-  }
-  focusPane(id: string, paneId: string) {
-    return call(() => this.app.FocusPane(id, paneId), PANE_ERROR_FIELDS);
-  }
-  toggleMaximizePane(id: string, paneId: string) {
-    return call(() => this.app.ToggleMaximizePane(id, paneId), PANE_ERROR_FIELDS);
-  }
-  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false) {
-    return paneCall(() => this.app.SetPaneLaunch(id, paneId, launch, force));
-  }
-  convertPane(id: string, paneId: string, req: ConvertRequest) {
-    return paneCall(() => this.app.ConvertPane(id, paneId, wireConvertRequest(req)));
-  }
-  async launchTemplates() {
-    return normalizeLaunchTemplates(await call(() => this.app.LaunchTemplates()));
-  }
 
-  listProviders() {
-    return call(() => this.app.ListProviders());
-  }
-  saveProvider(id: string, input: ProviderInput) {
-    return call(() => this.app.SaveProvider(id, wireProviderInput(input)), PROVIDER_ERROR_FIELDS);
-  }
-  deleteProvider(id: string) {
-    return call(() => this.app.DeleteProvider(id));
-  }
-  setDefaultProviders(defaultId: string, criticDefaultId: string) {
-    return call(() => this.app.SetDefaultProviders(defaultId, criticDefaultId), PROVIDER_ERROR_FIELDS);
-  }
-  testProvider(id: string) {
-    return call(() => this.app.TestProvider(id));
-  }
-  testUnsavedProvider(id: string, input: ProviderInput) {
-    return call(() => this.app.TestUnsavedProvider(id, wireProviderInput(input)), PROVIDER_ERROR_FIELDS);
-  }
-  async discoverProviders(host: string) {
-    return (await call(() => this.app.DiscoverProviders(host), PROVIDER_ERROR_FIELDS)) ?? [];
-  }
-  async prices() {
-    return (await call(() => this.app.Prices())) ?? {};
-  }
-  setPrices(prices: PriceTable) {
-    return call(() => this.app.SetPrices(prices), PROVIDER_ERROR_FIELDS);
-  }
 
-  async terminalOpen(paneId: string, cols: number, rows: number) {
-    return normalizeTabs(await call(() => this.app.TerminalOpen(paneId, cols, rows)));
-  }
-  async terminalNewTab(paneId: string, cols: number, rows: number) {
-    return normalizeTab(await call(() => this.app.TerminalNewTab(paneId, cols, rows)));
-  }
-  async terminalTabs(paneId: string) {
-    return normalizeTabs(await call(() => this.app.TerminalTabs(paneId)));
-  }
   terminalAttach(paneId: string, tabId: string) {
     return this.inLane(tabKey(paneId, tabId), async () => {
       const b64 = await call(() => this.app.TerminalAttach(paneId, tabId));
@@ -347,18 +203,6 @@ export class WailsBackend implements Backend {
       console.warn('clusterspace: terminal resize was not delivered:', errorMessage(err));
     });
   }
-  terminalRestart(paneId: string, tabId: string) {
-    return call(() => this.app.TerminalRestart(paneId, tabId));
-  }
-  terminalCloseTab(paneId: string, tabId: string) {
-    return call(() => this.app.TerminalCloseTab(paneId, tabId));
-  }
-  terminalActivate(paneId: string, tabId: string) {
-    return call(() => this.app.TerminalActivate(paneId, tabId));
-  }
-  terminalSetBroadcast(paneId: string, include: boolean) {
-    return call(() => this.app.TerminalSetBroadcast(paneId, include));
-  }
 
   async browserOpen(paneId: string, url: string, width: number, height: number) {
     return normalizeBrowserTabs(await call(() => this.app.BrowserOpen(paneId, url, width, height)));
@@ -394,24 +238,6 @@ export class WailsBackend implements Backend {
     return normalizeBrowserTab(await call(() => this.app.BrowserReconnect(paneId)));
   }
 
-  async listSSHServers() {
-    return normalizeSSHServers(await call(() => this.app.ListSSHServers()));
-  }
-  async saveSSHServer(id: string, input: SSHServerInput) {
-    return normalizeSSHServer(await call(() => this.app.SaveSSHServer(id, wireSSHInput(input)), SSH_ERROR_FIELDS));
-  }
-  deleteSSHServer(id: string) {
-    return call(() => this.app.DeleteSSHServer(id));
-  }
-  async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number) {
-    return normalizeTab(await call(() => this.app.TerminalOpenSSH(paneId, serverId, cols, rows)));
-  }
-  async remoteSessions(serverId: string) {
-    return normalizeRemoteSessions(await call(() => this.app.RemoteSessions(serverId)));
-  }
-  killRemoteSession(serverId: string, name: string) {
-    return call(() => this.app.KillRemoteSession(serverId, name));
-  }
 
   /** Watch and unwatch of a pane go one at a time, in order, so the last one wins. */
   browserWatch(paneId: string): void {
@@ -510,14 +336,6 @@ interface Lane {
   depth: number;
 }
 
-/** Runs a pane call, its rejection turned into a BackendError by paneError. */
-async function paneCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw paneError(err);
-  }
-}
 
 /**
  * A pane call's rejection as a BackendError. Wails hands over the Go error's text, whose

@@ -91,7 +91,7 @@ export class ProviderStore {
     this.providers = list.providers.map((p) => newer(current.get(p.id), p));
     this.defaultId = list.defaultId;
     this.criticDefaultId = list.criticDefaultId;
-    this.secretsBackend = list.secretsBackend;
+    this.secretsBackend = list.secretsBackend === 'keyring' || list.secretsBackend === 'file' ? list.secretsBackend : '';
     this.loaded = true;
     const ids = new Set(this.providers.map((p) => p.id));
     if (Object.keys(this.tests).some((id) => !ids.has(id))) {

@@ -12,6 +12,8 @@ function ws(id: string, over: Partial<Workspace> = {}): Workspace {
     cols: 1,
     rowWeights: [1],
     colWeights: [1],
+    focusedPaneId: '',
+    maximizedPaneId: '',
     panes: [{ id: `${id}-p0`, kind: 'terminal', label: 'shell', row: 0, col: 0 }],
     createdAt: '2025-01-01T00:00:00Z',
     updatedAt: '2025-01-01T00:00:00Z',

@@ -1,0 +1,56 @@
+// Package api declares every call the UI makes of the engine, once: its name, its arguments,
+// its result and, where it has one, its documented REST route. The desktop window
+// (App.Call) and `clusterspace serve` (POST /api/rpc/{name} and the REST routes) serve the
+// same table, and the TypeScript client's types are generated from it (package apigen).
+//
+// A call's arguments are a struct named <Call>Args in this package; its JSON names are the
+// wire's, in camelCase.
+package api
+
+import (
+	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/catalog"
+	"github.com/clusterspace/clusterspace/backend/chat"
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/logins"
+	"github.com/clusterspace/clusterspace/backend/mcp"
+	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/plugins"
+	"github.com/clusterspace/clusterspace/backend/recipes"
+	"github.com/clusterspace/clusterspace/backend/rpc"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// Services are the engine's services the calls use. Recipes, Logins, Fleets, Catalog,
+// Plugins and MCP may be nil: their calls then answer that the feature is off.
+type Services struct {
+	Version    string
+	Workspaces *workspace.Service
+	Providers  *config.Providers
+	Terminals  *terminal.Manager
+	Browsers   *browser.Manager
+	Panes      *panes.Service
+	Goals      *goal.Service
+	Chat       *chat.Service
+	Fleets     *fleet.Service
+	SSH        *config.SSHServers
+	Recipes    *recipes.Service
+	Logins     *logins.Service
+	Catalog    *catalog.Catalog
+	Settings   config.SettingsRepo
+	ConfigDir  string
+	Plugins    *plugins.Set
+	MCP        *mcp.Manager
+}
+
+// New declares every call over the services.
+func New(s Services) *rpc.Table {
+	t := rpc.NewTable()
+	addWorkspaces(t, s)
+	addProviders(t, s)
+	addTerminals(t, s)
+	return t
+}

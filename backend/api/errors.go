@@ -1,0 +1,129 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/panes"
+	"github.com/clusterspace/clusterspace/backend/rpc"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// ErrorBody is what a refused call answers, on both doors: the message written for people,
+// the argument to blame, and what the UI needs to offer a way on.
+type ErrorBody struct {
+	Error string `json:"error"`
+	// Field is the argument or form field the message is about.
+	Field string `json:"field,omitempty"`
+	// Task is the fleet task the field belongs to (a fleet file's mistakes).
+	Task string `json:"task,omitempty"`
+	// RetryAfter is seconds until a locked-out login may be tried again.
+	RetryAfter int `json:"retryAfter,omitempty"`
+	// Busy lists the panes a refused removal would interrupt, for the UI's confirm dialog.
+	Busy []workspace.BusyPane `json:"busy,omitempty"`
+}
+
+// StatusError is a refusal with a status of its own (the service's errors are classified by
+// their type in Classify).
+type StatusError struct {
+	Status int
+	Field  string
+	Err    error
+}
+
+func (e *StatusError) Error() string { return e.Err.Error() }
+func (e *StatusError) Unwrap() error { return e.Err }
+
+// Conflict marks err as a refusal because of the state things are in (409).
+func Conflict(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StatusError{Status: http.StatusConflict, Err: err}
+}
+
+// Classify maps a call's error to an HTTP status and the body both doors send.
+func Classify(err error) (int, ErrorBody) {
+	body := ErrorBody{Error: err.Error()}
+	var (
+		se    *rpc.ArgsError
+		st    *StatusError
+		un    *rpc.UnknownError
+		fe    *workspace.FieldError
+		ie    *workspace.ImportError
+		ce    *config.FieldError
+		ge    *goal.FieldError
+		ae    *agent.AnswerError
+		ffe   *fleet.FieldError
+		busy  *panes.BusyError
+		inUse *panes.GoalInPaneError
+		be    *workspace.BusyError
+	)
+	switch {
+	case errors.As(err, &se):
+		body.Field = se.Field
+		return http.StatusBadRequest, body
+	case errors.As(err, &un):
+		return http.StatusNotFound, body
+	case errors.As(err, &ffe):
+		body.Field, body.Task = ffe.Field, ffe.Task
+		if u, uerr := strconv.Unquote(ffe.Task); uerr == nil {
+			body.Task = u
+		}
+		return http.StatusBadRequest, body
+	case errors.As(err, &inUse):
+		body.Field = "paneId"
+		return http.StatusConflict, body
+	case errors.As(err, &busy):
+		// One shape for every "this would end work in progress": the panes and what is busy.
+		body.Field, body.Busy = "force", []workspace.BusyPane{{PaneID: busy.PaneID, Busy: busy.What}}
+		return http.StatusConflict, body
+	case errors.As(err, &be):
+		body.Busy = be.Panes
+		return http.StatusConflict, body
+	case errors.As(err, &ge):
+		body.Field = ge.Field
+		return http.StatusBadRequest, body
+	case errors.As(err, &ae):
+		body.Field = ae.Field
+		return http.StatusBadRequest, body
+	case errors.As(err, &fe):
+		body.Field = fe.Field
+		return http.StatusBadRequest, body
+	case errors.As(err, &ce):
+		body.Field = ce.Field
+		return http.StatusBadRequest, body
+	case errors.As(err, &ie):
+		return http.StatusBadRequest, body
+	case errors.Is(err, terminal.ErrNoPane), errors.Is(err, terminal.ErrNoTab):
+		return http.StatusNotFound, body
+	case errors.Is(err, terminal.ErrBadSize):
+		body.Field = "cols"
+		return http.StatusBadRequest, body
+	case errors.Is(err, workspace.ErrNotFound), errors.Is(err, config.ErrNotFound), errors.Is(err, goal.ErrNotFound),
+		errors.Is(err, agent.ErrNotWaiting), errors.Is(err, fleet.ErrNotFound):
+		return http.StatusNotFound, body
+	case errors.As(err, &st):
+		body.Field = st.Field
+		return st.Status, body
+	case errors.Is(err, config.ErrNoProvider):
+		body.Field = "provider"
+		return http.StatusConflict, body
+	case errors.Is(err, workspace.ErrLastWorkspace):
+		return http.StatusConflict, body
+	}
+	body.Error = "internal error: " + err.Error()
+	return http.StatusInternalServerError, body
+}
+
+// HTTPErrors is Classify for rpc.Table.HTTP.
+func HTTPErrors(err error) (int, any) {
+	status, body := Classify(err)
+	return status, body
+}

@@ -1,0 +1,166 @@
+// The calls of the Go table (backend/api), written once for both transports. A transport only
+// says how a call travels: the desktop through the one Wails binding App.Call(name, args), the
+// web as POST /api/rpc/{name}. The names, arguments and results are gen/calls.ts, generated
+// from the Go declarations, so a call renamed or reshaped in Go fails the type check here.
+import type { Calls } from './gen/calls';
+import type {
+  ConvertRequest,
+  Discovered,
+  LaunchTemplate,
+  PaneLaunch,
+  PanePatch,
+  PriceTable,
+  Provider,
+  ProviderInput,
+  ProviderList,
+  RemoteSession,
+  SSHServer,
+  SSHServerInput,
+  TabInfo,
+  TestResult,
+  Workspace,
+  WorkspaceList,
+} from './types';
+import {
+  normalizeLaunchTemplates,
+  normalizeRemoteSessions,
+  normalizeSSHServer,
+  normalizeSSHServers,
+  normalizeTab,
+  normalizeTabs,
+  wireConvertRequest,
+  wireProviderInput,
+  wireSSHInput,
+} from './types';
+
+export type { Calls } from './gen/calls';
+export { CALL_NAMES } from './gen/calls';
+export type CallName = keyof Calls;
+export type CallArgs<N extends CallName> = Calls[N]['args'];
+export type CallResult<N extends CallName> = Calls[N]['result'];
+
+/** How one transport runs a call of the table. */
+export type Call = <N extends CallName>(name: N, args: CallArgs<N>) => Promise<CallResult<N>>;
+
+/** The Backend methods that are calls of the table, over a transport's Call. */
+export abstract class TableBackend {
+  protected abstract call: Call;
+
+  async version(): Promise<string> {
+    return (await this.call('Version', {})).version;
+  }
+  listWorkspaces(): Promise<WorkspaceList> {
+    return this.call('ListWorkspaces', {});
+  }
+  createWorkspace(name: string): Promise<Workspace> {
+    return this.call('CreateWorkspace', { name });
+  }
+  createWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace> {
+    return this.call('CreateWorkspace', { name, rows, cols });
+  }
+  renameWorkspace(id: string, name: string): Promise<Workspace> {
+    return this.call('RenameWorkspace', { id, name });
+  }
+  deleteWorkspace(id: string, force = false): Promise<void> {
+    return this.call('DeleteWorkspace', { id, force });
+  }
+  activateWorkspace(id: string): Promise<void> {
+    return this.call('ActivateWorkspace', { id });
+  }
+  setGrid(id: string, rows: number, cols: number, force = false): Promise<Workspace> {
+    return this.call('SetGrid', { id, rows, cols, force });
+  }
+  setWeights(id: string, rowWeights: number[], colWeights: number[]): Promise<Workspace> {
+    return this.call('SetWeights', { id, rowWeights, colWeights });
+  }
+  swapPanes(id: string, paneA: string, paneB: string): Promise<Workspace> {
+    return this.call('SwapPanes', { id, paneA, paneB });
+  }
+  updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace> {
+    return this.call('UpdatePane', { id, paneId, ...patch });
+  }
+  focusPane(id: string, paneId: string): Promise<Workspace> {
+    return this.call('FocusPane', { id, paneId });
+  }
+  toggleMaximizePane(id: string, paneId: string): Promise<Workspace> {
+    return this.call('ToggleMaximizePane', { id, paneId });
+  }
+  setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false): Promise<Workspace> {
+    return this.call('SetPaneLaunch', { id, paneId, launch, force });
+  }
+  convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
+    return this.call('ConvertPane', { id, paneId, req: wireConvertRequest(req) });
+  }
+  async launchTemplates(): Promise<LaunchTemplate[]> {
+    return normalizeLaunchTemplates(await this.call('LaunchTemplates', {}));
+  }
+
+  listProviders(): Promise<ProviderList> {
+    return this.call('ListProviders', {});
+  }
+  saveProvider(id: string, input: ProviderInput): Promise<Provider> {
+    return this.call('SaveProvider', { id, input: wireProviderInput(input) });
+  }
+  deleteProvider(id: string): Promise<void> {
+    return this.call('DeleteProvider', { id });
+  }
+  setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList> {
+    return this.call('SetDefaultProviders', { defaultId, criticDefaultId });
+  }
+  testProvider(id: string): Promise<TestResult> {
+    return this.call('TestProvider', { id });
+  }
+  testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult> {
+    return this.call('TestUnsavedProvider', { id, input: wireProviderInput(input) });
+  }
+  async discoverProviders(host: string): Promise<Discovered[]> {
+    return (await this.call('DiscoverProviders', { host })).servers;
+  }
+  async prices(): Promise<PriceTable> {
+    return (await this.call('Prices', {})).prices;
+  }
+  setPrices(prices: PriceTable): Promise<void> {
+    return this.call('SetPrices', { prices });
+  }
+
+  async terminalOpen(paneId: string, cols: number, rows: number): Promise<TabInfo[]> {
+    return normalizeTabs((await this.call('TerminalOpen', { paneId, cols, rows })).tabs);
+  }
+  async terminalNewTab(paneId: string, cols: number, rows: number): Promise<TabInfo> {
+    return normalizeTab(await this.call('TerminalNewTab', { paneId, cols, rows }));
+  }
+  async terminalTabs(paneId: string): Promise<TabInfo[]> {
+    return normalizeTabs((await this.call('TerminalTabs', { paneId })).tabs);
+  }
+  terminalRestart(paneId: string, tabId: string): Promise<void> {
+    return this.call('TerminalRestart', { paneId, tabId });
+  }
+  terminalCloseTab(paneId: string, tabId: string): Promise<void> {
+    return this.call('TerminalCloseTab', { paneId, tabId });
+  }
+  terminalActivate(paneId: string, tabId: string): Promise<void> {
+    return this.call('TerminalActivate', { paneId, tabId });
+  }
+  terminalSetBroadcast(paneId: string, include: boolean): Promise<void> {
+    return this.call('TerminalSetBroadcast', { paneId, include });
+  }
+
+  async listSSHServers(): Promise<SSHServer[]> {
+    return normalizeSSHServers((await this.call('ListSSHServers', {})).servers);
+  }
+  async saveSSHServer(id: string, input: SSHServerInput): Promise<SSHServer> {
+    return normalizeSSHServer(await this.call('SaveSSHServer', { id, input: wireSSHInput(input) }));
+  }
+  deleteSSHServer(id: string): Promise<void> {
+    return this.call('DeleteSSHServer', { id });
+  }
+  async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo> {
+    return normalizeTab(await this.call('TerminalOpenSSH', { paneId, serverId, cols, rows }));
+  }
+  async remoteSessions(serverId: string): Promise<RemoteSession[]> {
+    return normalizeRemoteSessions((await this.call('RemoteSessions', { id: serverId })).sessions);
+  }
+  killRemoteSession(serverId: string, name: string): Promise<void> {
+    return this.call('KillRemoteSession', { id: serverId, name });
+  }
+}
