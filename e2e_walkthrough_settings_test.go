@@ -82,6 +82,7 @@ func TestWalkthroughSettings(t *testing.T) {
 			chromedp.WaitVisible(`[data-testid=settings]`),
 			chromedp.WaitVisible(`[data-testid=providers-tab]`))
 		checkSettingsFit(t, ctx, size)
+		shot(t, ctx, "settings-"+size)
 		step(t, ctx, "close Settings at "+size,
 			chromedp.KeyEvent(kb.Escape),
 			waitJS(`!document.querySelector('[data-testid=settings]')`))
@@ -103,6 +104,7 @@ func TestWalkthroughSettings(t *testing.T) {
 		t.Errorf("Test connection on an empty form should say %q under the API key, without the internal name \"unsaved\"; the form reads:\n%s",
 			"API key: enter the OpenAI key to test this provider", formText)
 	}
+	shot(t, ctx, "settings-provider-form-empty-test")
 	axeCheck(t, ctx, "Settings → Providers, the add form", `[data-testid=settings]`)
 
 	// Save a provider: the form goes, the focus stays in the dialog.
@@ -132,6 +134,7 @@ func TestWalkthroughSettings(t *testing.T) {
 		chromedp.Click(`[data-testid=ssh-save]`),
 		chromedp.WaitVisible(`[data-testid=ssh-row][data-name="Build box"]`),
 		waitJS(focusInSettings))
+	shot(t, ctx, "settings-ssh-list")
 	step(t, ctx, "open and cancel the Logins form",
 		chromedp.Click(`[data-testid=settings-tab-logins]`),
 		chromedp.Click(`[data-testid=login-add]`),
@@ -145,16 +148,22 @@ func TestWalkthroughSettings(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=login-row]`),
 		waitJS(focusInSettings))
 
-	// Every tab, with what it lists, has no serious or critical accessibility violation.
-	for _, tab := range settingsTabs {
-		step(t, ctx, "open the tab "+tab,
-			chromedp.Click(fmt.Sprintf(`[data-testid=settings-tab-%s]`, tab)),
-			waitJS(fmt.Sprintf(`document.querySelector('[data-testid=settings-tab-%s]').getAttribute('aria-selected') === 'true'`, tab)),
-			// Loaded: no spinner left in the section.
-			waitJS(`!!document.querySelector('#settings-body') && !document.querySelector('#settings-body .spinner')`),
-			chromedp.Sleep(200*time.Millisecond))
-		axeCheck(t, ctx, "Settings → "+tab, `[data-testid=settings]`)
-		step(t, ctx, "the focus is in Settings on the tab "+tab, waitJS(focusInSettings))
+	// Every tab, with what it lists, has no serious or critical accessibility violation, in the
+	// light palette and the dark one.
+	for _, scheme := range []string{"light", "dark"} {
+		step(t, ctx, "the system asks for "+scheme,
+			systemScheme(scheme),
+			waitJS(fmt.Sprintf(`document.documentElement.dataset.theme === %q`, scheme)))
+		for _, tab := range settingsTabs {
+			step(t, ctx, "open the tab "+tab,
+				chromedp.Click(fmt.Sprintf(`[data-testid=settings-tab-%s]`, tab)),
+				waitJS(fmt.Sprintf(`document.querySelector('[data-testid=settings-tab-%s]').getAttribute('aria-selected') === 'true'`, tab)),
+				// Loaded: no spinner left in the section.
+				waitJS(`!!document.querySelector('#settings-body') && !document.querySelector('#settings-body .spinner')`),
+				chromedp.Sleep(200*time.Millisecond))
+			axeCheck(t, ctx, fmt.Sprintf("Settings → %s (%s)", tab, scheme), `[data-testid=settings]`)
+			step(t, ctx, "the focus is in Settings on the tab "+tab, waitJS(focusInSettings))
+		}
 	}
 	step(t, ctx, "Esc from a tab closes Settings",
 		chromedp.KeyEvent(kb.Escape),
