@@ -6,7 +6,6 @@ import (
 	"image/jpeg"
 	"os"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,9 +31,7 @@ func BenchmarkScreenshotForVerification(b *testing.B) {
 	m, _ := browsertest.NewManager(b)
 	site := browsertest.NewSite(b)
 	ctx := context.Background()
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/form")); err != nil {
-		b.Fatal(err)
-	}
+	openPage(b, m, ctx, "p", site.Page("/form"))
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -54,13 +51,7 @@ func BenchmarkScreencast(b *testing.B) {
 	site := browsertest.NewSite(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/animated")); err != nil {
-		b.Fatal(err)
-	}
-	frames, err := m.StartScreencast(ctx, "p")
-	if err != nil {
-		b.Fatal(err)
-	}
+	frames := castPage(b, m, ctx, site.Page("/animated"))
 	for range 5 { // the first picture and the cast's warm-up
 		<-frames
 	}
@@ -89,26 +80,13 @@ func BenchmarkScreencastFourPanes(b *testing.B) {
 	defer cancel()
 	panes := []string{"p1", "p2", "p3", "p4"}
 	for _, p := range panes {
-		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
-			b.Fatal(err)
-		}
+		openPage(b, m, ctx, p, site.Page("/animated"))
 		// A pane of a 2 × 2 grid in a 1920 × 1080 window (the UI reports each pane's size).
 		if err := m.SetViewport(p, 940, 480); err != nil {
 			b.Fatal(err)
 		}
 	}
-	counts := make([]atomic.Int64, len(panes))
-	for i, p := range panes {
-		frames, err := m.StartScreencast(ctx, p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		go func() {
-			for range frames {
-				counts[i].Add(1)
-			}
-		}()
-	}
+	counts := countFrames(b, m, ctx, panes)
 	time.Sleep(time.Second) // the first pictures and the casts' warm-up
 	lo, hi := -1.0, 0.0
 	for b.Loop() {
@@ -167,13 +145,7 @@ func BenchmarkScreencastLatency(b *testing.B) {
 	site := browsertest.NewSite(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/paint")); err != nil {
-		b.Fatal(err)
-	}
-	frames, err := m.StartScreencast(ctx, "p")
-	if err != nil {
-		b.Fatal(err)
-	}
+	frames := castPage(b, m, ctx, site.Page("/paint"))
 	bright := func(f browser.Frame) bool {
 		img, err := jpeg.Decode(bytes.NewReader(f.Data))
 		if err != nil {

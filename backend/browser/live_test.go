@@ -2,7 +2,6 @@ package browser_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,22 +18,9 @@ func TestEveryBrowserPaneOfAWorkspaceStaysLive(t *testing.T) {
 	defer cancel()
 	panes := []string{"p1", "p2", "p3", "p4"}
 	for _, p := range panes {
-		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
-			t.Fatal(err)
-		}
+		openPage(t, m, ctx, p, site.Page("/animated"))
 	}
-	counts := make([]atomic.Int64, len(panes))
-	for i, p := range panes {
-		frames, err := m.StartScreencast(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			for range frames {
-				counts[i].Add(1)
-			}
-		}()
-	}
+	counts := countFrames(t, m, ctx, panes)
 	time.Sleep(time.Second) // the first pictures and the casts' warm-up
 	before := make([]int64, len(panes))
 	for i := range counts {

@@ -214,9 +214,7 @@ func TestCrowdedCastsShrinkAndGrowBack(t *testing.T) {
 	site := browsertest.NewSite(t)
 	ctx := testCtx(t)
 	for _, p := range []string{"p1", "p2"} {
-		if _, err := m.Open(ctx, p, "ws", site.Page("/animated")); err != nil {
-			t.Fatal(err)
-		}
+		openPage(t, m, ctx, p, site.Page("/animated"))
 		if err := m.SetViewport(p, 940, 480); err != nil {
 			t.Fatal(err)
 		}
@@ -281,9 +279,7 @@ func TestInputFromThePaneIsTrusted(t *testing.T) {
 	m, _ := browsertest.NewManager(t)
 	site := browsertest.NewSite(t)
 	ctx := testCtx(t)
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/trusted")); err != nil {
-		t.Fatal(err)
-	}
+	openPage(t, m, ctx, "p", site.Page("/trusted"))
 	center := func(sel string) []float64 {
 		v, err := m.Evaluate(ctx, "p", "const r = document.querySelector('"+sel+"').getBoundingClientRect(); [r.left + r.width/2, r.top + r.height/2]")
 		var xy []float64
@@ -335,9 +331,7 @@ func TestBrowserDeathAndReconnect(t *testing.T) {
 	site := browsertest.NewSite(t)
 	ctx := testCtx(t)
 	events := m.Events().Subscribe(ctx)
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/list")); err != nil {
-		t.Fatal(err)
-	}
+	openPage(t, m, ctx, "p", site.Page("/list"))
 
 	// The page's renderer crashes: the tab says so until it is reconnected.
 	m.Navigate(ctx, "p", "chrome://crash") // Best effort: the navigation dies with the renderer.
@@ -386,9 +380,7 @@ func TestDownloadsPopupsAndDialogs(t *testing.T) {
 	site := browsertest.NewSite(t)
 	ctx := testCtx(t)
 	events := m.Events().Subscribe(ctx)
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/nav")); err != nil {
-		t.Fatal(err)
-	}
+	openPage(t, m, ctx, "p", site.Page("/nav"))
 	if _, err := m.Click(ctx, "p", browser.Locator{Selector: "#download"}); err != nil {
 		t.Fatal(err)
 	}
@@ -516,13 +508,7 @@ func TestWatchedTabResumesFramesAfterReconnect(t *testing.T) {
 	site := browsertest.NewSite(t)
 	ctx := testCtx(t)
 	events := m.Events().Subscribe(ctx)
-	if _, err := m.Open(ctx, "p", "ws", site.Page("/list")); err != nil {
-		t.Fatal(err)
-	}
-	frames, err := m.StartScreencast(ctx, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
+	frames := castPage(t, m, ctx, site.Page("/list"))
 	nextFrame := func(what string) {
 		t.Helper()
 		select {
