@@ -230,3 +230,37 @@ func waitForWindow(env []string, timeout time.Duration) error {
 	}
 	return fmt.Errorf("none within %v (last xdotool answer: %v)", timeout, last)
 }
+
+// TestDesktopTypingReachesAPaneAtStart: the desktop window starts with the keyboard in a pane's
+// terminal, so keys typed into the window (real X key events through xdotool, no click) reach
+// a shell: issue #29 found that typing did nothing until a pane was clicked.
+func TestDesktopTypingReachesAPaneAtStart(t *testing.T) {
+	d := startDesktop(t, t.TempDir())
+	mark := filepath.Join(t.TempDir(), "typed")
+	focus := exec.Command("sh", "-c", `id=$(xdotool search --onlyvisible --name '^ClusterSpace$' | head -1) && xdotool windowfocus --sync "$id"`)
+	focus.Env = d.env
+	if out, err := focus.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowfocus: %v\n%s", err, out)
+	}
+	// A shell takes keys once its terminal has attached, a moment after it starts: type again
+	// until one of them has written the file, or give up after a few tries.
+	for try := 1; ; try++ {
+		typeCmd := exec.Command("xdotool", "type", "--delay", "20", "echo desktop-$((6*7)) > "+mark+"\n")
+		typeCmd.Env = d.env
+		if out, err := typeCmd.CombinedOutput(); err != nil {
+			t.Fatalf("xdotool type: %v\n%s", err, out)
+		}
+		deadline := time.Now().Add(4 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile(mark); err == nil && strings.TrimSpace(string(b)) == "desktop-42" {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if try == 3 {
+			shotPath := filepath.Join(artifactDir(t), "desktop-typing-lost.png")
+			d.screenshot(t, shotPath)
+			t.Fatalf("keys typed into the window at start reached no shell (no %s after %d tries; the window: %s)\napp output:\n%s", mark, try, shotPath, d.out.String())
+		}
+	}
+}
