@@ -148,6 +148,21 @@ func TestWalkthroughSettings(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=login-row]`),
 		waitJS(focusInSettings))
 
+	// Delete asks first: Esc answers the question, not Settings; after the delete the focus is
+	// still in Settings.
+	step(t, ctx, "Esc on the delete question keeps Settings open",
+		chromedp.Click(`[data-testid=settings-tab-ssh]`),
+		chromedp.Click(`[data-testid=ssh-row][data-name="Build box"] [data-testid=ssh-delete]`),
+		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
+		chromedp.KeyEvent(kb.Escape),
+		waitJS(`!document.querySelector('[data-testid=confirm-dialog]') && !!document.querySelector('[data-testid=settings]')`),
+		waitJS(focusInSettings))
+	step(t, ctx, "delete the SSH server",
+		chromedp.Click(`[data-testid=ssh-row][data-name="Build box"] [data-testid=ssh-delete]`),
+		chromedp.Click(`[data-testid=confirm-ok]`),
+		chromedp.WaitVisible(`[data-testid=ssh-empty]`),
+		waitJS(focusInSettings))
+
 	// Every tab, with what it lists, has no serious or critical accessibility violation, in the
 	// light palette and the dark one.
 	for _, scheme := range []string{"light", "dark"} {
