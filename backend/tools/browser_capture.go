@@ -29,24 +29,24 @@ func shotResult(what string, s browser.Shot) Result {
 		Images: []Image{{MediaType: "image/jpeg", Data: s.Thumbnail, Path: s.Path}}}
 }
 
+// screenshotTool saves a screenshot of the pane's viewport, or of the whole page when
+// fullPage, and shows it to the model as what.
+func screenshotTool(b BrowserDriver, name, desc string, fullPage bool, what string) Tool {
+	return New(name, desc, ReadOnly, func(ctx context.Context, _ Call, p paneParams) (Result, error) {
+		s, err := b.SaveScreenshot(ctx, p.PaneID, fullPage)
+		if err != nil {
+			return browserError(err)
+		}
+		return shotResult(what, s), nil
+	})
+}
+
 func registerBrowserCapture(r *Registry, b BrowserDriver, vision Vision, gated func(Tool) Tool) {
 	r.Register(
-		New("browser_screenshot", "Capture the pane's viewport: saved as PNG (path and size returned), and shown to you as a picture.", ReadOnly,
-			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
-				s, err := b.SaveScreenshot(ctx, p.PaneID, false)
-				if err != nil {
-					return browserError(err)
-				}
-				return shotResult("a screenshot", s), nil
-			}),
-		New("browser_screenshot_full_page", "Capture the whole page, beyond the viewport: saved as PNG, and shown to you as a picture.", ReadOnly,
-			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
-				s, err := b.SaveScreenshot(ctx, p.PaneID, true)
-				if err != nil {
-					return browserError(err)
-				}
-				return shotResult("a full-page screenshot", s), nil
-			}),
+		screenshotTool(b, "browser_screenshot", "Capture the pane's viewport: saved as PNG (path and size returned), and shown to you as a picture.",
+			false, "a screenshot"),
+		screenshotTool(b, "browser_screenshot_full_page", "Capture the whole page, beyond the viewport: saved as PNG, and shown to you as a picture.",
+			true, "a full-page screenshot"),
 		New("browser_screenshot_annotated", "Capture the viewport with numbered boxes over the visible interactive elements, and list them; "+
 			"then browser_click_by_index clicks one by its number.", ReadOnly,
 			func(ctx context.Context, _ Call, p paneParams) (Result, error) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
-	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
 // TestTerminalToolsInAnSSHPane drives a pane logged in to a real sshd (inside the pane's
@@ -18,10 +17,7 @@ func TestTerminalToolsInAnSSHPane(t *testing.T) {
 	if err := sshd.KnownHosts(known); err != nil {
 		t.Fatal(err)
 	}
-	m := terminal.NewManager(terminal.Options{SSHOptions: terminaltest.ClientOptions(known)})
-	t.Cleanup(m.Shutdown)
-	r := tools.NewRegistry()
-	tools.RegisterTerminal(r, m)
+	r, m := terminalRegistry(t, terminal.Options{SSHOptions: terminaltest.ClientOptions(known)})
 	target := terminal.SSHTarget{Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.KeyPath}
 	const pane = "pane-55aa00000001"
 	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Dir: t.TempDir(), SSH: &target}); err != nil {

@@ -23,13 +23,19 @@ func terminalTools(t *testing.T) (*tools.Registry, *terminal.Manager, string) {
 	return terminalToolsWith(t, "/bin/bash")
 }
 
-// terminalToolsWith is terminalTools with another shell.
-func terminalToolsWith(t *testing.T, shell string) (*tools.Registry, *terminal.Manager, string) {
-	t.Helper()
-	m := terminal.NewManager(terminal.Options{})
+// terminalRegistry is a registry of the terminal tools over a new terminal manager.
+func terminalRegistry(t *testing.T, opts terminal.Options) (*tools.Registry, *terminal.Manager) {
+	m := terminal.NewManager(opts)
 	t.Cleanup(m.Shutdown)
 	r := tools.NewRegistry()
 	tools.RegisterTerminal(r, m)
+	return r, m
+}
+
+// terminalToolsWith is terminalTools with another shell.
+func terminalToolsWith(t *testing.T, shell string) (*tools.Registry, *terminal.Manager, string) {
+	t.Helper()
+	r, m := terminalRegistry(t, terminal.Options{})
 	dir := t.TempDir()
 	pane := "pane-" + strconv.FormatInt(time.Now().UnixNano()%1e12, 16)
 	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Shell: shell, Dir: dir, Env: []string{"HOME=" + dir}}); err != nil {
@@ -308,10 +314,7 @@ func TestWriteToTerminalWaitsForTheLastLine(t *testing.T) {
 // before the command ran (a goal then claimed, and its check found nothing).
 func TestWriteToTerminalWaitsForANewShellsFirstPrompt(t *testing.T) {
 	t.Parallel()
-	m := terminal.NewManager(terminal.Options{})
-	t.Cleanup(m.Shutdown)
-	r := tools.NewRegistry()
-	tools.RegisterTerminal(r, m)
+	r, m := terminalRegistry(t, terminal.Options{})
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, ".bashrc"), []byte("sleep 1\n"), 0o644); err != nil {
 		t.Fatal(err)
