@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 )
@@ -41,12 +41,7 @@ func (d decideBy) Decide(_ context.Context, t tools.Tool, c tools.Call) policy.V
 
 func newBench(t *testing.T, check func(tools.Tool, tools.Call) agent.Verdict) *bench {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, dir := storetest.Open(t)
 	reg := tools.NewRegistry()
 	reg.Register(toolstest.Basic(dir)...)
 	b := &bench{t: t, st: st, asked: make(chan agent.Approval, 4)}

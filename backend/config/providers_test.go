@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 )
 
 const key = "sk-test-abcdefghijklmnop9876"
@@ -30,14 +30,8 @@ func newProviders(t *testing.T) (*config.Providers, *store.Store) {
 // fresh directory, for the services that keep secrets.
 func openVault(t *testing.T) (*store.Store, *secrets.Vault) {
 	t.Helper()
-	dir := t.TempDir()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	vault, err := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
+	st, dir := storetest.Open(t)
+	vault, err := secrets.Open(context.Background(), dir, st, secrets.Options{NoKeyring: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package fleet_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -12,7 +11,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -23,11 +22,7 @@ import (
 func runnerStack(tb testing.TB, url string, opts goal.Options, fleetEvents *pubsub.Broker[fleet.Event], extra tools.Tool) (*goal.Service, *fleet.Service) {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(tb.TempDir(), store.FileName))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st, _ := storetest.Open(tb)
 	reg := tools.NewRegistry()
 	reg.Register(tools.GoalTools()...)
 	reg.Register(extra)

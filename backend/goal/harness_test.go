@@ -20,6 +20,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 )
@@ -80,11 +81,7 @@ func buildRig(t *testing.T, script llmtest.Script, registry func(sandbox string)
 	sandbox := filepath.Join(dir, "sandbox")
 	os.Mkdir(sandbox, 0o755)
 	dbPath := filepath.Join(dir, store.FileName)
-	st, err := store.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.OpenIn(t, dir)
 	prov, err := providers.New(llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", APIKey: "k", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package goal_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -71,12 +70,7 @@ func newLongRig(tb testing.TB, kind string, script llmtest.Script, edit ...func(
 func newLongRigWith(tb testing.TB, kind string, script llmtest.Script, reg *tools.Registry, edit ...func(*agent.Model)) *longRig {
 	tb.Helper()
 	srv := llmtest.New(tb, script)
-	dir := tb.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st, dir := storetest.Open(tb)
 	base := srv.OpenAIURL()
 	if kind == llm.KindAnthropic {
 		base = srv.URL

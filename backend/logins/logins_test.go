@@ -3,11 +3,10 @@ package logins
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/secrets"
-	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 )
 
 func TestNormalizeOrigin(t *testing.T) {
@@ -34,12 +33,7 @@ func TestNormalizeOrigin(t *testing.T) {
 // the vault's, and it goes with the login.
 func TestPasswordLivesInTheVault(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, dir := storetest.Open(t)
 	vault, err := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
 	if err != nil {
 		t.Fatal(err)

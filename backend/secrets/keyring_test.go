@@ -108,12 +108,8 @@ func noPlainText(t *testing.T, dir, s string) {
 // marker, and no file in the data dir holds it. Deleting removes it from the keyring.
 func TestRealKeyringHoldsTheSecrets(t *testing.T) {
 	startKeyring(t, t.TempDir(), true)
-	st, dir := openStore(t)
+	v, st, dir := openVault(t, Options{})
 	ctx := context.Background()
-	v, err := Open(ctx, dir, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if v.Backend() != BackendKeyring {
 		t.Fatalf("an unlocked gnome-keyring was not used: backend %s", v.Backend())
 	}

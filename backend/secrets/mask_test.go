@@ -85,17 +85,13 @@ func TestMaskerFollowsItsSources(t *testing.T) {
 // The vault teaches its masker every secret: those stored before it opened, those stored
 // since, and those read; a deleted one stays masked (it may still sit in a page).
 func TestVaultTeachesTheMasker(t *testing.T) {
-	st, dir := openStore(t)
+	v, st, dir := openVault(t, Options{NoKeyring: true})
 	ctx := context.Background()
-	v, err := Open(ctx, dir, st, Options{NoKeyring: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := v.Set(ctx, "login/login-1/password", "Pw-before-open"); err != nil {
 		t.Fatal(err)
 	}
 	m := NewMasker()
-	v, err = Open(ctx, dir, st, Options{NoKeyring: true, Masker: m})
+	v, err := Open(ctx, dir, st, Options{NoKeyring: true, Masker: m})
 	if err != nil {
 		t.Fatal(err)
 	}

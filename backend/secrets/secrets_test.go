@@ -12,28 +12,30 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 )
 
 func openStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	return storetest.Open(t)
+}
+
+// openVault opens a vault with opts over a new store, failing the test if it cannot.
+func openVault(t *testing.T, opts Options) (*Vault, *store.Store, string) {
+	t.Helper()
+	st, dir := openStore(t)
+	v, err := Open(context.Background(), dir, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	return st, dir
+	return v, st, dir
 }
 
 const apiKey = "sk-live-0123456789abcdefSECRET"
 
 func TestFileBackendSealsSecrets(t *testing.T) {
-	st, dir := openStore(t)
+	v, st, dir := openVault(t, Options{NoKeyring: true})
 	ctx := context.Background()
-	v, err := Open(ctx, dir, st, Options{NoKeyring: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if v.Backend() != BackendFile {
 		t.Fatalf("backend %s", v.Backend())
 	}
@@ -60,9 +62,8 @@ func TestFileBackendSealsSecrets(t *testing.T) {
 }
 
 func TestSealedValueIsBoundToItsNameAndKey(t *testing.T) {
-	st, dir := openStore(t)
+	v, st, dir := openVault(t, Options{NoKeyring: true})
 	ctx := context.Background()
-	v, _ := Open(ctx, dir, st, Options{NoKeyring: true})
 	v.Set(ctx, "a", "alpha")
 	// Copying a's ciphertext under another name must not decrypt (the name is authenticated).
 	row, _, _ := st.SecretRow(ctx, "a")

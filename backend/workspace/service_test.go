@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,16 +12,13 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/store"
+	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 func newService(t *testing.T) (*workspace.Service, *store.Store, <-chan pubsub.Event[workspace.List]) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := storetest.Open(t)
 	broker := pubsub.NewBroker[workspace.List]()
 	t.Cleanup(broker.Shutdown)
 	events := broker.Subscribe(t.Context())
