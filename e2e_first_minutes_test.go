@@ -92,7 +92,11 @@ func TestFirstMinutesProviderNoticeTestBeforeSaveAndDraftKept(t *testing.T) {
 // typed at once.
 func TestNewBrowserPaneFocusesItsURLBar(t *testing.T) {
 	srv := startServe(t, t.TempDir(), e2ePassword)
-	_, pane := makeBrowserPane(t, srv)
+	token, pane := makeBrowserPane(t, srv)
+	// The keyboard starts in the workspace's focused pane (else the top-left one): this one.
+	var list struct{ Workspaces []struct{ ID string } }
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+list.Workspaces[0].ID+"/focus", token, map[string]string{"paneId": pane}, nil)
 	ctx := newBrowser(t)
 	logIn(t, ctx, srv.URL, e2ePassword)
 	step(t, ctx, "the URL bar of the new browser pane has the focus",

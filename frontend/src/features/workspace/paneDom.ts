@@ -73,6 +73,14 @@ export function focusPaneWhenReady(paneId: string, waitMs = START_FOCUS_WAIT_MS)
       if (term) {
         term.focus();
         if (el.contains(document.activeElement) && document.activeElement !== header) return;
+      } else if (el.dataset.kind === 'browser') {
+        // A browser pane puts the cursor in its URL bar itself when its page is blank, once it
+        // knows its tabs (BrowserView); until then focus is left for it to take.
+        const known = el.querySelector<HTMLElement>('[data-testid="browser-view"]')?.dataset.tabId;
+        if (known || Date.now() >= deadline) {
+          if (!el.contains(document.activeElement)) timer = setTimeout(() => !stopped && focusLostOrHeader(el) && focusPaneElement(paneId), START_FOCUS_POLL_MS);
+          return;
+        }
       } else if (el.dataset.kind !== 'terminal') {
         focusPaneElement(paneId);
         return;
@@ -87,6 +95,12 @@ export function focusPaneWhenReady(paneId: string, waitMs = START_FOCUS_WAIT_MS)
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/** Whether focus is nowhere, or only on the pane's header (nobody is typing anywhere). */
+function focusLostOrHeader(pane: HTMLElement): boolean {
+  const a = document.activeElement;
+  return !a || a === document.body || a === document.documentElement || !a.isConnected || a === pane.querySelector('[data-testid="pane-header"]');
 }
 
 /** The pane to start typing in: the maximized one, else the focused one, else the first (top-left). */
