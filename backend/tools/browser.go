@@ -238,20 +238,20 @@ type dragParams struct {
 
 type waitSelectorParams struct {
 	paneParams
-	Selector  string `json:"selector" desc:"CSS selector to wait for."`
-	State     string `json:"state,omitempty" enum:"visible|attached|hidden|detached" default:"visible"`
-	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+	Selector string `json:"selector" desc:"CSS selector to wait for."`
+	State    string `json:"state,omitempty" enum:"visible|attached|hidden|detached" default:"visible"`
+	waitParams
 }
 
 type waitNavParams struct {
 	paneParams
-	TimeoutMS *int `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+	waitParams
 }
 
 type waitTextParams struct {
 	paneParams
-	Text      string `json:"text" desc:"Text to wait for (case-insensitive, spacing ignored)."`
-	TimeoutMS *int   `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
+	Text string `json:"text" desc:"Text to wait for (case-insensitive, spacing ignored)."`
+	waitParams
 }
 
 type queryParams struct {
@@ -311,6 +311,11 @@ type verifyParams struct {
 type describeParams struct {
 	paneParams
 	Prompt string `json:"prompt,omitempty" desc:"What to pay particular attention to."`
+}
+
+// waitParams is how long a waiting browser tool waits; waitFor reads it.
+type waitParams struct {
+	TimeoutMS *int `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
 }
 
 // waitFor turns an optional timeout_ms into a duration, or says what is wrong with it.
