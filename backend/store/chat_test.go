@@ -108,7 +108,7 @@ func TestChatConfigDefaultsAndRoundTrip(t *testing.T) {
 	saveTestConversation(t, s, "ws-a", "c1")
 	c, err := s.ChatConfig(ctx, "c1")
 	want := chat.Config{ConversationID: "c1", WorkspaceID: "ws-a", Settings: chat.DefaultSettings()}
-	if err != nil || !reflect.DeepEqual(c, want) || c.Settings.AskAbove != tools.WriteLocal || c.Settings.IterationCap != 10 {
+	if err != nil || !reflect.DeepEqual(c, want) || c.Settings.AskAbove != tools.ReadOnly || c.Settings.IterationCap != 10 {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
 	c.Title, c.CriticMode, c.CriticPrompt = "Release notes", true, "Cite sources."
