@@ -118,4 +118,11 @@ describe('keymap', () => {
     expect(shortcutFor(COMMAND.toggleMaximizePane)).toBe('Ctrl+Enter');
     expect(shortcutFor(COMMAND.focusPaneLeft)).toBe('Alt+ArrowLeft');
   });
+
+  it('opens a new goal with Ctrl+Shift+G (the goal the focused pane gets) and the Goal Dashboard with Ctrl+Shift+D', () => {
+    expect(commandForKey(key('G', { ctrlKey: true, shiftKey: true }, 'KeyG'))).toBe(COMMAND.newGoal);
+    expect(commandForKey(key('D', { ctrlKey: true, shiftKey: true }, 'KeyD'))).toBe(COMMAND.toggleGoals);
+    expect(shortcutFor(COMMAND.newGoal)).toBe('Ctrl+Shift+G');
+    expect(shortcutFor(COMMAND.toggleGoals)).toBe('Ctrl+Shift+D');
+  });
 });
