@@ -1,44 +1,47 @@
 // @vitest-environment jsdom
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { normalizeAgent, normalizeGoal } from '../../lib/api';
-import { RAW_AGENT } from '../../lib/api/agents.fixture';
+import { normalizeGoal } from '../../lib/api';
+import { BUSY_AGENT } from '../../lib/api/agents.fixture';
 import AgentCard from './AgentCard.svelte';
+
+/** The text of the element with that test id. */
+const text = (id: string) => screen.getByTestId(id).textContent;
 
 describe('AgentCard', () => {
   it("shows the agent's role, purpose, status, current task with its goal's persona, progress, queue, history and inbox", async () => {
     const onopengoal = vi.fn();
-    render(AgentCard, { agent: normalizeAgent(RAW_AGENT), goal: undefined, personaName: 'Engineer', onopengoal, onsetrole: vi.fn() });
-    expect(screen.getByTestId('agent-pane').textContent).toBe('review-term');
-    expect(screen.getByTestId('agent-role').textContent).toBe('Reviewer');
-    expect(screen.getByTestId('agent-purpose').textContent).toBe('reads every diff');
-    expect(screen.getByTestId('agent-status').textContent).toBe('working');
-    expect(screen.getByTestId('agent-task').textContent).toContain('release / review');
-    expect(screen.getByTestId('agent-task').textContent).toContain('Review the change');
+    render(AgentCard, { agent: BUSY_AGENT, goal: undefined, personaName: 'Engineer', onopengoal, onsetrole: vi.fn() });
+    expect(text('agent-pane')).toBe('build-term');
+    expect(text('agent-role')).toBe('Builder');
+    expect(text('agent-purpose')).toBe('reads every diff');
+    expect(text('agent-status')).toBe('working');
+    expect(text('agent-task')).toContain('release / build');
+    expect(text('agent-task')).toContain('Build the release');
     const persona = screen.getByTestId('agent-persona');
     expect([persona.textContent, persona.dataset.persona]).toEqual(['Engineer', 'engineer']);
-    expect(screen.getByTestId('agent-steps').textContent).toBe('3 of 40');
-    expect(screen.getByTestId('agent-todos').textContent).toContain('1 of 3');
-    expect(screen.getByTestId('agent-cost').textContent).toContain('0.25');
-    expect(screen.getByTestId('agent-queue').textContent).toBe('1');
-    expect(screen.getByTestId('agent-history').textContent).toBe('0');
-    expect(screen.getByTestId('agent-unread').textContent).toBe('1');
+    expect(text('agent-steps')).toBe('3 of 40');
+    expect(text('agent-todos')).toContain('1 of 3');
+    expect(text('agent-cost')).toContain('0.25');
+    expect(text('agent-queue')).toBe('1');
+    expect(text('agent-history')).toBe('0');
+    expect(text('agent-unread')).toBe('1');
     const items = screen.getAllByTestId('agent-inbox-item');
-    expect(items[0].textContent).toContain('dist/ is at /tmp/dist');
+    expect(items[0].textContent).toContain('review notes are in /tmp/notes');
     expect(items[0].dataset.delivered).toBe('false');
     await fireEvent.click(screen.getByTestId('agent-open-goal'));
-    expect(onopengoal).toHaveBeenCalledWith('goal-r');
+    expect(onopengoal).toHaveBeenCalledWith('goal-0');
   });
 
   it('shows the live goal over the listed figures, the persona id when the catalog lacks it, and no task when idle', () => {
-    const goal = normalizeGoal({ id: 'goal-r', status: 'running', state: { steps: 11, costUsd: 2, todos: [] } });
-    const r = render(AgentCard, { agent: normalizeAgent(RAW_AGENT), goal, onopengoal: vi.fn(), onsetrole: vi.fn() });
-    expect(screen.getByTestId('agent-steps').textContent).toBe('11 of 40');
-    expect(screen.getByTestId('agent-persona').textContent).toBe('engineer');
+    const goal = normalizeGoal({ id: 'goal-0', status: 'running', state: { steps: 11, costUsd: 2, todos: [] } });
+    const r = render(AgentCard, { agent: BUSY_AGENT, goal, onopengoal: vi.fn(), onsetrole: vi.fn() });
+    expect(text('agent-steps')).toBe('11 of 40');
+    expect(text('agent-persona')).toBe('engineer');
     expect(screen.queryByTestId('agent-todos')).toBeNull();
     r.unmount();
     render(AgentCard, {
-      agent: normalizeAgent({ pane_id: 'p', status: 'idle', inbox: [], queue: [], history: [] }),
+      agent: { paneId: 'p', role: '', purpose: '', status: 'idle', inbox: [], queue: [], history: [], updatedAt: '' },
       goal: undefined,
       onopengoal: vi.fn(),
       onsetrole: vi.fn(),
@@ -53,16 +56,16 @@ describe('AgentCard', () => {
     const onsetrole = vi.fn(async (role: string) => {
       if (role === '9 lives') throw new Error('role: "9 lives" is not a role: use Builder, …');
     });
-    render(AgentCard, { agent: normalizeAgent(RAW_AGENT), goal: undefined, onopengoal: vi.fn(), onsetrole });
+    render(AgentCard, { agent: BUSY_AGENT, goal: undefined, onopengoal: vi.fn(), onsetrole });
     await fireEvent.click(screen.getByTestId('agent-edit-role'));
     const input = screen.getByTestId('agent-role-input') as HTMLInputElement;
-    expect(input.value).toBe('Reviewer');
+    expect(input.value).toBe('Builder');
     const options = [...document.querySelectorAll(`#${input.getAttribute('list')} option`)].map((o) => (o as HTMLOptionElement).value);
     expect(options).toEqual(['Builder', 'Monitor', 'Tester', 'Deployer', 'Reviewer', 'General']);
 
     await fireEvent.input(input, { target: { value: '9 lives' } });
     await fireEvent.submit(screen.getByTestId('agent-role-form'));
-    await waitFor(() => expect(screen.getByTestId('agent-role-error').textContent).toContain('role:'));
+    await waitFor(() => expect(text('agent-role-error')).toContain('role:'));
     expect(input.getAttribute('aria-invalid')).toBe('true');
 
     await fireEvent.input(input, { target: { value: ' Release captain ' } });
