@@ -128,14 +128,22 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 	step(t, ctx, "Ctrl+Shift+P opens the palette", keys("p", ctrlShift), chromedp.WaitVisible(`[data-testid=palette-input]`))
 	back("the palette")
 
-	var picked string
+	var picked, pickedText, label, chip string
 	step(t, ctx, "Ctrl+Shift+G opens New Goal with the focused pane picked",
 		keys("g", ctrlShift),
 		chromedp.WaitVisible(`[data-testid=new-goal-dialog]`),
 		waitJS(`document.activeElement?.closest('[data-testid=new-goal-dialog]') !== null`),
-		chromedp.Evaluate(`document.querySelector('[data-testid=goal-pane-select]').value`, &picked))
+		chromedp.Evaluate(`document.querySelector('[data-testid=goal-pane-select]').value`, &picked),
+		chromedp.Evaluate(`document.querySelector('[data-testid=goal-pane-select]').selectedOptions[0]?.textContent ?? ''`, &pickedText),
+		chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).dataset.label`, paneSel(pane)), &label),
+		chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).textContent`, paneSel(pane)+` [data-testid=pane-id]`), &chip))
 	if picked != pane {
 		t.Errorf("New Goal picked pane %q; the focused pane is %s", picked, pane)
+	}
+	// One handle for a pane everywhere: the header's label and id chip, the picker, and
+	// list_panes' shown_as ("label (id)", backend/tools/workspace_test.go).
+	if handle := label + " (" + pane + ")"; chip != pane || !strings.HasSuffix(pickedText, handle) {
+		t.Errorf("the pane's header shows %q and id %q, the picker %q; want both to name it %q", label, chip, pickedText, handle)
 	}
 	if open, _ := jsBool(ctx, `!!document.querySelector('[data-testid=goal-dashboard]')`); open {
 		t.Errorf("Ctrl+Shift+G opened the Goal Dashboard too: New Goal should open on its own")

@@ -39,8 +39,8 @@ describe('NewGoalDialog', () => {
     const { goals } = setup(async () => normalizeGoal({}));
     expect([...(screen.getByTestId('goal-pane-select') as HTMLSelectElement).options].map((o) => o.textContent)).toEqual([
       'Pick the pane the goal works in…',
-      'Workspace 1 / Terminal 1',
-      'Workspace 1 / Docs',
+      'Workspace 1 / Terminal 1 (p1)',
+      'Workspace 1 / Docs (b1)',
     ]);
     await fireEvent.click(screen.getByTestId('goal-start'));
     expect(errorOf('goal')).toContain('what the goal should achieve');
