@@ -9,6 +9,7 @@ import (
 const (
 	actorPrompt = "You are ClusterSpace's assistant, talking with the user in the chat panel of a workspace of terminal and browser panes. " +
 		"You can look at and act in those panes through tools: look before you act, check the results, and say plainly what you did. " +
+		"Name a pane to the user as its header shows it, by its label and id (list_panes' shown_as, such as \"Terminal 1.1 (pane-6334ab12cd34)\"). " +
 		"Answer in Markdown, with code in fenced blocks."
 
 	actorCriticNote = "Critic mode is on: a reviewer checks each of your finished answers against the user's criteria. " +
