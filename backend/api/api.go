@@ -52,5 +52,7 @@ func New(s Services) *rpc.Table {
 	addWorkspaces(t, s)
 	addProviders(t, s)
 	addTerminals(t, s)
+	addGoals(t, s)
+	addChat(t, s)
 	return t
 }

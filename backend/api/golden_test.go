@@ -17,12 +17,15 @@ import (
 // of hand-written fixtures (src/lib/api/table.test.ts).
 var goldenDir = filepath.Join("..", "..", "frontend", "src", "lib", "api", "testdata")
 
-// Ids, times, paths and process numbers differ from run to run; the golden files hold them as
-// placeholders of the same JSON type.
-var unstable = []struct {
+// unstableValue is a value that differs from run to run, and the placeholder it is held as.
+type unstableValue struct {
 	re   *regexp.Regexp
 	with string
-}{
+}
+
+// Ids, times, paths and process numbers differ from run to run; the golden files hold them as
+// placeholders of the same JSON type.
+var unstable = []unstableValue{
 	{regexp.MustCompile(`"(ws|pane|prov|tab|ssh)-[0-9a-f]{6,}"`), `"$1-0"`},
 	{regexp.MustCompile(`"\d{4}-\d\d-\d\dT[0-9:.]+(Z|[+-]\d\d:\d\d)"`), `"2026-01-01T00:00:00Z"`},
 	{regexp.MustCompile(`"pid":\s*\d+`), `"pid": 1`},
@@ -71,13 +74,20 @@ func TestGoldenAnswers(t *testing.T) {
 		"ListSSHServers":  call("ListSSHServers", `{}`),
 		"TerminalOpen":    call("TerminalOpen", `{"paneId": "`+pane+`", "cols": 80, "rows": 24}`),
 	}
+	checkGolden(t, answers)
+}
+
+// checkGolden compares the answers with their golden files (or writes them, with -update),
+// holding unstable values as placeholders; more replaces more of them.
+func checkGolden(t *testing.T, answers map[string]json.RawMessage, more ...unstableValue) {
+	t.Helper()
 	for name, raw := range answers {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		pretty, _ := json.MarshalIndent(v, "", "  ")
-		for _, u := range unstable {
+		for _, u := range append(unstable[:len(unstable):len(unstable)], more...) {
 			pretty = u.re.ReplaceAll(pretty, []byte(u.with))
 		}
 		pretty = append(pretty, '\n')

@@ -32,11 +32,11 @@ import {
   type TokenResponse,
   type Tokens,
 } from './http-support';
-import { HttpChat } from './chat';
+import { ChatCalls } from './chat';
 import { HttpFleets } from './fleets';
 import { HttpCatalog } from './catalog';
 import { HttpExtensions } from './extensions';
-import { HttpGoals } from './goals';
+import { GoalsCalls } from './goals';
 import { HttpLogins } from './logins';
 import { HttpRecipes } from './recipes';
 import { BackendError, errorMessage } from './errors';
@@ -68,9 +68,9 @@ export interface HttpBackendOptions {
 export class HttpBackend extends TableBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
-  readonly goals: HttpGoals;
+  readonly goals: GoalsCalls;
   readonly catalog: HttpCatalog;
-  readonly chat: HttpChat;
+  readonly chat: ChatCalls;
   readonly recipes: HttpRecipes;
   readonly logins: HttpLogins;
   readonly fleets: HttpFleets;
@@ -108,9 +108,9 @@ export class HttpBackend extends TableBackend implements Backend {
       opts.wsUrl,
     );
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
-    this.goals = new HttpGoals(json);
+    this.goals = new GoalsCalls((name, args) => this.call(name, args));
     this.catalog = new HttpCatalog(json);
-    this.chat = new HttpChat(json);
+    this.chat = new ChatCalls((name, args) => this.call(name, args));
     this.recipes = new HttpRecipes(json);
     this.logins = new HttpLogins(json);
     this.fleets = new HttpFleets(json);

@@ -17,18 +17,18 @@ import {
   PANE_ERROR_FIELDS,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
-import { WailsChat, type WailsChatMethods } from './chat';
+import { ChatCalls } from './chat';
 import { WailsFleets, type WailsFleetMethods } from './fleets';
 import { WailsCatalog, type WailsCatalogMethods } from './catalog';
 import { WailsExtensions, type WailsExtensionMethods } from './extensions';
-import { WailsGoals, type WailsGoalMethods } from './goals';
+import { GoalsCalls } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { TableBackend, type Call } from './table';
 import { BackendError, callWails as call, tableError, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
+export interface WailsApp extends WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
@@ -108,9 +108,9 @@ export class WailsBackend extends TableBackend implements Backend {
    */
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
-  readonly goals: WailsGoals;
+  readonly goals: GoalsCalls;
   readonly catalog: WailsCatalog;
-  readonly chat: WailsChat;
+  readonly chat: ChatCalls;
   readonly recipes: WailsRecipes;
   readonly logins: WailsLogins;
   readonly fleets: WailsFleets;
@@ -121,9 +121,9 @@ export class WailsBackend extends TableBackend implements Backend {
     private readonly runtime: WailsRuntime | undefined,
   ) {
     super();
-    this.goals = new WailsGoals(app);
+    this.goals = new GoalsCalls((name, args) => this.call(name, args));
     this.catalog = new WailsCatalog(app);
-    this.chat = new WailsChat(app);
+    this.chat = new ChatCalls((name, args) => this.call(name, args));
     this.recipes = new WailsRecipes(app);
     this.logins = new WailsLogins(app);
     this.fleets = new WailsFleets(app);
