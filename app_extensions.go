@@ -6,21 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
-
-	"github.com/clusterspace/clusterspace/backend/server"
 )
 
-// Extensions returns the config dir's tool plugins (with load errors) and MCP servers (env
-// and header values masked), starting nothing.
-func (a *App) Extensions() server.Extensions {
-	return server.ExtensionsOf(a.eng.ConfigDir, a.eng.Plugins, a.eng.MCP)
-}
-
-// StartMCPServers starts every MCP server now (failed ones again) and returns the state.
-func (a *App) StartMCPServers() server.Extensions {
-	a.eng.MCP.Start()
-	return a.Extensions()
-}
+// The extensions' calls are the table's (backend/api, through App.Call); opening their folders
+// in the file manager is the window's own.
 
 // OpenExtensionsFolder opens the plugins folder ("plugins": the config dir's tools/) or the
 // config dir holding mcp.json ("mcp") in the desktop's file manager, creating it if need be.

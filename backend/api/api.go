@@ -52,7 +52,9 @@ func New(s Services) *rpc.Table {
 	addWorkspaces(t, s)
 	addProviders(t, s)
 	addTerminals(t, s)
-	addGoals(t, s)
-	addChat(t, s)
+	addFleets(t, s)
+	addAgents(t, s)
+	addCatalog(t, s)
+	addExtensions(t, s)
 	return t
 }

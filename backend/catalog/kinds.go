@@ -113,7 +113,9 @@ func parseTask(id string, d *document) (Task, *Problem) {
 // PaneTemplate is templates/ID.md (or .yaml): what a terminal pane can run instead of the
 // shell. Front matter name, command, args, install; the body describes it.
 type PaneTemplate struct {
-	workspace.Template
+	// Template's fields are inline on the wire; the generated TypeScript extends it.
+	workspace.Template `tstype:",extends"`
+
 	Description string `json:"description,omitempty"`
 	Source      string `json:"source"`
 }

@@ -61,7 +61,9 @@ type Spec struct {
 
 // Task is a task as stored and shown.
 type Task struct {
-	TaskSpec
+	// TaskSpec's fields are inline on the wire; the generated TypeScript extends it.
+	TaskSpec `tstype:",extends"`
+
 	Seq       int        `json:"seq"` // its place in the file; the queue's age order
 	Status    TaskStatus `json:"status"`
 	Reason    string     `json:"reason,omitempty"` // why it is blocked

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/mcp"
 	"github.com/clusterspace/clusterspace/backend/plugins"
 )
@@ -25,14 +26,14 @@ func TestExtensionsOverHTTPMaskSecrets(t *testing.T) {
 }}`), 0o600)
 	m := mcp.New(cfg, mcp.Options{})
 	t.Cleanup(m.Close)
-	h.srv.deps.ConfigDir, h.srv.deps.Plugins, h.srv.deps.MCP = cfg, plugins.New(cfg, nil, plugins.Options{}), m
+	h.withDeps(t, func(d *Deps) { d.ConfigDir, d.Plugins, d.MCP = cfg, plugins.New(cfg, nil, plugins.Options{}), m })
 	tok := h.login(t).AccessToken
 
 	resp, body := h.do(t, "GET", "/api/extensions", tok, "")
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET: %d %s", resp.StatusCode, body)
 	}
-	var ext Extensions
+	var ext api.Extensions
 	if err := json.Unmarshal([]byte(body), &ext); err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +58,20 @@ func TestExtensionsOverHTTPMaskSecrets(t *testing.T) {
 	if !strings.Contains(body, `"API_TOKEN":"••••••"`) || !strings.Contains(body, `"Authorization":"••••••"`) {
 		t.Errorf("masked env/headers missing: %s", body)
 	}
+}
+
+// withDeps serves the harness's requests from a server over changed services: the call table
+// takes its services when the server is built, so changing h.srv.deps afterwards reaches only
+// the hand-written routes.
+func (h *harness) withDeps(t *testing.T, change func(*Deps)) {
+	t.Helper()
+	deps := h.srv.deps
+	change(&deps)
+	srv, err := New(h.srv.cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	h.srv = srv
+	h.http.Config.Handler = srv.Handler()
 }

@@ -2,12 +2,13 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../../lib/api';
-import { BackendError, normalizeListing } from '../../lib/api';
+import { BackendError, emptyListing, type CatalogListing } from '../../lib/api';
 import { createAppContext } from '../../lib/state/context';
 import Harness from '../goals/GoalsHarness.test.svelte';
 import FleetComposer from './FleetComposer.svelte';
 
-const listing = normalizeListing({
+const listing: CatalogListing = {
+  ...emptyListing(),
   personas: [{ id: 'reviewer', name: 'Careful reviewer', prompt: 'x', source: 'builtin' }],
   tasks: [
     {
@@ -24,7 +25,7 @@ const listing = normalizeListing({
     { id: 'shell', name: 'Shell', command: '', source: 'builtin' },
     { id: 'claude', name: 'Claude Code', command: 'claude', source: 'builtin' },
   ],
-});
+};
 
 function setup() {
   const renderTask = vi.fn(async (_id: string, params: Record<string, string>) => {

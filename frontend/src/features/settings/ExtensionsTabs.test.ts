@@ -1,11 +1,14 @@
 // @vitest-environment jsdom
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { HttpExtensions, normalizeExtensions, type Backend, type Extensions } from '../../lib/api';
+import type { Backend, Extensions } from '../../lib/api';
+import { desktop as desktopBackend, web as webBackend } from '../../lib/api/transports.fixture';
+import { WailsBackend, type WailsApp } from '../../lib/api/wails';
+import golden from '../../lib/api/testdata/Extensions.json';
 import { createAppContext } from '../../lib/state/context';
 import Harness from './ExtensionsTabHarness.test.svelte';
 
-const sample: Extensions = normalizeExtensions({
+const sample: Extensions = {
   configDir: '/cfg',
   plugins: {
     dir: '/cfg/tools',
@@ -30,10 +33,10 @@ const sample: Extensions = normalizeExtensions({
         pid: 42,
         tools: [{ name: 'mcp__files__read', tool: 'read', description: 'Read a file.', risk: 'read_only' }],
       },
-      { name: 'web', transport: 'http', url: 'https://mcp.example/mcp', headers: { Authorization: '••••••' }, state: 'failed', error: 'it did not answer within 20s', tools: null },
+      { name: 'web', transport: 'http', url: 'https://mcp.example/mcp', headers: { Authorization: '••••••' }, state: 'failed', error: 'it did not answer within 20s', tools: [] },
     ],
   },
-});
+};
 
 function setup(which: 'plugins' | 'mcp', desktop = false) {
   const extensions: Record<string, unknown> = { get: vi.fn(async () => sample), startMcp: vi.fn(async () => sample) };
@@ -84,17 +87,27 @@ describe('Settings → MCP', () => {
   });
 });
 
-describe('HttpExtensions', () => {
-  it('reads and starts through the API routes', async () => {
-    const json = vi.fn(async () => ({ plugins: null, mcp: { servers: null } }));
-    const api = new HttpExtensions(json as never);
-    const got = await api.get();
-    expect(got.plugins.plugins).toEqual([]);
-    expect(got.mcp.servers).toEqual([]);
-    await api.startMcp();
-    expect(json.mock.calls).toEqual([
-      ['GET', '/api/extensions'],
-      ['POST', '/api/extensions/mcp/start'],
+describe('backend.extensions', () => {
+  it("reads and starts through the table's calls, alike on both doors, into Go's real answer", async () => {
+    const d = desktopBackend({ Extensions: golden, StartMCPServers: golden });
+    const w = webBackend({ Extensions: golden, StartMCPServers: golden });
+    for (const { api } of [d, w]) {
+      const got = await api.extensions.get();
+      expect(got.plugins.plugins).toEqual([]);
+      expect(got.mcp).toMatchObject({ exists: false, servers: [] });
+      expect((await api.extensions.startMcp()).configDir).toBe('/config');
+    }
+    expect(d.sent()).toEqual([
+      ['Extensions', {}],
+      ['StartMCPServers', {}],
     ]);
+    expect(w.sent()).toEqual(d.sent());
+  });
+
+  it('opens a folder on the desktop only', async () => {
+    const OpenExtensionsFolder = vi.fn(async () => {});
+    await new WailsBackend({ OpenExtensionsFolder } as unknown as WailsApp, undefined).extensions.openFolder?.('plugins');
+    expect(OpenExtensionsFolder).toHaveBeenCalledWith('plugins');
+    expect(webBackend({}).api.extensions.openFolder).toBeUndefined();
   });
 });

@@ -1,17 +1,17 @@
-// Test data shared by the agents' API, state and card tests.
-// One agent as GET /api/agents sends it (the Go JSON of fleet.Agent).
-export const RAW_AGENT = {
-  pane_id: 'review-term',
-  role: 'Reviewer',
+// Test data shared by the agents' API, state and card tests: the agent of a real Go answer
+// (testdata/ListAgents.json, written by backend/api's TestGoldenFleetAnswers from a running
+// fleet) as the UI reads it, and the same agent later in its task.
+import { camelKeys, type Agent } from './agents';
+import type * as api from './gen/api';
+import listAgents from './testdata/ListAgents.json';
+
+/** The agent exactly as Go answered: its task runs, one more waits, one message delivered. */
+export const GOLDEN_AGENT: Agent = camelKeys((listAgents as unknown as api.AgentsResult).agents)[0];
+
+/** The same agent further on: todos ticked, money spent, a message not yet delivered. */
+export const BUSY_AGENT: Agent = {
+  ...GOLDEN_AGENT,
   purpose: 'reads every diff',
-  status: 'working',
-  current_task: { fleet_id: 'fleet-1', fleet_name: 'release', task_id: 'review', goal: 'Review the change', status: 'running', goal_id: 'goal-r', persona: 'engineer' },
-  queue: [{ fleet_id: 'fleet-1', task_id: 'again', goal: 'Again', status: 'waiting', priority: 2 }],
-  history: null,
-  progress: { steps: 3, max_steps: 40, todos_done: 1, todos_total: 3, cost_usd: 0.25, tokens: 900, goal_status: 'running' },
-  inbox: [
-    { from: 'the agent in pane build-term (goal g1)', text: 'dist/ is at /tmp/dist', at: '2026-01-01T00:00:00Z', delivered: false },
-    { from: 'the user', text: 'old news', at: '2026-01-01T00:00:00Z', delivered: true },
-  ],
-  updated_at: '2026-01-01T00:00:00Z',
+  progress: { ...GOLDEN_AGENT.progress!, steps: 3, maxSteps: 40, todosDone: 1, todosTotal: 3, costUsd: 0.25 },
+  inbox: [{ from: 'the agent in pane review-term (goal g1)', text: 'review notes are in /tmp/notes', at: '2026-01-01T00:00:00Z', delivered: false }, ...GOLDEN_AGENT.inbox],
 };

@@ -1,33 +1,44 @@
-import { describe, expect, it, vi } from 'vitest';
+// The agents' calls on both transports, over the answer Go really gives (testdata/ListAgents.json
+// and SetAgentRole.json, from a running fleet), read camelCased.
+import { describe, expect, it } from 'vitest';
 import { BackendError } from './errors';
-import { RAW_AGENT } from './agents.fixture';
-import { HttpFleets, WailsFleets, type WailsFleetMethods } from './fleets';
+import { desktop, web, type Answers } from './transports.fixture';
+import listAgents from './testdata/ListAgents.json';
+import setAgentRole from './testdata/SetAgentRole.json';
+
+const golden: Answers = { ListAgents: listAgents, SetAgentRole: setAgentRole };
 
 describe('backend.fleets agents', () => {
-  it('web: reads the agents with their current task, persona, progress, queue and inbox, and PUTs a role', async () => {
-    const json = vi.fn(async (method: string) => (method === 'GET' ? { agents: [RAW_AGENT] } : { pane_id: 'review-term', role: 'Tester', purpose: 'p', inbox: null }));
-    const api = new HttpFleets(json as never);
-    const [a] = await api.agents();
-    expect(json).toHaveBeenLastCalledWith('GET', '/api/agents');
-    expect(a).toMatchObject({ paneId: 'review-term', role: 'Reviewer', status: 'working', history: [] });
-    expect(a.currentTask).toMatchObject({ fleetName: 'release', taskId: 'review', goalId: 'goal-r', persona: 'engineer' });
-    expect(a.progress).toMatchObject({ steps: 3, maxSteps: 40, todosDone: 1, todosTotal: 3, costUsd: 0.25 });
-    expect(a.queue[0]).toMatchObject({ taskId: 'again', priority: 2 });
-    expect(a.inbox.map((i) => i.delivered)).toEqual([false, true]);
-    const rec = await api.setRole('review term', 'tester', 'p');
-    expect(json).toHaveBeenLastCalledWith('PUT', '/api/agents/review%20term', { role: 'tester', purpose: 'p' });
-    expect(rec).toMatchObject({ paneId: 'review-term', role: 'Tester', inbox: [] });
+  it('reads the agents with their current task, persona, progress, queue and inbox, alike on both doors', async () => {
+    for (const { api } of [desktop(golden), web(golden)]) {
+      const [a] = await api.fleets.agents();
+      expect(a).toMatchObject({ paneId: 'build-term', role: 'Builder', status: 'working', history: [] });
+      expect(a.currentTask).toMatchObject({ fleetName: 'release', taskId: 'build', goalId: 'goal-0', persona: 'engineer', status: 'running' });
+      expect(a.progress).toMatchObject({ steps: 1, maxSteps: 300, todosDone: 0, todosTotal: 0, costUsd: 0, goalStatus: 'running' });
+      expect(a.queue[0]).toMatchObject({ taskId: 'review', priority: 2, status: 'waiting' });
+      expect(a.inbox).toEqual([{ from: 'the user', text: 'dist/ is at /tmp/dist', at: '2026-01-01T00:00:00Z', delivered: true }]);
+      expect(a.updatedAt).toBe('2026-01-01T00:00:00Z');
+    }
   });
 
-  it('desktop: lists through the binding, and a refused role names its field', async () => {
-    const app = {
-      ListAgents: async () => [RAW_AGENT],
-      SetAgentRole: () => Promise.reject('role: "9 lives" is not a role: use Builder, …'),
-    } as unknown as WailsFleetMethods;
-    const api = new WailsFleets(app);
-    expect((await api.agents())[0].currentTask?.persona).toBe('engineer');
-    const err = await api.setRole('review-term', '9 lives', '').catch((e) => e);
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.field).toBe('role');
+  it('sends a role change as the table names it and reads the stored record', async () => {
+    const d = desktop(golden);
+    const w = web(golden);
+    for (const { api } of [d, w]) {
+      const rec = await api.fleets.setRole('build term', 'tester', 'runs the suite');
+      expect(rec).toMatchObject({ paneId: 'build-term', role: 'Tester', purpose: 'runs the suite', updatedAt: '2026-01-01T00:00:00Z' });
+    }
+    const sent = [['SetAgentRole', { pane: 'build term', role: 'tester', purpose: 'runs the suite' }]];
+    expect(d.sent()).toEqual(sent);
+    expect(w.sent()).toEqual(sent);
+  });
+
+  it('a refused role names its field, alike on both doors', async () => {
+    const body = { error: 'role: "9 lives" is not a role: use Builder, …', field: 'role' };
+    for (const api of [desktop(golden, { status: 400, body }).api, web(golden, { status: 400, body }).api]) {
+      const err = await api.fleets.setRole('build-term', '9 lives', '').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BackendError);
+      expect((err as BackendError).field).toBe('role');
+    }
   });
 });

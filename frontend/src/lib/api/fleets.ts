@@ -1,70 +1,40 @@
-// Fleets' API: their types, and the two transports' implementations of FleetsApi. The Backend
-// exposes one as `backend.fleets`, so the fleet features never learn which door they use.
-import { type Agent, type AgentRecord, normalizeAgentRecord, normalizeAgents } from './agents';
-import { BackendError, callWails, errorMessage } from './errors';
-import type { CriterionSpec, GoalPolicy, GoalRunSettings, JsonRequest } from './goals';
+// Fleets' API: their types (generated from Go, gen/fleet.ts) and the calls of the table
+// (backend/api) that the Backend exposes as `backend.fleets`, written once for both transports.
+import { camelKeys, type Agent, type AgentRecord } from './agents';
+import { BackendError, errorMessage } from './errors';
+import type * as api from './gen/api';
+import type * as fleet from './gen/fleet';
+import type { CriterionSpec, GoalPolicy, GoalRunSettings } from './goals';
+import type { Call } from './table';
 
 /** The event topic of fleets: a task's or the fleet's status changed. */
 export const FLEET_TOPIC = 'fleets';
 
-export type FleetStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
-export type FleetTaskStatus = 'waiting' | 'running' | 'completed' | 'failed' | 'aborted' | 'blocked';
+export type FleetStatus = fleet.Status;
+export type FleetTaskStatus = fleet.TaskStatus;
 
 export const FLEET_FINISHED: readonly FleetStatus[] = ['completed', 'failed', 'aborted'];
 
-/** A task as a fleet file gives it. */
-export interface FleetTaskSpec {
-  id: string;
-  goal: string;
-  /** The terminal pane it runs in; made if missing. */
-  pane: string;
-  role?: string;
-  /** A persona id of the catalog the task's agent takes. */
-  persona?: string;
-  /** A pane launch template id (claude, codex, shell, …) the pane starts as when the fleet makes it. */
-  template?: string;
-  isolation?: string;
-  ssh?: string;
-  priority?: number;
-  dependsOn?: string[];
+/**
+ * Where Go's types are wider than the UI's: a criterion's kind and a policy's risk are plain
+ * strings in Go (their JSON is one of the UI's unions), a run setting's duration only text.
+ */
+interface Narrowed {
   criterion: CriterionSpec;
+  policy?: GoalPolicy;
+  settings?: GoalRunSettings;
 }
 
+/** A task as a fleet file gives it. */
+export type FleetTaskSpec = Omit<fleet.TaskSpec, keyof Narrowed> & Narrowed;
 /** A task as stored and shown. */
-export interface FleetTask extends FleetTaskSpec {
-  seq: number;
-  status: FleetTaskStatus;
-  /** Why it is blocked. */
-  reason?: string;
-  goalId?: string;
-  /** Its goal's final report. */
-  report?: string;
-  createdAt: string;
-  startedAt?: string;
-  endedAt?: string;
-}
-
-export interface Fleet {
-  id: string;
-  name: string;
-  status: FleetStatus;
-  spec: { concurrency: number; policy: GoalPolicy; settings: GoalRunSettings; owner?: string };
-  tasks: FleetTask[];
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type FleetTask = Omit<fleet.Task, keyof Narrowed> & Narrowed;
+export type FleetSpec = Omit<fleet.Spec, 'policy' | 'settings'> & { policy: GoalPolicy; settings: GoalRunSettings };
+export type Fleet = Omit<fleet.Fleet, 'spec' | 'tasks'> & { spec: FleetSpec; tasks: FleetTask[] };
 /** A fleet file, as the server reads it. */
-export interface FleetFile {
-  name: string;
-  concurrency: number;
-  /** 'worktree': every task in its own git worktree; setup runs in each new one. */
-  isolation?: string;
-  setup?: string;
-  tasks: FleetTaskSpec[];
-}
+export type FleetFile = Omit<fleet.File, 'tasks'> & { tasks: FleetTaskSpec[] };
 
-/** One change on the 'fleets' topic. */
+/** One change on the 'fleets' topic (an event, not a call of the table: typed here). */
 export interface FleetEvent {
   fleetId: string;
   taskId?: string;
@@ -77,20 +47,13 @@ export interface FleetEvent {
   at: string;
 }
 
-export const FLEET_ACTIONS = ['pause', 'resume', 'abort', 'retry', 'steer'] as const;
-export type FleetAction = (typeof FLEET_ACTIONS)[number];
+export const FLEET_ACTIONS = ['pause', 'resume', 'abort', 'retry', 'steer'] as const satisfies readonly fleet.Action[];
+export type FleetAction = fleet.Action;
 
 /** What a bulk action did to one task. */
-export interface FleetOutcome {
-  taskId: string;
-  ok: boolean;
-  error?: string;
-}
+export type FleetOutcome = fleet.Outcome;
 
-export interface FleetBulkResult {
-  outcomes: FleetOutcome[];
-  fleet: Fleet;
-}
+export type FleetBulkResult = Omit<api.FleetBulkResult, 'fleet'> & { fleet: Fleet };
 
 /** How a fleet started from the window runs; absent parts take the defaults (write_local). */
 export interface FleetRunOptions {
@@ -98,11 +61,7 @@ export interface FleetRunOptions {
   settings?: GoalRunSettings;
 }
 
-export interface ParsedFleet {
-  file: FleetFile;
-  /** The file in its canonical form. */
-  yaml: string;
-}
+export type ParsedFleet = Omit<api.ParsedFleet, 'file'> & { file: FleetFile };
 
 export interface FleetsApi {
   /** Every fleet, newest first. */
@@ -137,7 +96,7 @@ export interface FleetErrorPlace {
 
 /**
  * Reads the task and field out of a fleet error. Both doors send the service's text,
- * `task "build": check_shell: …` or `concurrency: …`; the web one also sends `field`.
+ * `task "build": check_shell: …` or `concurrency: …`, and the field.
  */
 export function fleetErrorPlace(err: unknown): FleetErrorPlace {
   const message = errorMessage(err);
@@ -151,58 +110,10 @@ export function fleetErrorPlace(err: unknown): FleetErrorPlace {
   return { field, message };
 }
 
-// ---- normalizing what arrives ----------------------------------------------------------------
+// ---- events ----------------------------------------------------------------------------------
 
-const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const opt = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
-
-export function normalizeTaskSpec(raw: unknown): FleetTaskSpec {
-  const t = (raw ?? {}) as Record<string, unknown>;
-  return {
-    id: str(t.id),
-    goal: str(t.goal),
-    pane: str(t.pane),
-    role: opt(t.role),
-    priority: typeof t.priority === 'number' ? t.priority : 0,
-    dependsOn: arr<string>(t.dependsOn),
-    criterion: (t.criterion && typeof t.criterion === 'object' ? t.criterion : { kind: 'model_question' }) as CriterionSpec,
-  };
-}
-
-export function normalizeTask(raw: unknown): FleetTask {
-  const t = (raw ?? {}) as Record<string, unknown>;
-  return {
-    ...normalizeTaskSpec(raw),
-    seq: typeof t.seq === 'number' ? t.seq : 0,
-    status: (str(t.status) || 'waiting') as FleetTaskStatus,
-    reason: opt(t.reason),
-    goalId: opt(t.goalId),
-    report: opt(t.report),
-    createdAt: str(t.createdAt),
-    startedAt: opt(t.startedAt),
-    endedAt: opt(t.endedAt),
-  };
-}
-
-export function normalizeFleet(raw: unknown): Fleet {
-  const f = (raw ?? {}) as Record<string, unknown>;
-  const spec = (f.spec ?? {}) as Record<string, unknown>;
-  return {
-    id: str(f.id),
-    name: str(f.name),
-    status: (str(f.status) || 'running') as FleetStatus,
-    spec: {
-      concurrency: typeof spec.concurrency === 'number' ? spec.concurrency : 0,
-      policy: { risk: 'write_local', ...((spec.policy as object) ?? {}) } as GoalPolicy,
-      settings: ((spec.settings as object) ?? {}) as GoalRunSettings,
-      owner: opt(spec.owner),
-    },
-    tasks: arr(f.tasks).map(normalizeTask),
-    createdAt: str(f.createdAt),
-    updatedAt: str(f.updatedAt),
-  };
-}
 
 export function normalizeFleetEvent(raw: unknown): FleetEvent {
   const e = (raw ?? {}) as Record<string, unknown>;
@@ -219,127 +130,61 @@ export function normalizeFleetEvent(raw: unknown): FleetEvent {
   };
 }
 
-function normalizeParsed(raw: unknown): ParsedFleet {
-  const p = (raw ?? {}) as { file?: Record<string, unknown>; yaml?: unknown };
-  const file = p.file ?? {};
-  return {
-    file: {
-      name: str(file.name),
-      concurrency: typeof file.concurrency === 'number' ? file.concurrency : 0,
-      tasks: arr(file.tasks).map(normalizeTaskSpec),
-    },
-    yaml: str(p.yaml),
-  };
-}
+// ---- the calls -------------------------------------------------------------------------------
 
-function normalizeBulk(raw: unknown): FleetBulkResult {
-  const r = (raw ?? {}) as { outcomes?: unknown; fleet?: unknown };
-  return { outcomes: arr<FleetOutcome>(r.outcomes), fleet: normalizeFleet(r.fleet) };
-}
+// Go's answers read as the UI's narrower types (see Narrowed): the same JSON, typed from the
+// generated type it arrives as, so a Go change still shows in the type check of what is read.
+const asFleet = (f: fleet.Fleet) => f as unknown as Fleet;
+const asParsed = (p: api.ParsedFleet) => p as unknown as ParsedFleet;
+const asBulk = (r: api.FleetBulkResult) => r as unknown as FleetBulkResult;
 
-// ---- web transport ---------------------------------------------------------------------------
-
-const enc = encodeURIComponent;
-
-export class HttpFleets implements FleetsApi {
-  constructor(private readonly json: JsonRequest) {}
+/** The fleets' and agents' calls over a transport's Call; saving a file is the transport's own. */
+export class FleetsCalls implements FleetsApi {
+  constructor(
+    private readonly call: Call,
+    readonly saveFile: (name: string, yaml: string) => Promise<void>,
+  ) {}
 
   async list() {
-    return arr((await this.json<{ fleets: unknown }>('GET', '/api/fleets'))?.fleets).map(normalizeFleet);
+    return (await this.call('ListFleets', {})).fleets.map(asFleet);
   }
   async get(id: string) {
-    return normalizeFleet(await this.json('GET', `/api/fleets/${enc(id)}`));
+    return asFleet(await this.call('GetFleet', { id }));
   }
   async parse(yaml: string) {
-    return normalizeParsed(await this.json('POST', '/api/fleets/parse', { yaml }));
+    return asParsed(await this.call('ParseFleet', { yaml }));
   }
   async create(yaml: string, run: FleetRunOptions = {}) {
-    return normalizeFleet(await this.json('POST', '/api/fleets', { yaml, ...run }));
+    return asFleet(await this.call('CreateFleet', { yaml, ...(run as unknown as Omit<api.CreateFleetArgs, 'yaml'>) }));
   }
   async exportYaml(id: string) {
-    return str((await this.json<{ yaml: unknown }>('GET', `/api/fleets/${enc(id)}/yaml`))?.yaml);
+    return (await this.call('ExportFleet', { id })).yaml;
   }
   async abort(id: string) {
-    return normalizeFleet(await this.json('POST', `/api/fleets/${enc(id)}/abort`));
+    return asFleet(await this.call('AbortFleet', { id }));
   }
   async resume(id: string) {
-    return normalizeFleet(await this.json('POST', `/api/fleets/${enc(id)}/resume`));
+    return asFleet(await this.call('ResumeFleet', { id }));
   }
   async bulk(id: string, taskIds: string[], action: FleetAction, text = '') {
-    return normalizeBulk(await this.json('POST', `/api/fleets/${enc(id)}/tasks/bulk`, { task_ids: taskIds, action, text }));
-  }
-  async saveFile(name: string, yaml: string) {
-    const url = URL.createObjectURL(new Blob([yaml], { type: 'application/yaml' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `${name}.yaml`;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    return asBulk(await this.call('FleetBulk', { id, task_ids: taskIds, action, text }));
   }
   async agents() {
-    return normalizeAgents(await this.json('GET', '/api/agents'));
+    return camelKeys((await this.call('ListAgents', {})).agents);
   }
   async setRole(paneId: string, role: string, purpose: string) {
-    return normalizeAgentRecord(await this.json('PUT', `/api/agents/${enc(paneId)}`, { role, purpose }));
+    return camelKeys(await this.call('SetAgentRole', { pane: paneId, role, purpose }));
   }
 }
 
-// ---- desktop transport -----------------------------------------------------------------------
-
-/** The bound Go methods of app_fleets.go (Go's nil slices arrive as null). */
-export interface WailsFleetMethods {
-  ListFleets(): Promise<unknown[] | null>;
-  GetFleet(id: string): Promise<unknown>;
-  ParseFleet(text: string): Promise<unknown>;
-  CreateFleet(text: string, run: FleetRunOptions): Promise<unknown>;
-  ExportFleet(id: string): Promise<string>;
-  AbortFleet(id: string): Promise<unknown>;
-  ResumeFleet(id: string): Promise<unknown>;
-  FleetBulk(id: string, taskIds: string[], action: string, text: string): Promise<unknown>;
-  SaveFleetFile(name: string, text: string): Promise<void>;
-  ListAgents(): Promise<unknown[] | null>;
-  SetAgentRole(pane: string, role: string, purpose: string): Promise<unknown>;
-}
-
-export class WailsFleets implements FleetsApi {
-  constructor(private readonly app: WailsFleetMethods) {}
-
-  private call<T>(fn: () => Promise<T>) {
-    return callWails(fn);
-  }
-  async list() {
-    return arr(await this.call(() => this.app.ListFleets())).map(normalizeFleet);
-  }
-  async get(id: string) {
-    return normalizeFleet(await this.call(() => this.app.GetFleet(id)));
-  }
-  async parse(yaml: string) {
-    return normalizeParsed(await this.call(() => this.app.ParseFleet(yaml)));
-  }
-  async create(yaml: string, run: FleetRunOptions = {}) {
-    return normalizeFleet(await this.call(() => this.app.CreateFleet(yaml, { policy: run.policy, settings: run.settings })));
-  }
-  async exportYaml(id: string) {
-    return str(await this.call(() => this.app.ExportFleet(id)));
-  }
-  async abort(id: string) {
-    return normalizeFleet(await this.call(() => this.app.AbortFleet(id)));
-  }
-  async resume(id: string) {
-    return normalizeFleet(await this.call(() => this.app.ResumeFleet(id)));
-  }
-  async bulk(id: string, taskIds: string[], action: FleetAction, text = '') {
-    return normalizeBulk(await this.call(() => this.app.FleetBulk(id, taskIds, action, text)));
-  }
-  saveFile(name: string, yaml: string) {
-    return this.call(() => this.app.SaveFleetFile(name, yaml));
-  }
-  async agents() {
-    return normalizeAgents(await this.call(() => this.app.ListAgents()));
-  }
-  async setRole(paneId: string, role: string, purpose: string) {
-    return normalizeAgentRecord(await callWails(() => this.app.SetAgentRole(paneId, role, purpose), ['pane_id', 'role', 'purpose']));
-  }
+/** The web's way to save a fleet file: a download. */
+export async function downloadFleetFile(name: string, yaml: string): Promise<void> {
+  const url = URL.createObjectURL(new Blob([yaml], { type: 'application/yaml' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `${name}.yaml`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

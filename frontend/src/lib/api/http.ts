@@ -1,6 +1,6 @@
 // Web transport for `clusterspace serve`: JSON over fetch with JWT bearer tokens, and backend
 // events over one WebSocket that reconnects on its own.
-import type { Auth, Backend } from './index';
+import type { Auth, Backend } from './backend';
 import type {
   BackendEvent,
   BrowserInputEvent,
@@ -32,11 +32,11 @@ import {
   type TokenResponse,
   type Tokens,
 } from './http-support';
-import { ChatCalls } from './chat';
-import { HttpFleets } from './fleets';
-import { HttpCatalog } from './catalog';
-import { HttpExtensions } from './extensions';
-import { GoalsCalls } from './goals';
+import { HttpChat } from './chat';
+import { downloadFleetFile, FleetsCalls } from './fleets';
+import { CatalogCalls } from './catalog';
+import { ExtensionsCalls } from './extensions';
+import { HttpGoals } from './goals';
 import { HttpLogins } from './logins';
 import { HttpRecipes } from './recipes';
 import { BackendError, errorMessage } from './errors';
@@ -68,13 +68,13 @@ export interface HttpBackendOptions {
 export class HttpBackend extends TableBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
-  readonly goals: GoalsCalls;
-  readonly catalog: HttpCatalog;
-  readonly chat: ChatCalls;
+  readonly goals: HttpGoals;
+  readonly catalog: CatalogCalls;
+  readonly chat: HttpChat;
   readonly recipes: HttpRecipes;
   readonly logins: HttpLogins;
-  readonly fleets: HttpFleets;
-  readonly extensions: HttpExtensions;
+  readonly fleets: FleetsCalls;
+  readonly extensions: ExtensionsCalls;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -108,13 +108,13 @@ export class HttpBackend extends TableBackend implements Backend {
       opts.wsUrl,
     );
     const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
-    this.goals = new GoalsCalls((name, args) => this.call(name, args));
-    this.catalog = new HttpCatalog(json);
-    this.chat = new ChatCalls((name, args) => this.call(name, args));
+    this.goals = new HttpGoals(json);
+    this.catalog = new CatalogCalls(this.call);
+    this.chat = new HttpChat(json);
     this.recipes = new HttpRecipes(json);
     this.logins = new HttpLogins(json);
-    this.fleets = new HttpFleets(json);
-    this.extensions = new HttpExtensions(json);
+    this.fleets = new FleetsCalls(this.call, downloadFleetFile);
+    this.extensions = new ExtensionsCalls(this.call);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

@@ -1,6 +1,6 @@
 // Desktop transport: the Go App methods Wails binds on window.go.main.App, and backend events
 // forwarded with runtime.EventsEmit('backend', …).
-import type { Backend } from './index';
+import type { Backend } from './backend';
 import type {
   BackendEvent,
   BrowserInputEvent,
@@ -17,18 +17,18 @@ import {
   PANE_ERROR_FIELDS,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
-import { ChatCalls } from './chat';
-import { WailsFleets, type WailsFleetMethods } from './fleets';
-import { WailsCatalog, type WailsCatalogMethods } from './catalog';
-import { WailsExtensions, type WailsExtensionMethods } from './extensions';
-import { GoalsCalls } from './goals';
+import { WailsChat, type WailsChatMethods } from './chat';
+import { FleetsCalls } from './fleets';
+import { CatalogCalls, type CatalogPath } from './catalog';
+import { ExtensionsCalls } from './extensions';
+import { WailsGoals, type WailsGoalMethods } from './goals';
 import { WailsLogins, type WailsLoginMethods } from './logins';
 import { WailsRecipes, type WailsRecipeMethods } from './recipes';
 import { TableBackend, type Call } from './table';
 import { BackendError, callWails as call, tableError, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsRecipeMethods, WailsLoginMethods, WailsFleetMethods, WailsCatalogMethods, WailsExtensionMethods {
+export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods {
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
@@ -61,6 +61,11 @@ export interface WailsApp extends WailsRecipeMethods, WailsLoginMethods, WailsFl
   BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
   BrowserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
   WindowFocused(focused: boolean): Promise<void>;
+  /** Desktop-only calls of the fleets, the catalog and the extensions (app_fleets.go, app_catalog.go, app_extensions.go). */
+  SaveFleetFile(name: string, text: string): Promise<void>;
+  /** Rejects as Call does, with the JSON of the table's error body. */
+  OpenCatalogPath(kind: string, id: string): Promise<CatalogPath>;
+  OpenExtensionsFolder(which: string): Promise<void>;
   /** Runs a call of the table (backend/api); a refusal rejects with the JSON of its error body. */
   Call(name: string, args: unknown): Promise<unknown>;
 }
@@ -108,26 +113,33 @@ export class WailsBackend extends TableBackend implements Backend {
    */
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
-  readonly goals: GoalsCalls;
-  readonly catalog: WailsCatalog;
-  readonly chat: ChatCalls;
+  readonly goals: WailsGoals;
+  readonly catalog: CatalogCalls;
+  readonly chat: WailsChat;
   readonly recipes: WailsRecipes;
   readonly logins: WailsLogins;
-  readonly fleets: WailsFleets;
-  readonly extensions: WailsExtensions;
+  readonly fleets: FleetsCalls;
+  readonly extensions: ExtensionsCalls;
 
   constructor(
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,
   ) {
     super();
-    this.goals = new GoalsCalls((name, args) => this.call(name, args));
-    this.catalog = new WailsCatalog(app);
-    this.chat = new ChatCalls((name, args) => this.call(name, args));
+    this.goals = new WailsGoals(app);
+    // Opening a file is the desktop's own; a refusal is the table's error body.
+    this.catalog = new CatalogCalls(this.call, async (kind, id) => {
+      try {
+        return await app.OpenCatalogPath(kind, id);
+      } catch (err) {
+        throw tableError(err);
+      }
+    });
+    this.chat = new WailsChat(app);
     this.recipes = new WailsRecipes(app);
     this.logins = new WailsLogins(app);
-    this.fleets = new WailsFleets(app);
-    this.extensions = new WailsExtensions(app);
+    this.fleets = new FleetsCalls(this.call, (name, yaml) => call(() => app.SaveFleetFile(name, yaml)));
+    this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
   }
 
   /** A call of the table: the one binding App.Call(name, args). */

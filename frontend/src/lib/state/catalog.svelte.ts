@@ -1,7 +1,7 @@
 import {
   CATALOG_TOPIC,
   errorMessage,
-  normalizeListing,
+  emptyListing,
   type Backend,
   type CatalogKind,
   type CatalogListing,
@@ -16,7 +16,7 @@ import { followBackend } from './follow';
  * Goal dialog, Settings); from then on a reload on the backend (a file changed) re-reads it.
  */
 export class CatalogStore {
-  listing = $state.raw<CatalogListing>(normalizeListing({}));
+  listing = $state.raw<CatalogListing>(emptyListing());
   loaded = $state(false);
   /** Why the last load failed; '' after a success. */
   loadError = $state('');

@@ -1,16 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Agent, Backend, BackendEvent } from '../api';
-import { normalizeAgent, normalizeGoal } from '../api';
-import { RAW_AGENT } from '../api/agents.fixture';
+import { normalizeGoal } from '../api';
+import { BUSY_AGENT } from '../api/agents.fixture';
 import { agentProgress, FleetStore, undelivered } from './fleets.svelte';
 
-const agent = (over: Partial<Agent> = {}): Agent => ({ ...normalizeAgent(RAW_AGENT), ...over });
+const agent = (over: Partial<Agent> = {}): Agent => ({ ...BUSY_AGENT, ...over });
 
 describe("an agent card's figures", () => {
   it("takes the current goal's live progress from the goal store, else the list's", () => {
     const a = agent();
     expect(agentProgress(a, undefined)).toEqual({ steps: 3, maxSteps: 40, todos: { done: 1, total: 3 }, costUsd: 0.25, goalStatus: 'running' });
-    const live = normalizeGoal({ id: 'goal-r', status: 'paused', state: { steps: 9, costUsd: 1.5, todos: [{ text: 'a', done: true }] } });
+    const live = normalizeGoal({ id: 'goal-0', status: 'paused', state: { steps: 9, costUsd: 1.5, todos: [{ text: 'a', done: true }] } });
     expect(agentProgress(a, live)).toEqual({ steps: 9, maxSteps: 40, todos: { done: 1, total: 1 }, costUsd: 1.5, goalStatus: 'paused' });
     // Another goal (a stale one of the pane) is not this task's.
     expect(agentProgress(a, normalizeGoal({ id: 'other', state: { steps: 99 } }))?.steps).toBe(3);
@@ -50,12 +50,12 @@ describe('FleetStore agents', () => {
   it('reads the agents again on a burst of fleets events (once), not before the dashboard asked', async () => {
     const { s, backend, emit } = store();
     const stop = s.sync();
-    emit({ topic: 'fleets', type: 'agent', data: { type: 'agent', pane: 'review-term' } });
+    emit({ topic: 'fleets', type: 'agent', data: { type: 'agent', pane: 'build-term' } });
     await new Promise((r) => setTimeout(r, 20));
     expect(backend.fleets.agents).not.toHaveBeenCalled();
     await s.loadAgents();
-    expect(s.agentOf('review-term')?.role).toBe('Reviewer');
-    emit({ topic: 'fleets', type: 'agent', data: { type: 'agent', pane: 'review-term' } });
+    expect(s.agentOf('build-term')?.role).toBe('Reviewer');
+    emit({ topic: 'fleets', type: 'agent', data: { type: 'agent', pane: 'build-term' } });
     emit({ topic: 'fleets', type: 'task', data: { fleetId: 'f', taskId: 'x', type: 'task', status: 'running' } });
     emit({ topic: 'goals', type: 'step', data: {} });
     await vi.waitFor(() => expect(backend.fleets.agents).toHaveBeenCalledTimes(2));
@@ -67,10 +67,10 @@ describe('FleetStore agents', () => {
   it('sets a role and shows it; a refused one rejects and changes nothing', async () => {
     const { s, backend } = store();
     await s.loadAgents();
-    await s.setRole('review-term', 'Deployer', 'ships it');
-    expect(backend.fleets.setRole).toHaveBeenCalledWith('review-term', 'Deployer', 'ships it');
-    expect(s.agentOf('review-term')?.role).toBe('Deployer');
-    await expect(s.setRole('review-term', '9 lives', '')).rejects.toThrow('role:');
-    expect(s.agentOf('review-term')?.role).toBe('Deployer');
+    await s.setRole('build-term', 'Deployer', 'ships it');
+    expect(backend.fleets.setRole).toHaveBeenCalledWith('build-term', 'Deployer', 'ships it');
+    expect(s.agentOf('build-term')?.role).toBe('Deployer');
+    await expect(s.setRole('build-term', '9 lives', '')).rejects.toThrow('role:');
+    expect(s.agentOf('build-term')?.role).toBe('Deployer');
   });
 });

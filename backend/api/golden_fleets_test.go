@@ -1,0 +1,108 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/llm"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+type waitingModels struct{ cfg llm.Config }
+
+func (m waitingModels) Model(context.Context, string) (agent.Model, error) {
+	return engine.ModelFor(m.cfg, nil)
+}
+
+// goldenFleet has a task that works (its agent waits, step after step, until aborted) and one
+// that waits for it, so the answers carry a running task with its goal and progress, a queue,
+// and an inbox.
+const goldenFleet = `name: release
+concurrency: 1
+tasks:
+  - id: build
+    goal: Build the release
+    pane: build-term
+    role: Builder
+    persona: engineer
+    check_shell: "true"
+  - id: review
+    goal: Review the build
+    pane: build-term
+    priority: 2
+    depends_on: [build]
+    check_question: Is the build reviewed?
+`
+
+// TestGoldenFleetAnswers runs the fleets', agents' and extensions' calls on a real engine whose
+// model is the scripted server, and compares their answers with the golden JSON the frontend's
+// fleet and agent tests read (src/lib/api/fleets.test.ts, agents.test.ts).
+func TestGoldenFleetAnswers(t *testing.T) {
+	ctx := context.Background()
+	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30,
+		ToolCalls: []llmtest.ToolCall{{Name: "wait", Args: json.RawMessage(`{"ms": 100}`)}}}}})
+	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	eng, err := engine.Open(ctx, t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
+		engine.WithModels(func(goal.Models) goal.Models { return waitingModels{cfg} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	table := New(Services{Version: "test", Workspaces: eng.Workspaces, Fleets: eng.Fleets, Catalog: eng.Catalog,
+		ConfigDir: "/config", Plugins: eng.Plugins, MCP: eng.MCP, Settings: eng.Store})
+	call := func(name, args string) json.RawMessage {
+		t.Helper()
+		res, err := table.Call(ctx, name, json.RawMessage(args))
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, args, err)
+		}
+		return res
+	}
+	yaml, _ := json.Marshal(goldenFleet)
+	created := call("CreateFleet", `{"yaml": `+string(yaml)+`}`)
+	var f fleet.Fleet
+	json.Unmarshal(created, &f)
+	// Until the build's goal has taken a step.
+	var agents json.RawMessage
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		agents = call("ListAgents", `{}`)
+		var l AgentsResult
+		json.Unmarshal(agents, &l)
+		if len(l.Agents) > 0 && l.Agents[0].Progress != nil && l.Agents[0].Progress.Steps > 0 && len(l.Agents[0].Inbox) > 0 && l.Agents[0].Inbox[0].Delivered {
+			break
+		}
+		if len(l.Agents) > 0 && l.Agents[0].CurrentTask != nil && len(l.Agents[0].Inbox) == 0 {
+			if _, err := eng.Fleets.Share(ctx, fleet.Caller{User: true}, "build-term", "dist/ is at /tmp/dist", false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the build task did not take a step: %s", agents)
+		}
+	}
+	answers := map[string]json.RawMessage{
+		"ParseFleet":   call("ParseFleet", `{"yaml": `+string(yaml)+`}`),
+		"GetFleet":     call("GetFleet", `{"id": "`+f.ID+`"}`),
+		"ListFleets":   call("ListFleets", `{}`),
+		"ListAgents":   agents,
+		"SetAgentRole": call("SetAgentRole", `{"pane": "build-term", "role": "tester", "purpose": "runs the suite"}`),
+		"ExportFleet":  call("ExportFleet", `{"id": "`+f.ID+`"}`),
+		"FleetBulk":    call("FleetBulk", `{"id": "`+f.ID+`", "task_ids": ["build", "review"], "action": "pause"}`),
+		"Extensions":   call("Extensions", `{}`),
+	}
+	// The abort's answer races with the fleet ending its tasks, so it is not golden.
+	call("AbortFleet", `{"id": "`+f.ID+`"}`)
+	checkGolden(t, answers,
+		unstableValue{regexp.MustCompile(`"(fleet|goal)-[0-9a-f]{6,}"`), `"$1-0"`},
+		unstableValue{regexp.MustCompile(`"(steps|tokens)":\s*\d+`), `"$1": 1`},
+		unstableValue{regexp.MustCompile(`"cost_usd":\s*[0-9.e-]+`), `"cost_usd": 0`},
+		unstableValue{regexp.MustCompile(`"(file|dir)":\s*"[^"]*"`), `"$1": "/config/x"`})
+}
