@@ -95,7 +95,7 @@ tasks:
 		t.Errorf("the server's agents after the edit: %+v", agents.Agents)
 	}
 
-	apiCall(t, "POST", srv.URL+"/api/fleets/"+f.ID+"/abort", token, nil, nil)
+	apiCall(t, "POST", srv.URL+"/api/fleets/"+f.ID+"/abort", token, map[string]any{}, nil)
 	step(t, ctx, "the aborted fleet's agent goes idle, its task in its history",
 		waitJS(agentCardText("review-term", `[data-testid=agent-status]`)+` === 'idle'`),
 		waitJS(agentCardText("review-term", `[data-testid=agent-history]`)+` === '1'`),
