@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
@@ -325,4 +326,30 @@ func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
 			t.Errorf("pane %s is %d px wide beside the side panels: want at least %d", p.ID, p.Width, minPaneWidthPx)
 		}
 	}
+}
+
+// TestWalkthroughPaneMenuKeyboard: a pane's ⋮ menu is worked with the keyboard alone: the first
+// item takes the focus, ↓ and End move through the items, Esc closes the menu and gives the
+// focus back to the button that opened it.
+func TestWalkthroughPaneMenuKeyboard(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	focused := `(document.activeElement?.dataset.testid ?? '')`
+	step(t, ctx, "open the first pane's menu",
+		chromedp.WaitVisible(`[data-testid=pane-menu]`),
+		chromedp.Click(`[data-testid=pane-menu]`),
+		chromedp.WaitVisible(`[data-testid=pane-menu-list]`),
+		waitJS(focused+` === 'pane-menu-maximize'`))
+	step(t, ctx, "the arrows and End move through the items",
+		chromedp.KeyEvent(kb.ArrowDown),
+		waitJS(focused+` === 'pane-menu-convert-browser'`),
+		chromedp.KeyEvent(kb.End),
+		waitJS(focused+` === 'pane-menu-copy-id'`),
+		chromedp.KeyEvent(kb.ArrowDown),
+		waitJS(focused+` === 'pane-menu-maximize'`))
+	step(t, ctx, "Esc closes the menu and the focus is back on its button",
+		chromedp.KeyEvent(kb.Escape),
+		waitJS(`!document.querySelector('[data-testid=pane-menu-list]')`),
+		waitJS(focused+` === 'pane-menu'`))
 }
