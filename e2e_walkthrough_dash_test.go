@@ -188,7 +188,9 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 			t.Errorf("%s palette: tool names in the step log below 4.5:1: %s", theme, strings.Join(low, ", "))
 		}
 	})
-	axeCheck(t, ctx, "goal dashboard with a running goal", `[data-testid=goal-dashboard]`)
+	inBothThemes(t, ctx, func(theme string) {
+		axeCheck(t, ctx, "goal dashboard with a running goal, "+theme+" palette", `[data-testid=goal-dashboard]`)
+	})
 
 	close(release)
 	step(t, ctx, "the goal completes", chromedp.Poll(detailStatus("completed"), nil, chromedp.WithPollingTimeout(18*time.Second)))
@@ -197,7 +199,9 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 			t.Errorf("%s palette: completed badges below 4.5:1: %s", theme, strings.Join(low, ", "))
 		}
 	})
-	axeCheck(t, ctx, "goal dashboard with a completed goal and its step log", `[data-testid=goal-dashboard]`)
+	inBothThemes(t, ctx, func(theme string) {
+		axeCheck(t, ctx, "goal dashboard with a completed goal and its step log, "+theme+" palette", `[data-testid=goal-dashboard]`)
+	})
 	shot(t, ctx, "walkthrough-goal-dashboard")
 }
 
@@ -259,7 +263,9 @@ tasks:
 			t.Errorf("%s palette: completed badges below 4.5:1: %s", theme, strings.Join(low, ", "))
 		}
 	})
-	axeCheck(t, ctx, "fleet dashboard", `[data-testid=fleet-dashboard]`)
+	inBothThemes(t, ctx, func(theme string) {
+		axeCheck(t, ctx, "fleet dashboard, "+theme+" palette", `[data-testid=fleet-dashboard]`)
+	})
 	shot(t, ctx, "walkthrough-fleet-dashboard")
 
 	step(t, ctx, "open the Composer on the fleet's file, with its dependency preview",
@@ -278,7 +284,9 @@ tasks:
 	if box.Drawn < 40 || box.Shown < box.Drawn {
 		t.Errorf("the Composer's dependency preview shows %.0f px of its %.0f px drawing", box.Shown, box.Drawn)
 	}
-	axeCheck(t, ctx, "fleet composer", `[data-testid=fleet-composer]`)
+	inBothThemes(t, ctx, func(theme string) {
+		axeCheck(t, ctx, "fleet composer, "+theme+" palette", `[data-testid=fleet-composer]`)
+	})
 	shot(t, ctx, "walkthrough-fleet-composer")
 }
 
