@@ -12,7 +12,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 // backendEvent is the one Wails event name the frontend listens to; its payload is a
@@ -94,9 +93,4 @@ func (a *App) ExportWorkspace(id string) (string, error) {
 		return "", fmt.Errorf("could not save the export to %q: %w", path, err)
 	}
 	return path, nil
-}
-
-// ImportWorkspace adds a workspace from an export file's text and makes it active.
-func (a *App) ImportWorkspace(data string) (workspace.Workspace, error) {
-	return a.eng.Workspaces.Import(a.ctx, []byte(data))
 }

@@ -44,6 +44,8 @@ type Services struct {
 	ConfigDir  string
 	Plugins    *plugins.Set
 	MCP        *mcp.Manager
+	// RevealGuard checks a request to read a saved login's password (nil: none needed).
+	RevealGuard RevealGuard
 }
 
 // New declares every call over the services.
@@ -52,9 +54,14 @@ func New(s Services) *rpc.Table {
 	addWorkspaces(t, s)
 	addProviders(t, s)
 	addTerminals(t, s)
+	addGoals(t, s)
+	addChat(t, s)
 	addFleets(t, s)
 	addAgents(t, s)
 	addCatalog(t, s)
 	addExtensions(t, s)
+	addBrowsers(t, s)
+	addRecipes(t, s)
+	addLogins(t, s)
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
@@ -27,6 +28,8 @@ type ErrorBody struct {
 	RetryAfter int `json:"retryAfter,omitempty"`
 	// Busy lists the panes a refused removal would interrupt, for the UI's confirm dialog.
 	Busy []workspace.BusyPane `json:"busy,omitempty"`
+	// Text is the chat message that could not be sent, for the UI to put back in the input.
+	Text string `json:"text,omitempty"`
 }
 
 // StatusError is a refusal with a status of its own (the service's errors are classified by
@@ -34,7 +37,9 @@ type ErrorBody struct {
 type StatusError struct {
 	Status int
 	Field  string
-	Err    error
+	// RetryAfter is seconds until the refused call may be tried again (a lockout's 429).
+	RetryAfter int
+	Err        error
 }
 
 func (e *StatusError) Error() string { return e.Err.Error() }
@@ -65,6 +70,9 @@ func Classify(err error) (int, ErrorBody) {
 		inUse *panes.GoalInPaneError
 		be    *workspace.BusyError
 	)
+	if status, ok := classifyChat(err, &body); ok {
+		return status, body
+	}
 	switch {
 	case errors.As(err, &se):
 		body.Field = se.Field
@@ -110,7 +118,7 @@ func Classify(err error) (int, ErrorBody) {
 		errors.Is(err, agent.ErrNotWaiting), errors.Is(err, fleet.ErrNotFound):
 		return http.StatusNotFound, body
 	case errors.As(err, &st):
-		body.Field = st.Field
+		body.Field, body.RetryAfter = st.Field, st.RetryAfter
 		return st.Status, body
 	case errors.Is(err, config.ErrNoProvider):
 		body.Field = "provider"
@@ -120,6 +128,38 @@ func Classify(err error) (int, ErrorBody) {
 	}
 	body.Error = "internal error: " + err.Error()
 	return http.StatusInternalServerError, body
+}
+
+// classifyChat maps the chat service's errors. A message that could not be sent comes back
+// with its text; of those, the person's mistakes (an empty message, no provider yet) are 4xx
+// and only a model or store that failed is a bad gateway.
+func classifyChat(err error, body *ErrorBody) (int, bool) {
+	var se *chat.StartError
+	var fe *chat.FieldError
+	switch {
+	case errors.As(err, &se):
+		body.Text = se.Text
+		switch {
+		case errors.As(se.Err, &fe):
+			body.Field = fe.Field
+			return http.StatusBadRequest, true
+		case errors.Is(err, config.ErrNoProvider):
+			body.Field = "provider"
+			return http.StatusConflict, true
+		case errors.Is(err, config.ErrNotFound):
+			body.Field = "provider"
+			return http.StatusNotFound, true
+		}
+		return http.StatusBadGateway, true
+	case errors.As(err, &fe):
+		body.Field = fe.Field
+		return http.StatusBadRequest, true
+	case errors.Is(err, chat.ErrNotFound):
+		return http.StatusNotFound, true
+	case errors.Is(err, chat.ErrNothingToResume):
+		return http.StatusConflict, true
+	}
+	return 0, false
 }
 
 // HTTPErrors is Classify for rpc.Table.HTTP.

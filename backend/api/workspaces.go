@@ -22,6 +22,11 @@ type CreateWorkspaceArgs struct {
 	Cols *int   `json:"cols,omitempty"`
 }
 
+// ImportWorkspaceArgs is the text of a workspace export file.
+type ImportWorkspaceArgs struct {
+	Text string `json:"text"`
+}
+
 // WorkspaceArgs names a workspace.
 type WorkspaceArgs struct {
 	ID string `json:"id"`
@@ -95,6 +100,12 @@ func addWorkspaces(t *rpc.Table, s Services) {
 	ws := s.Workspaces
 	rpc.Add(t, rpc.Method{Name: "Version", Route: "GET /api/version"}, func(context.Context, rpc.None) (VersionResult, error) {
 		return VersionResult{Version: s.Version}, nil
+	})
+	// A file picked in the UI, read as text: `serve` also takes the raw file at its REST route
+	// POST /api/workspaces/import (hand-written in package server: its body is the file, not JSON
+	// arguments).
+	rpc.Add(t, rpc.Method{Name: "ImportWorkspace"}, func(ctx context.Context, a ImportWorkspaceArgs) (workspace.Workspace, error) {
+		return ws.Import(ctx, []byte(a.Text))
 	})
 	rpc.Add(t, rpc.Method{Name: "ListWorkspaces", Route: "GET /api/workspaces"}, func(ctx context.Context, _ rpc.None) (workspace.List, error) {
 		return ws.List(ctx)

@@ -24,7 +24,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	return slices.Concat(s.coreRoutes(), s.browserRoutes(), s.chatRoutes(), s.recipeRoutes(), s.loginRoutes(), s.fleetRoutes())
+	return slices.Concat(s.coreRoutes(), s.fleetRoutes())
 }
 
 func (s *Server) coreRoutes() []route {
@@ -35,23 +35,9 @@ func (s *Server) coreRoutes() []route {
 		{"GET", "/api/ws", true, s.websocket}, // checks its token itself: browsers send it as a subprotocol
 		{"POST", "/api/workspaces/import", false, s.importWorkspace},
 		{"GET", "/api/workspaces/{id}/export", false, s.exportWorkspace},
-		{"GET", "/api/goals", false, s.listGoals},
-		{"POST", "/api/goals", false, s.startGoal},
-		{"POST", "/api/goals/prune", false, s.pruneGoals},
-		{"GET", "/api/goals/{id}", false, s.getGoal},
-		{"DELETE", "/api/goals/{id}", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Delete(r.Context(), id) })},
-		{"GET", "/api/goals/{id}/steps", false, s.goalSteps},
+		// A step's picture: the table's GoalStepImage, at the REST route that names the path's
+		// whole numbers in its own words.
 		{"GET", "/api/goals/{id}/steps/{index}/images/{n}", false, s.goalStepImage},
-		{"GET", "/api/goals/{id}/events", false, s.goalEvents},
-		{"POST", "/api/goals/{id}/pause", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Pause(r.Context(), id) })},
-		{"POST", "/api/goals/{id}/resume", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Resume(r.Context(), id) })},
-		{"POST", "/api/goals/{id}/abort", false, s.goalAction(func(r *http.Request, id string) error { return s.deps.Goals.Abort(r.Context(), id) })},
-		{"POST", "/api/goals/{id}/steer", false, s.steerGoal},
-		{"POST", "/api/goals/{id}/reopen", false, s.reopenGoal},
-		{"POST", "/api/goals/{id}/budget", false, s.raiseGoalBudget},
-		{"GET", "/api/approvals", false, s.pendingApprovals},
-		{"POST", "/api/approvals/{id}", false, s.answerApproval},
-		{"GET", "/api/tools", false, s.toolList},
 	}
 }
 

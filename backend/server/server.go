@@ -143,7 +143,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.calls = api.New(api.Services{Version: cfg.Version, Workspaces: deps.Workspaces, Providers: deps.Providers,
 		Terminals: deps.Terminals, Browsers: deps.Browsers, Panes: deps.Panes, Goals: deps.Goals, Chat: deps.Chat,
 		Fleets: deps.Fleets, SSH: deps.SSH, Recipes: deps.Recipes, Logins: deps.Logins, Catalog: deps.Catalog,
-		Settings: deps.Settings, ConfigDir: deps.ConfigDir, Plugins: deps.Plugins, MCP: deps.MCP})
+		Settings: deps.Settings, ConfigDir: deps.ConfigDir, Plugins: deps.Plugins, MCP: deps.MCP,
+		RevealGuard: s.revealGuard})
 	// The table's calls: POST /api/rpc/{name} and their REST routes, all behind the login.
 	for _, c := range s.calls.HTTP(api.HTTPErrors, maxBodyBytes) {
 		s.mux.HandleFunc(c.Pattern, s.requireAuth(c.Handler))
@@ -298,6 +299,7 @@ func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
 			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
+		ctx := context.WithValue(r.Context(), sessionKey{}, sess)
+		next(w, r.WithContext(context.WithValue(ctx, addrKey{}, clientAddr(r))))
 	}
 }

@@ -11,6 +11,7 @@
 package apigen
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -149,6 +150,7 @@ func generatePackage(path string, names map[string]string, keep map[string]refle
 			kept = strings.Replace(kept, "export type "+name+" = string;", "export type "+name+" = "+strings.Join(values, " | ")+";", 1)
 		}
 	}
+	kept = marshaledAs(kept, keep)
 	var imports []string
 	used := map[string]bool{}
 	for _, m := range importLine.FindAllStringSubmatch(kept, -1) {
@@ -168,6 +170,32 @@ func generatePackage(path string, names map[string]string, keep map[string]refle
 	}
 	b.WriteString(kept)
 	return os.WriteFile(out, []byte(b.String()), 0o644)
+}
+
+// marshaledAs fixes what tygo cannot see: a type that writes its own JSON (tools.Risk, a
+// number that is sent as "read_only"; goal.Duration, sent as "1m30s") is what its zero value
+// writes, not its Go kind. A struct, or a type that writes objects or arrays, stays as tygo
+// declared it.
+func marshaledAs(code string, keep map[string]reflect.Type) string {
+	for name, t := range keep {
+		if t.Kind() == reflect.Struct || !t.Implements(reflect.TypeFor[json.Marshaler]()) {
+			continue
+		}
+		b, err := json.Marshal(reflect.Zero(t).Interface())
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		ts := map[byte]string{'"': "string", 't': "boolean", 'f': "boolean"}[b[0]]
+		if ts == "" && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') {
+			ts = "number"
+		}
+		if ts == "" {
+			continue
+		}
+		decl := regexp.MustCompile(`(?m)^export type ` + name + ` = [^;]*;`)
+		code = decl.ReplaceAllLiteralString(code, "export type "+name+" = "+ts+";")
+	}
+	return code
 }
 
 // stripTygoHeader drops tygo's own banner (ours says how to regenerate).

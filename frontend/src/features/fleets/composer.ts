@@ -196,7 +196,7 @@ function taskFromSpec(s: FleetTaskSpec, existing: TaskDraft[]): TaskDraft {
   t.pane = s.pane === `${s.id}-term` ? '' : s.pane;
   t.priority = s.priority ? String(s.priority) : '';
   const c = s.criterion;
-  const timeout = c.timeout === undefined || c.timeout === '' || c.timeout === '0s' || c.timeout === 0 ? '' : String(c.timeout);
+  const timeout = c.timeout === undefined || c.timeout === '' || c.timeout === '0s' ? '' : String(c.timeout);
   switch (c.kind) {
     case 'shell':
       Object.assign(t, { check: 'shell', checkText: c.command ?? '', exitCode: c.exitCode ? String(c.exitCode) : '', timeout });

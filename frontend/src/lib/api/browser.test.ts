@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parseBrowserEvent } from './browser';
 import { normalizeBrowserTab, normalizePageInfo } from './types';
+import { bothDoors } from './transports.fixture';
+// Go's real answers (backend/api TestGoldenBrowserAnswers, a headless Chromium on a local page).
+import browserOpen from './testdata/BrowserOpen.json';
+import browserTabs from './testdata/BrowserTabs.json';
+import browserNewTab from './testdata/BrowserNewTab.json';
+import browserNavigate from './testdata/BrowserNavigate.json';
 
 const tab = {
   paneId: 'p1',
@@ -86,5 +92,64 @@ describe('browser wire normalisers', () => {
       status: 404,
       download: true,
     });
+  });
+});
+
+describe('browser pane calls on both transports', () => {
+  const answers = {
+    BrowserOpen: browserOpen,
+    BrowserTabs: browserTabs,
+    BrowserNewTab: browserNewTab,
+    BrowserActivate: browserTabs.tabs[0],
+    BrowserReconnect: browserTabs.tabs[0],
+    BrowserNavigate: browserNavigate,
+    BrowserBack: browserNavigate,
+    BrowserForward: browserNavigate,
+    BrowserReload: browserNavigate,
+  };
+
+  it('sends each as its call name and arguments, and reads what Go answers', async () => {
+    for (const { door, api, sent } of bothDoors(answers)) {
+      const opened = await api.browserOpen('pane-0', 'http://127.0.0.1:1/first', 800, 600);
+      expect(opened, door).toEqual([{ ...browserOpen.tabs[0], prompt: null }]);
+      const tabs = await api.browserTabs('pane-0');
+      expect(tabs.map((t) => [t.tabId, t.active, t.url])).toEqual([
+        ['btab-1', false, 'http://127.0.0.1:1/second'],
+        ['btab-2', true, 'http://127.0.0.1:1/third'],
+      ]);
+      expect(await api.browserNewTab('pane-0', 'http://127.0.0.1:1/third')).toMatchObject({ tabId: 'btab-2', active: true, prompt: null });
+      await api.browserCloseTab('pane-0', 'btab-2');
+      expect(await api.browserActivate('pane-0', 'btab-1')).toMatchObject({ tabId: 'btab-1', canGoBack: true });
+      const page = await api.browserNavigate('pane-0', 'http://127.0.0.1:1/second');
+      expect(page).toEqual({ tabId: 'btab-1', url: 'http://127.0.0.1:1/second', title: browserNavigate.title, status: 200, loading: false });
+      await api.browserBack('pane-0');
+      await api.browserForward('pane-0');
+      await api.browserReload('pane-0');
+      await api.browserViewport('pane-0', 1024, 700);
+      expect(await api.browserReconnect('pane-0')).toMatchObject({ tabId: 'btab-1', crashed: false });
+      await api.browserAnswerPrompt('pane-0', { proceed: true, username: 'ada', password: 'pw' });
+      expect(sent(), door).toEqual([
+        ['BrowserOpen', { paneId: 'pane-0', url: 'http://127.0.0.1:1/first', width: 800, height: 600 }],
+        ['BrowserTabs', { paneId: 'pane-0' }],
+        ['BrowserNewTab', { paneId: 'pane-0', url: 'http://127.0.0.1:1/third' }],
+        ['BrowserCloseTab', { paneId: 'pane-0', tabId: 'btab-2' }],
+        ['BrowserActivate', { paneId: 'pane-0', tabId: 'btab-1' }],
+        ['BrowserNavigate', { paneId: 'pane-0', url: 'http://127.0.0.1:1/second' }],
+        ['BrowserBack', { paneId: 'pane-0' }],
+        ['BrowserForward', { paneId: 'pane-0' }],
+        ['BrowserReload', { paneId: 'pane-0' }],
+        ['BrowserViewport', { paneId: 'pane-0', width: 1024, height: 700 }],
+        ['BrowserReconnect', { paneId: 'pane-0' }],
+        ['BrowserAnswerPrompt', { paneId: 'pane-0', answer: { proceed: true, username: 'ada', password: 'pw' } }],
+      ]);
+    }
+  });
+
+  it("passes on a navigation's failure verbatim, alike on both doors", async () => {
+    const refusal = { status: 502, body: { error: 'could not load https://nope.invalid/: net::ERR_NAME_NOT_RESOLVED' } };
+    for (const { door, api } of bothDoors({}, refusal)) {
+      const err = await api.browserNavigate('pane-0', 'nope.invalid').catch((e) => e);
+      expect(err.message, door).toBe(refusal.body.error);
+    }
   });
 });

@@ -1,84 +1,51 @@
 // The chat panel's API: any number of conversations per workspace, each with its own persona,
-// skills, provider and model, and actor–critic mode. Its types, and the two transports'
-// implementations of ChatApi (the Backend exposes one as `backend.chat`).
-import { callWails } from './errors';
-import type { ApprovalAnswer, ApprovalRequest, JsonRequest, Risk } from './goals';
+// skills, provider and model, and actor–critic mode. Its types (the generated wire types of
+// backend/chat, narrowed where the UI knows more), and ChatCalls, its calls of the table over
+// either transport (the Backend exposes it as `backend.chat`).
+import type { ApprovalAnswer, ApprovalRequest, Risk } from './goals';
+import type { Call } from './table';
+import type * as chat from './gen/chat';
+import type * as llm from './gen/llm';
 
 /** The event topic of chat: stored changes, plus live-only 'message_delta' and 'notice'. */
 export const CHAT_TOPIC = 'chat';
 
 /** user: the person; actor: the chat's model; critic: the reviewer; note: a line for the person only. */
-export type ChatSource = 'user' | 'actor' | 'critic' | 'note';
+export type ChatSource = chat.Source;
 
-export interface ChatImage {
-  mediaType: string;
-  /** base64 */
-  data: string;
-}
+/** A picture: its media type and its bytes in base64. */
+export type ChatImage = llm.Image;
 
+/** One piece of a message: Go's llm.Part, as the union its `kind` says. */
 export type ChatPart =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string }
   | { kind: 'image'; image: ChatImage }
-  | { kind: 'tool_call'; toolCall: { id: string; name: string; args?: unknown; rawArgs?: string; argsError?: string } }
-  | {
-      kind: 'tool_result';
-      toolResult: { callId: string; name: string; text: string; images?: ChatImage[]; isError?: boolean };
-    };
+  | { kind: 'tool_call'; toolCall: llm.ToolCall }
+  | { kind: 'tool_result'; toolResult: llm.ToolResult };
 
-export interface ChatMessage {
-  conversationId: string;
-  workspaceId: string;
-  seq: number;
-  source: ChatSource;
-  message: { role: 'user' | 'assistant' | 'tool' | 'system'; parts: ChatPart[] };
+/** One stored message; `partial`, which Go omits when false, is filled in (normalizeChatMessage). */
+export type ChatMessage = Omit<chat.Message, 'message' | 'partial'> & {
+  message: { role: llm.Role; parts: ChatPart[] };
   /** The stream was cut off: shown, never sent to a model. */
   partial: boolean;
-  createdAt: string;
-}
+};
 
-export interface ChatSettings {
-  /** Provider id or name; '' = the default provider. */
-  provider: string;
-  /** A model of that provider, sent as the request's model; '' = the provider's configured one. */
-  model: string;
-  /** A catalog persona id; '' = none. */
-  persona: string;
-  /** Catalog skill ids whose texts join the actor's instructions. */
-  skills: string[];
-  /** '' = the same model as the actor. */
-  criticProvider: string;
-  /** Critic reviews per user message before the loop stops with a note. */
-  iterationCap: number;
-  /** Tools riskier than this ask the user first. */
-  askAbove: Risk;
-}
+/** A conversation's knobs; askAbove: tools riskier than this ask the user first. */
+export type ChatSettings = Omit<chat.Settings, 'askAbove'> & { askAbove: Risk };
 
 /** A chat tool call above the conversation's ask-above level, or one a tool wants seen first. */
-export interface ChatApproval extends ApprovalRequest {
-  workspaceId: string;
-  conversationId: string;
-}
+export type ChatApproval = ApprovalRequest & { workspaceId: string; conversationId: string };
 
-export interface ChatState {
-  conversationId: string;
-  workspaceId: string;
-  /** '' until the first message names the conversation. */
-  title: string;
-  criticMode: boolean;
-  /** The user's criteria for the critic: the last message sent in critic mode. */
-  criticPrompt: string;
+/** A conversation as the UI shows it: its stored config and what runs now. */
+export type ChatState = Omit<chat.State, 'settings' | 'turn' | 'next' | 'approvals'> & {
   settings: ChatSettings;
-  running: boolean;
   /** Who streams now, while running. */
   turn?: 'actor' | 'critic';
-  /** User messages waiting for the current turn to end. */
-  queued: number;
-  editing: boolean;
   /** What Resume would start when idle ('' = nothing due). */
   next?: 'actor' | 'critic' | '';
   approvals: ChatApproval[];
-}
+};
 
 export interface ChatToolRun {
   callId: string;
@@ -101,19 +68,8 @@ export type ChatStopReason =
   | 'turn_cap'
   | 'guard';
 
-/** One of a workspace's conversations, as the list shows it. */
-export interface ChatConversation {
-  conversationId: string;
-  workspaceId: string;
-  title: string;
-  criticMode: boolean;
-  settings: ChatSettings;
-  createdAt: string;
-  updatedAt: string;
-  /** Stored messages: deleting asks first when there are any. */
-  messages: number;
-  running: boolean;
-}
+/** One of a workspace's conversations, as the list shows it (`messages`: how many are stored). */
+export type ChatConversation = Omit<chat.Conversation, 'settings'> & { settings: ChatSettings };
 
 /** What a new conversation may set up front (absent settings: the defaults). */
 export interface NewChatConversation {
@@ -154,8 +110,6 @@ export interface ChatView {
   messages: ChatMessage[];
   state: ChatState;
 }
-
-export const CHAT_ERROR_FIELDS = ['text', 'title', 'provider', 'model', 'persona', 'skills', 'criticProvider', 'iterationCap', 'askAbove', 'status'] as const;
 
 /** Every method but list and create takes a conversation id. */
 export interface ChatApi {
@@ -223,6 +177,7 @@ export function normalizeChatConversation(raw: unknown): ChatConversation {
     workspaceId: String(c.workspaceId ?? ''),
     title: String(c.title ?? ''),
     criticMode: c.criticMode === true,
+    criticPrompt: String(c.criticPrompt ?? ''),
     settings: normalizeChatSettings(c.settings),
     createdAt: String(c.createdAt ?? ''),
     updatedAt: String(c.updatedAt ?? ''),
@@ -251,14 +206,6 @@ export function normalizeChatMessage(raw: unknown): ChatMessage {
   };
 }
 
-function normalizeView(raw: unknown): ChatView {
-  const v = (raw ?? {}) as { messages?: unknown; state?: unknown };
-  return {
-    messages: Array.isArray(v.messages) ? v.messages.map(normalizeChatMessage) : [],
-    state: normalizeChatState(v.state),
-  };
-}
-
 /** The chat event `data` carries (the envelope's type repeats data.type). */
 export function parseChatEvent(data: unknown): ChatEvent | null {
   if (!data || typeof data !== 'object') return null;
@@ -272,113 +219,49 @@ export function parseChatEvent(data: unknown): ChatEvent | null {
   };
 }
 
-const enc = encodeURIComponent;
+/** The chat's calls of the table, over either transport's Call. */
+export class ChatCalls implements ChatApi {
+  constructor(private readonly call: Call) {}
 
-export class HttpChat implements ChatApi {
-  constructor(private readonly json: JsonRequest) {}
-
-  async list(ws: string) {
-    const body = await this.json<{ conversations?: unknown }>('GET', `/api/workspaces/${enc(ws)}/chats`);
-    return normalizeList(body?.conversations);
+  async list(workspaceId: string) {
+    return (await this.call('ChatConversations', { workspaceId })).conversations as ChatConversation[];
   }
-  async create(ws: string, input: NewChatConversation) {
-    return normalizeChatConversation(await this.json('POST', `/api/workspaces/${enc(ws)}/chats`, input));
+  async create(workspaceId: string, input: NewChatConversation) {
+    const created = await this.call('ChatCreate', { workspaceId, input: { title: input.title ?? '', settings: input.settings } });
+    return created as ChatConversation;
   }
-  async rename(id: string, title: string) {
-    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/title`, { title }));
+  async rename(conversationId: string, title: string) {
+    return (await this.call('ChatRename', { conversationId, title })) as ChatState;
   }
-  async remove(id: string) {
-    await this.json('DELETE', `/api/chats/${enc(id)}`);
+  remove(conversationId: string) {
+    return this.call('ChatDelete', { conversationId });
   }
-  async get(id: string) {
-    return normalizeView(await this.json('GET', `/api/chats/${enc(id)}`));
+  async get(conversationId: string) {
+    const v = await this.call('Chat', { conversationId });
+    return { messages: v.messages.map(normalizeChatMessage), state: v.state as ChatState };
   }
-  async send(id: string, text: string, images: ChatImage[]) {
-    await this.json('POST', `/api/chats/${enc(id)}/messages`, { text, images });
+  send(conversationId: string, text: string, images: ChatImage[]) {
+    return this.call('ChatSend', { conversationId, text, images });
   }
-  async stop(id: string) {
-    await this.json('POST', `/api/chats/${enc(id)}/stop`);
+  stop(conversationId: string) {
+    return this.call('ChatStop', { conversationId });
   }
-  async resume(id: string) {
-    await this.json('POST', `/api/chats/${enc(id)}/resume`);
+  resume(conversationId: string) {
+    return this.call('ChatResume', { conversationId });
   }
-  async clear(id: string) {
-    await this.json('DELETE', `/api/chats/${enc(id)}/messages`);
+  clear(conversationId: string) {
+    return this.call('ChatClear', { conversationId });
   }
-  async setCritic(id: string, on: boolean) {
-    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/critic`, { on }));
+  async setCritic(conversationId: string, on: boolean) {
+    return (await this.call('ChatSetCritic', { conversationId, on })) as ChatState;
   }
-  async setSettings(id: string, settings: ChatSettings) {
-    return normalizeChatState(await this.json('PUT', `/api/chats/${enc(id)}/settings`, settings));
+  async setSettings(conversationId: string, settings: ChatSettings) {
+    return (await this.call('ChatSetSettings', { conversationId, settings })) as ChatState;
   }
-  async setEditing(id: string, editing: boolean) {
-    await this.json('PUT', `/api/chats/${enc(id)}/editing`, { editing });
+  setEditing(conversationId: string, editing: boolean) {
+    return this.call('ChatSetEditing', { conversationId, editing });
   }
-  answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
-    return this.json<ChatApproval>('POST', `/api/chat/approvals/${enc(id)}`, { status: answer, reason });
-  }
-}
-
-/** The bound Go methods of app_chat.go. */
-export interface WailsChatMethods {
-  ChatConversations(workspaceId: string): Promise<unknown>;
-  ChatCreate(workspaceId: string, input: NewChatConversation): Promise<unknown>;
-  ChatRename(conversationId: string, title: string): Promise<unknown>;
-  ChatDelete(conversationId: string): Promise<void>;
-  Chat(conversationId: string): Promise<unknown>;
-  ChatSend(conversationId: string, text: string, images: ChatImage[]): Promise<void>;
-  ChatStop(conversationId: string): Promise<void>;
-  ChatResume(conversationId: string): Promise<void>;
-  ChatClear(conversationId: string): Promise<void>;
-  ChatSetCritic(conversationId: string, on: boolean): Promise<unknown>;
-  ChatSetSettings(conversationId: string, settings: ChatSettings): Promise<unknown>;
-  ChatSetEditing(conversationId: string, editing: boolean): Promise<void>;
-  ChatAnswerApproval(id: string, status: string, reason: string): Promise<ChatApproval>;
-}
-
-export class WailsChat implements ChatApi {
-  constructor(private readonly app: WailsChatMethods) {}
-
-  private call<T>(fn: () => Promise<T>) {
-    return callWails(fn, CHAT_ERROR_FIELDS);
-  }
-  async list(ws: string) {
-    return normalizeList(await this.call(() => this.app.ChatConversations(ws)));
-  }
-  async create(ws: string, input: NewChatConversation) {
-    return normalizeChatConversation(await this.call(() => this.app.ChatCreate(ws, input)));
-  }
-  async rename(id: string, title: string) {
-    return normalizeChatState(await this.call(() => this.app.ChatRename(id, title)));
-  }
-  remove(id: string) {
-    return this.call(() => this.app.ChatDelete(id));
-  }
-  async get(id: string) {
-    return normalizeView(await this.call(() => this.app.Chat(id)));
-  }
-  send(id: string, text: string, images: ChatImage[]) {
-    return this.call(() => this.app.ChatSend(id, text, images));
-  }
-  stop(id: string) {
-    return this.call(() => this.app.ChatStop(id));
-  }
-  resume(id: string) {
-    return this.call(() => this.app.ChatResume(id));
-  }
-  clear(id: string) {
-    return this.call(() => this.app.ChatClear(id));
-  }
-  async setCritic(id: string, on: boolean) {
-    return normalizeChatState(await this.call(() => this.app.ChatSetCritic(id, on)));
-  }
-  async setSettings(id: string, settings: ChatSettings) {
-    return normalizeChatState(await this.call(() => this.app.ChatSetSettings(id, settings)));
-  }
-  setEditing(id: string, editing: boolean) {
-    return this.call(() => this.app.ChatSetEditing(id, editing));
-  }
-  answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
-    return this.call(() => this.app.ChatAnswerApproval(id, answer, reason));
+  async answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
+    return (await this.call('ChatAnswerApproval', { id, status: answer, reason })) as ChatApproval;
   }
 }

@@ -1,20 +1,21 @@
-// The Goal Runner's API: its types, and the two transports' implementations of GoalsApi. The
-// Backend exposes one as `backend.goals`, so the goal features never learn which door they use.
-import { BackendError, callWails } from './errors';
+// The Goal Runner's API: its types (the generated wire types of backend/goal, narrowed where the
+// UI knows more than Go's types say) and GoalsCalls, its calls of the table over either
+// transport. The Backend exposes it as `backend.goals`, so the goal features never learn which
+// door they use.
+import { BackendError } from './errors';
+import type { Call } from './table';
+import type * as agent from './gen/agent';
+import type * as config from './gen/config';
+import type * as criterion from './gen/criterion';
+import type * as goal from './gen/goal';
+import type * as llm from './gen/llm';
+import type * as policy from './gen/policy';
+import type * as tools from './gen/tools';
 
 /** The event topic of goals: every persisted event, plus live-only 'delta' (streamed text). */
 export const GOAL_TOPIC = 'goals';
 
-export type GoalStatus =
-  | 'pending'
-  | 'running'
-  | 'paused'
-  | 'awaiting_approval'
-  | 'budget_exceeded'
-  | 'interrupted'
-  | 'completed'
-  | 'failed'
-  | 'aborted';
+export type GoalStatus = goal.Status;
 
 /** Statuses a goal never leaves on its own (it may still be re-opened). */
 export const FINISHED_STATUSES: readonly GoalStatus[] = ['completed', 'failed', 'aborted'];
@@ -30,79 +31,23 @@ export type Risk = (typeof RISKS)[number];
 export type CriterionKind = 'shell' | 'model_question' | 'json_predicate' | 'visual' | 'manual';
 
 /** How the runner checks a claim of completion. Only the kind's own fields may be set. */
-export interface CriterionSpec {
-  kind: CriterionKind;
-  /** shell */
-  command?: string;
-  exitCode?: number;
-  /** shell and json_predicate's command source; Go duration text ("90s") or seconds. */
-  timeout?: string | number;
-  /** model_question and visual */
-  question?: string;
-  /** model_question: 'yes' (default) | 'high_confidence' */
-  threshold?: string;
-  /** json_predicate */
-  expr?: string;
-  /** json_predicate: 'claim' (default) | 'file:PATH' | 'command:CMD' */
-  source?: string;
-  /** visual: the browser pane to look at */
-  paneId?: string;
-}
+export type CriterionSpec = Omit<criterion.Spec, 'kind'> & { kind: CriterionKind };
 
-export interface GoalPolicy {
-  /** The ceiling: tools above it ask the user. */
-  risk: Risk;
-  sandboxDir?: string;
-  allowedTools?: string[];
-  deniedTools?: string[];
-  requireStepProtocol?: boolean;
-}
+/** A goal's rules; `risk` is the ceiling: tools above it ask the user. */
+export type GoalPolicy = Omit<policy.Policy, 'risk'> & { risk: Risk };
 
-export interface GoalRunSettings {
-  /** Provider id or name; '' = the default provider. */
-  provider?: string;
-  criticProvider?: string;
-  /** 0 = no critic; absent = the default (5). */
-  criticIntervalSteps?: number;
-  /** Go duration text ("30m") or seconds. */
-  wallClock?: string | number;
-  maxSteps?: number;
-  bounceBudget?: number;
-  budgetUsd?: number;
-  budgetTokens?: number;
-  finalizeCritic?: boolean;
-  workDir?: string;
-}
+/** A goal's runtime knobs (durations as Go writes them, "30m0s"); absent: the defaults. */
+export type GoalRunSettings = goal.Settings;
 
 /** What a goal is: sent to start one, and kept with it. */
-export interface GoalSpec {
-  paneId: string;
-  goal: string;
-  criterion: CriterionSpec;
-  policy: GoalPolicy;
-  settings: GoalRunSettings;
-  dependsOn?: string[];
-  /** A persona id of the catalog (backend.catalog): its prompt, temperature and tools shape the agent. */
-  persona?: string;
-  /** Skill ids attached up front. */
-  skills?: string[];
-}
+export type GoalSpec = Omit<goal.Spec, 'criterion' | 'policy'> & { criterion: CriterionSpec; policy: GoalPolicy };
 
-export interface Todo {
-  text: string;
-  done: boolean;
-  note?: string;
-}
+export type Todo = goal.Todo;
 
 /** Tokens used; input counts cached input too, which cachedInputTokens and cacheWriteTokens break out. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens?: number;
-  cacheWriteTokens?: number;
-}
+export type TokenUsage = Required<llm.Usage>;
 
-/** The usage as stored, with its optional counts read as numbers. */
+/** The usage as stored, with its optional counts (Go omits zeros) read as numbers. */
 export function normalizeUsage(raw: unknown): TokenUsage {
   const u = (raw ?? {}) as Partial<TokenUsage>;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -114,141 +59,48 @@ export function normalizeUsage(raw: unknown): TokenUsage {
   };
 }
 
-export interface GoalState {
-  steps: number;
-  bounces: number;
-  modelTurns: number;
+/** A goal's progress; the lists and texts Go omits when empty are filled in (normalizeGoal). */
+export type GoalState = Omit<goal.State, 'usage' | 'todos' | 'granted' | 'lastCritic'> & {
   usage: TokenUsage;
-  costUsd: number;
-  elapsedMs: number;
   todos: Todo[];
-  activeTodo: number;
-  declared?: { number: number; title: string; action: string; successCriteria: string };
-  stepsSinceCritic: number;
   granted: string[];
-  guardBlocks: number;
   lastCritic: string;
-}
+};
 
-export interface Goal {
-  id: string;
-  spec: GoalSpec;
-  status: GoalStatus;
-  report: string;
-  state: GoalState;
-  createdAt: string;
-  updatedAt: string;
-  startedAt?: string;
-  endedAt?: string;
-}
+export type Goal = Omit<goal.Goal, 'spec' | 'state'> & { spec: GoalSpec; state: GoalState };
 
-/** One tool call the runner made. */
-export interface GoalStep {
-  goalId: string;
-  index: number;
-  callId: string;
-  tool: string;
-  /** The arguments as the model sent them (JSON). */
-  args: unknown;
-  result: string;
-  isError: boolean;
-  startedAt: string;
-  durationMs: number;
-  /** Pictures kept with the step (screenshots); fetch each with goalStepImage. */
-  images: number;
-  /** The tokens of the model turn that asked for this step (its batch's first step only). */
-  usage?: TokenUsage;
-}
+/** One tool call the runner made; `images` pictures are kept with it (fetch each with stepImage). */
+export type GoalStep = Omit<goal.Step, 'usage'> & { usage?: TokenUsage };
 
 /**
  * One entry of a goal's story. Stored types: started, step, critic, guard, verification_failed,
  * verification_passed, approval_requested, approval_resolved, paused, resumed, steered, ended,
  * status, notice. 'delta' (streamed model text) arrives live only.
  */
-export interface GoalEvent {
-  goalId: string;
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
-  at: string;
-}
+export type GoalEvent = Omit<goal.Event, 'data'> & { data: Record<string, unknown> };
 
-export type ApprovalStatus = 'pending' | 'allow_once' | 'allow_goal' | 'deny';
+export type ApprovalStatus = agent.ApprovalStatus;
 export type ApprovalAnswer = Exclude<ApprovalStatus, 'pending'>;
 
-/** A tool call waiting for the user's yes (or answered): goals and chat ask alike. */
-export interface ApprovalRequest {
-  id: string;
-  callId: string;
-  tool: string;
-  args: unknown;
-  risk: Risk;
-  reason: string;
-  status: ApprovalStatus;
-  answerReason?: string;
-  createdAt: string;
-  answeredAt?: string;
-}
+/**
+ * A tool call waiting for the user's yes (or answered): goals and chat ask alike. One casing
+ * on the wire, camelCase; only `args` is the tool's own arguments as the model sent them, in
+ * the tool schema's snake_case (`pane_id`), which the manual documents and the UI shows as is.
+ */
+export type ApprovalRequest = Omit<agent.Approval, 'goalId' | 'workspaceId' | 'conversationId' | 'risk'> & { risk: Risk };
 
 /** A tool call above the goal's ceiling. */
-export interface GoalApproval extends ApprovalRequest {
-  goalId: string;
-}
+export type GoalApproval = ApprovalRequest & { goalId: string };
 
 /** A tool of the registry, as the allow/deny pickers show it. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  schema: unknown;
+export type ToolDefinition = Omit<tools.Definition, 'risk' | 'source'> & {
   risk: Risk;
   /** Where a tool not built in comes from: 'plugin' (tools/*.js) or 'mcp' (an MCP server). */
   source?: 'plugin' | 'mcp';
-}
+};
 
 /** Settings → Goals. 0 = no cap. */
-export interface GoalDefaults {
-  maxConcurrent: number;
-  budgetUsd: number;
-  budgetTokens: number;
-}
-
-/**
- * Request fields the goal API names in its errors ("settings.provider: …"). The web transport
- * gets the field from the JSON error; the desktop one reads it from the message's prefix.
- */
-export const GOAL_ERROR_FIELDS = [
-  'goal',
-  'persona',
-  'skill',
-  'skills',
-  'paneId',
-  'criterion.kind',
-  'criterion.command',
-  'criterion.exitCode',
-  'criterion.timeout',
-  'criterion.question',
-  'criterion.threshold',
-  'criterion.expr',
-  'criterion.source',
-  'criterion.paneId',
-  'policy.risk',
-  'policy.sandboxDir',
-  'policy.allowedTools',
-  'policy.deniedTools',
-  'settings.provider',
-  'settings.criticProvider',
-  'settings.criticIntervalSteps',
-  'settings.budgetUsd',
-  'settings.budgetTokens',
-  'dependsOn',
-  'text',
-  'feedback',
-  'budget',
-  'status',
-  'maxConcurrent',
-  'budgetUsd',
-  'budgetTokens',
-] as const;
+export type GoalDefaults = config.GoalDefaults;
 
 export interface GoalsApi {
   /** Every goal, newest activity first. */
@@ -359,164 +211,66 @@ function dataURL(img: { mediaType?: string; data?: string } | null | undefined):
   return `data:${img.mediaType || 'image/png'};base64,${img.data}`;
 }
 
-// ---- web transport ---------------------------------------------------------------------------
-
-/** The web transport's authenticated JSON request. */
-export type JsonRequest = <T>(method: string, path: string, body?: unknown) => Promise<T>;
-
-const enc = encodeURIComponent;
-
-export class HttpGoals implements GoalsApi {
-  constructor(private readonly json: JsonRequest) {}
+/** The Goal Runner's calls of the table, over either transport's Call. */
+export class GoalsCalls implements GoalsApi {
+  constructor(private readonly call: Call) {}
 
   async list() {
-    return arr(((await this.json<{ goals: unknown }>('GET', '/api/goals')) ?? {}).goals).map(normalizeGoal);
+    return (await this.call('ListGoals', {})).goals.map(normalizeGoal);
   }
   async start(spec: GoalSpec) {
-    return normalizeGoal(await this.json('POST', '/api/goals', spec));
+    return normalizeGoal(await this.call('StartGoal', { spec }));
   }
   async get(id: string) {
-    return normalizeGoal(await this.json('GET', `/api/goals/${enc(id)}`));
+    return normalizeGoal(await this.call('GetGoal', { id }));
   }
   async steps(id: string, after: number, limit: number) {
-    const body = await this.json<{ steps: unknown }>('GET', `/api/goals/${enc(id)}/steps?after=${after}&limit=${limit}`);
-    return arr(body?.steps).map(normalizeStep);
+    return (await this.call('GoalSteps', { id, after, limit })).steps.map(normalizeStep);
   }
   async stepImage(id: string, index: number, n: number) {
-    return dataURL(await this.json('GET', `/api/goals/${enc(id)}/steps/${index}/images/${n}`));
+    return dataURL(await this.call('GoalStepImage', { id, index, n }));
   }
   async events(id: string, after: number) {
-    const body = await this.json<{ events: unknown }>('GET', `/api/goals/${enc(id)}/events?after=${after}`);
-    return arr(body?.events).map(normalizeGoalEvent);
-  }
-  async pause(id: string) {
-    await this.json('POST', `/api/goals/${enc(id)}/pause`);
-  }
-  async resume(id: string) {
-    await this.json('POST', `/api/goals/${enc(id)}/resume`);
-  }
-  async abort(id: string) {
-    await this.json('POST', `/api/goals/${enc(id)}/abort`);
-  }
-  async remove(id: string) {
-    await this.json('DELETE', `/api/goals/${enc(id)}`);
-  }
-  async steer(id: string, text: string) {
-    await this.json('POST', `/api/goals/${enc(id)}/steer`, { text });
-  }
-  async reopen(id: string, feedback: string) {
-    await this.json('POST', `/api/goals/${enc(id)}/reopen`, { feedback });
-  }
-  async raiseBudget(id: string, budgetUsd: number, budgetTokens: number) {
-    await this.json('POST', `/api/goals/${enc(id)}/budget`, { budgetUsd, budgetTokens });
-  }
-  async prune() {
-    return (await this.json<{ deleted: number }>('POST', '/api/goals/prune'))?.deleted ?? 0;
-  }
-  async pendingApprovals() {
-    return arr<GoalApproval>((await this.json<{ approvals: unknown }>('GET', '/api/approvals'))?.approvals);
-  }
-  answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
-    return this.json<GoalApproval>('POST', `/api/approvals/${enc(id)}`, { status: answer, reason });
-  }
-  async tools() {
-    return arr<ToolDefinition>((await this.json<{ tools: unknown }>('GET', '/api/tools'))?.tools);
-  }
-  settings() {
-    return this.json<GoalDefaults>('GET', '/api/settings/goals');
-  }
-  setSettings(d: GoalDefaults) {
-    return this.json<GoalDefaults>('PUT', '/api/settings/goals', d);
-  }
-}
-
-// ---- desktop transport -----------------------------------------------------------------------
-
-/** The bound Go methods of app_goals.go (Go's nil slices arrive as null). */
-export interface WailsGoalMethods {
-  ListGoals(): Promise<unknown[] | null>;
-  StartGoal(spec: GoalSpec): Promise<unknown>;
-  GetGoal(id: string): Promise<unknown>;
-  GoalSteps(id: string, after: number, limit: number): Promise<unknown[] | null>;
-  GoalStepImage(id: string, index: number, n: number): Promise<{ mediaType: string; data: string }>;
-  GoalEvents(id: string, after: number): Promise<unknown[] | null>;
-  PauseGoal(id: string): Promise<void>;
-  ResumeGoal(id: string): Promise<void>;
-  AbortGoal(id: string): Promise<void>;
-  DeleteGoal(id: string): Promise<void>;
-  SteerGoal(id: string, text: string): Promise<void>;
-  ReopenGoal(id: string, feedback: string): Promise<void>;
-  RaiseGoalBudget(id: string, usd: number, tokens: number): Promise<void>;
-  PruneGoals(): Promise<number>;
-  PendingApprovals(): Promise<GoalApproval[] | null>;
-  AnswerApproval(id: string, status: string, reason: string): Promise<GoalApproval>;
-  Tools(): Promise<ToolDefinition[] | null>;
-  GoalSettings(): Promise<GoalDefaults>;
-  SetGoalSettings(d: GoalDefaults): Promise<void>;
-}
-
-export class WailsGoals implements GoalsApi {
-  constructor(private readonly app: WailsGoalMethods) {}
-
-  private call<T>(fn: () => Promise<T>) {
-    return callWails(fn, GOAL_ERROR_FIELDS);
-  }
-  async list() {
-    return arr(await this.call(() => this.app.ListGoals())).map(normalizeGoal);
-  }
-  async start(spec: GoalSpec) {
-    return normalizeGoal(await this.call(() => this.app.StartGoal(spec)));
-  }
-  async get(id: string) {
-    return normalizeGoal(await this.call(() => this.app.GetGoal(id)));
-  }
-  async steps(id: string, after: number, limit: number) {
-    return arr(await this.call(() => this.app.GoalSteps(id, after, limit))).map(normalizeStep);
-  }
-  async stepImage(id: string, index: number, n: number) {
-    return dataURL(await this.call(() => this.app.GoalStepImage(id, index, n)));
-  }
-  async events(id: string, after: number) {
-    return arr(await this.call(() => this.app.GoalEvents(id, after))).map(normalizeGoalEvent);
+    return (await this.call('GoalEvents', { id, after })).events.map(normalizeGoalEvent);
   }
   pause(id: string) {
-    return this.call(() => this.app.PauseGoal(id));
+    return this.call('PauseGoal', { id });
   }
   resume(id: string) {
-    return this.call(() => this.app.ResumeGoal(id));
+    return this.call('ResumeGoal', { id });
   }
   abort(id: string) {
-    return this.call(() => this.app.AbortGoal(id));
+    return this.call('AbortGoal', { id });
   }
   remove(id: string) {
-    return this.call(() => this.app.DeleteGoal(id));
+    return this.call('DeleteGoal', { id });
   }
   steer(id: string, text: string) {
-    return this.call(() => this.app.SteerGoal(id, text));
+    return this.call('SteerGoal', { id, text });
   }
   reopen(id: string, feedback: string) {
-    return this.call(() => this.app.ReopenGoal(id, feedback));
+    return this.call('ReopenGoal', { id, feedback });
   }
   raiseBudget(id: string, budgetUsd: number, budgetTokens: number) {
-    return this.call(() => this.app.RaiseGoalBudget(id, budgetUsd, budgetTokens));
+    return this.call('RaiseGoalBudget', { id, budgetUsd, budgetTokens });
   }
-  prune() {
-    return this.call(() => this.app.PruneGoals());
+  async prune() {
+    return (await this.call('PruneGoals', {})).deleted;
   }
   async pendingApprovals() {
-    return arr<GoalApproval>(await this.call(() => this.app.PendingApprovals()));
+    // The goal service's approvals always name their goal.
+    return (await this.call('PendingApprovals', {})).approvals as GoalApproval[];
   }
-  answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
-    return this.call(() => this.app.AnswerApproval(id, answer, reason));
+  async answerApproval(id: string, answer: ApprovalAnswer, reason: string) {
+    return (await this.call('AnswerApproval', { id, status: answer, reason })) as GoalApproval;
   }
   async tools() {
-    return arr<ToolDefinition>(await this.call(() => this.app.Tools()));
+    return (await this.call('Tools', {})).tools as ToolDefinition[];
   }
   settings() {
-    return this.call(() => this.app.GoalSettings());
+    return this.call('GoalSettings', {});
   }
-  async setSettings(d: GoalDefaults) {
-    await this.call(() => this.app.SetGoalSettings(d));
-    return d;
+  setSettings(d: GoalDefaults) {
+    return this.call('SetGoalSettings', { settings: d });
   }
 }

@@ -32,10 +32,6 @@ export function tabPath(paneId: string, tabId: string): string {
   return `/api/panes/${enc(paneId)}/terminal/tabs/${enc(tabId)}`;
 }
 
-export function browserPath(paneId: string): string {
-  return `/api/panes/${enc(paneId)}/browser`;
-}
-
 export function signedOutError(): BackendError {
   return new BackendError('You are signed out: sign in again to continue', {
     status: 401,

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from './errors';
+import { bothDoors } from './transports.fixture';
 import {
   fallbackExportName,
   filenameFromDisposition,
@@ -114,17 +115,12 @@ describe('HttpBackend requests', () => {
     expect(f.calls).toHaveLength(0);
   });
 
-  it('posts an import as the raw file text', async () => {
-    const f = fakeFetch(() => json(201, { id: 'w9' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+  it("sends an import as the file's exact text in the ImportWorkspace call, alike on both doors", async () => {
     const text = '{"version":1,  "name":"kept exactly"}';
-    await expect(api.importWorkspace(text)).resolves.toEqual({ id: 'w9' });
-    expect(f.calls[0]).toMatchObject({
-      method: 'POST',
-      url: '/api/workspaces/import',
-      contentType: 'application/json',
-      body: text,
-    });
+    for (const { door, api, sent } of bothDoors({ ImportWorkspace: { id: 'w9' } })) {
+      await expect(api.importWorkspace(text), door).resolves.toEqual({ id: 'w9' });
+      expect(sent(), door).toEqual([['ImportWorkspace', { text }]]);
+    }
   });
 
   it('saves an export under the name from Content-Disposition, else one built from the workspace name', async () => {
@@ -267,69 +263,6 @@ describe('HttpBackend terminal routes', () => {
     const f = fakeFetch(() => json(404, { error: 'pane "p9" has no terminal: restart the pane' }));
     const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
     await expect(api.terminalRestart('p9', 'tab-1')).rejects.toThrow('pane "p9" has no terminal: restart the pane');
-  });
-});
-
-describe('HttpBackend browser routes', () => {
-  const tab = {
-    paneId: 'p1',
-    tabId: 'btab-1',
-    workspaceId: 'w1',
-    url: 'about:blank',
-    title: '',
-    loading: false,
-    crashed: false,
-    discarded: false,
-    active: true,
-    canGoBack: false,
-    canGoForward: false,
-    prompt: null,
-  };
-  const page = { tabId: 'btab-1', url: 'https://example.com/', title: 'Example', status: 200, loading: false };
-
-  it('calls every route with its method, path and body', async () => {
-    const f = fakeFetch((c) => {
-      if (c.url.endsWith('/browser') || c.url.endsWith('/browser/tabs')) {
-        return c.method === 'POST' && c.url.endsWith('/tabs') ? json(201, { ...tab, tabId: 'btab-2' }) : json(200, { tabs: [tab] });
-      }
-      if (/\/(navigate|back|forward|reload)$/.test(c.url)) return json(200, page);
-      if (c.url.endsWith('/activate') || c.url.endsWith('/reconnect')) return json(200, tab);
-      return new Response(null, { status: 204 });
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.browserOpen('p1', '', 800, 600)).resolves.toEqual([tab]);
-    await expect(api.browserTabs('p 1')).resolves.toEqual([tab]);
-    await expect(api.browserNewTab('p1', 'example.com')).resolves.toMatchObject({ tabId: 'btab-2' });
-    await api.browserCloseTab('p1', 'btab/2');
-    await expect(api.browserActivate('p1', 'btab-1')).resolves.toEqual(tab);
-    await expect(api.browserNavigate('p1', 'example.com')).resolves.toEqual(page);
-    await api.browserBack('p1');
-    await api.browserForward('p1');
-    await api.browserReload('p1');
-    await api.browserViewport('p1', 1024, 700);
-    await expect(api.browserReconnect('p1')).resolves.toEqual(tab);
-    await api.browserAnswerPrompt('p1', { proceed: true, username: 'ada', password: 'pw' });
-    expect(f.calls.map((c) => `${c.method} ${c.url} ${c.body ?? ''}`.trim())).toEqual([
-      'POST /api/panes/p1/browser {"url":"","width":800,"height":600}',
-      'GET /api/panes/p%201/browser/tabs',
-      'POST /api/panes/p1/browser/tabs {"url":"example.com"}',
-      'DELETE /api/panes/p1/browser/tabs/btab%2F2',
-      'POST /api/panes/p1/browser/tabs/btab-1/activate',
-      'POST /api/panes/p1/browser/navigate {"url":"example.com"}',
-      'POST /api/panes/p1/browser/back',
-      'POST /api/panes/p1/browser/forward',
-      'POST /api/panes/p1/browser/reload',
-      'PUT /api/panes/p1/browser/viewport {"width":1024,"height":700}',
-      'POST /api/panes/p1/browser/reconnect',
-      'POST /api/panes/p1/browser/prompt {"proceed":true,"username":"ada","password":"pw"}',
-    ]);
-    expect(f.calls.every((c) => c.auth === 'Bearer access-1')).toBe(true);
-  });
-
-  it("passes on a navigation's failure verbatim", async () => {
-    const f = fakeFetch(() => json(502, { error: 'could not load https://nope.invalid/: net::ERR_NAME_NOT_RESOLVED' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    await expect(api.browserNavigate('p1', 'nope.invalid')).rejects.toThrow('could not load https://nope.invalid/: net::ERR_NAME_NOT_RESOLVED');
   });
 });
 

@@ -4,21 +4,11 @@ import type { Auth, Backend } from './backend';
 import type {
   BackendEvent,
   BrowserInputEvent,
-  BrowserPromptAnswer,
-  BrowserTab,
   ConnectionState,
-  PageInfo,
-  Workspace,
-} from './types';
-import {
-  normalizeBrowserTab,
-  normalizeBrowserTabs,
-  normalizePageInfo,
 } from './types';
 import { TableBackend, type Call } from './table';
 import { EventSocket, type SocketFactory, type SocketLike } from './socket';
 import {
-  browserPath,
   browserSessionStorage,
   downloadBlob,
   enc,
@@ -32,13 +22,13 @@ import {
   type TokenResponse,
   type Tokens,
 } from './http-support';
-import { HttpChat } from './chat';
+import { ChatCalls } from './chat';
 import { downloadFleetFile, FleetsCalls } from './fleets';
 import { CatalogCalls } from './catalog';
 import { ExtensionsCalls } from './extensions';
-import { HttpGoals } from './goals';
-import { HttpLogins } from './logins';
-import { HttpRecipes } from './recipes';
+import { GoalsCalls } from './goals';
+import { LoginsCalls } from './logins';
+import { RecipesCalls } from './recipes';
 import { BackendError, errorMessage } from './errors';
 
 
@@ -68,11 +58,11 @@ export interface HttpBackendOptions {
 export class HttpBackend extends TableBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
-  readonly goals: HttpGoals;
+  readonly goals: GoalsCalls;
   readonly catalog: CatalogCalls;
-  readonly chat: HttpChat;
-  readonly recipes: HttpRecipes;
-  readonly logins: HttpLogins;
+  readonly chat: ChatCalls;
+  readonly recipes: RecipesCalls;
+  readonly logins: LoginsCalls;
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
 
@@ -107,12 +97,12 @@ export class HttpBackend extends TableBackend implements Backend {
       openSocket,
       opts.wsUrl,
     );
-    const json = <T,>(method: string, path: string, body?: unknown) => this.json<T>(method, path, body);
-    this.goals = new HttpGoals(json);
+    this.goals = new GoalsCalls((name, args) => this.call(name, args));
     this.catalog = new CatalogCalls(this.call);
-    this.chat = new HttpChat(json);
-    this.recipes = new HttpRecipes(json);
-    this.logins = new HttpLogins(json);
+    this.chat = new ChatCalls((name, args) => this.call(name, args));
+    this.recipes = new RecipesCalls(this.call);
+    // Under serve, a stolen access token alone must not read saved passwords.
+    this.logins = new LoginsCalls(this.call, true);
     this.fleets = new FleetsCalls(this.call, downloadFleetFile);
     this.extensions = new ExtensionsCalls(this.call);
     this.auth = {
@@ -138,13 +128,6 @@ export class HttpBackend extends TableBackend implements Backend {
       filenameFromDisposition(res.headers.get('Content-Disposition')) ?? fallbackExportName(text, id);
     this.saveFile(new Blob([text], { type: 'application/json' }), filename);
   }
-  async importWorkspace(json: string): Promise<Workspace> {
-    const res = await this.checked('POST', '/api/workspaces/import', {
-      body: json,
-      contentType: 'application/json',
-    });
-    return (await res.json()) as Workspace;
-  }
 
 
   // ---- terminals ---------------------------------------------------------------------------
@@ -169,42 +152,6 @@ export class HttpBackend extends TableBackend implements Backend {
 
   // ---- browser panes -----------------------------------------------------------------------
 
-  async browserOpen(paneId: string, url: string, width: number, height: number): Promise<BrowserTab[]> {
-    const body = await this.json<{ tabs: unknown }>('POST', browserPath(paneId), { url, width, height });
-    return normalizeBrowserTabs(body?.tabs);
-  }
-  async browserTabs(paneId: string): Promise<BrowserTab[]> {
-    const body = await this.json<{ tabs: unknown }>('GET', `${browserPath(paneId)}/tabs`);
-    return normalizeBrowserTabs(body?.tabs);
-  }
-  async browserNewTab(paneId: string, url: string): Promise<BrowserTab> {
-    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/tabs`, { url }));
-  }
-  async browserCloseTab(paneId: string, tabId: string): Promise<void> {
-    await this.json('DELETE', `${browserPath(paneId)}/tabs/${enc(tabId)}`);
-  }
-  async browserActivate(paneId: string, tabId: string): Promise<BrowserTab> {
-    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/tabs/${enc(tabId)}/activate`));
-  }
-  async browserNavigate(paneId: string, url: string): Promise<PageInfo> {
-    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/navigate`, { url }));
-  }
-  async browserBack(paneId: string): Promise<PageInfo> {
-    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/back`));
-  }
-  async browserForward(paneId: string): Promise<PageInfo> {
-    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/forward`));
-  }
-  async browserReload(paneId: string): Promise<PageInfo> {
-    return normalizePageInfo(await this.json('POST', `${browserPath(paneId)}/reload`));
-  }
-  async browserViewport(paneId: string, width: number, height: number): Promise<void> {
-    await this.json('PUT', `${browserPath(paneId)}/viewport`, { width, height });
-  }
-  async browserReconnect(paneId: string): Promise<BrowserTab> {
-    return normalizeBrowserTab(await this.json('POST', `${browserPath(paneId)}/reconnect`));
-  }
-
   /** Sent now if the socket is up, else when it opens; and again after every reconnect. */
   browserWatch(paneId: string): void {
     this.events.watch(paneId);
@@ -215,9 +162,6 @@ export class HttpBackend extends TableBackend implements Backend {
   }
 
   /** Input while the socket is down is dropped, as terminal typing is. */
-  async browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void> {
-    await this.json('POST', `/api/panes/${enc(paneId)}/browser/prompt`, answer);
-  }
   browserInput(paneId: string, event: BrowserInputEvent): void {
     this.events.send({ type: 'browser.input', paneId, event });
   }

@@ -4,9 +4,12 @@
 // from the Go declarations, so a call renamed or reshaped in Go fails the type check here.
 import type { Calls } from './gen/calls';
 import type {
+  BrowserPromptAnswer,
+  BrowserTab,
   ConvertRequest,
   Discovered,
   LaunchTemplate,
+  PageInfo,
   PaneLaunch,
   PanePatch,
   PriceTable,
@@ -22,7 +25,10 @@ import type {
   WorkspaceList,
 } from './types';
 import {
+  normalizeBrowserTab,
+  normalizeBrowserTabs,
   normalizeLaunchTemplates,
+  normalizePageInfo,
   normalizeRemoteSessions,
   normalizeSSHServer,
   normalizeSSHServers,
@@ -90,6 +96,10 @@ export abstract class TableBackend {
   }
   convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
     return this.call('ConvertPane', { id, paneId, req: wireConvertRequest(req) });
+  }
+  /** An export file's text; `serve` also takes the raw file at POST /api/workspaces/import. */
+  importWorkspace(text: string): Promise<Workspace> {
+    return this.call('ImportWorkspace', { text });
   }
   async launchTemplates(): Promise<LaunchTemplate[]> {
     return normalizeLaunchTemplates(await this.call('LaunchTemplates', {}));
@@ -162,5 +172,43 @@ export abstract class TableBackend {
   }
   killRemoteSession(serverId: string, name: string): Promise<void> {
     return this.call('KillRemoteSession', { id: serverId, name });
+  }
+
+  // ---- browser panes (their screencast and input are the transports' streams) ----
+  async browserOpen(paneId: string, url: string, width: number, height: number): Promise<BrowserTab[]> {
+    return normalizeBrowserTabs((await this.call('BrowserOpen', { paneId, url, width, height })).tabs);
+  }
+  async browserTabs(paneId: string): Promise<BrowserTab[]> {
+    return normalizeBrowserTabs((await this.call('BrowserTabs', { paneId })).tabs);
+  }
+  async browserNewTab(paneId: string, url: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.call('BrowserNewTab', { paneId, url }));
+  }
+  browserCloseTab(paneId: string, tabId: string): Promise<void> {
+    return this.call('BrowserCloseTab', { paneId, tabId });
+  }
+  async browserActivate(paneId: string, tabId: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.call('BrowserActivate', { paneId, tabId }));
+  }
+  async browserNavigate(paneId: string, url: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.call('BrowserNavigate', { paneId, url }));
+  }
+  async browserBack(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.call('BrowserBack', { paneId }));
+  }
+  async browserForward(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.call('BrowserForward', { paneId }));
+  }
+  async browserReload(paneId: string): Promise<PageInfo> {
+    return normalizePageInfo(await this.call('BrowserReload', { paneId }));
+  }
+  browserViewport(paneId: string, width: number, height: number): Promise<void> {
+    return this.call('BrowserViewport', { paneId, width, height });
+  }
+  async browserReconnect(paneId: string): Promise<BrowserTab> {
+    return normalizeBrowserTab(await this.call('BrowserReconnect', { paneId }));
+  }
+  browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void> {
+    return this.call('BrowserAnswerPrompt', { paneId, answer });
   }
 }

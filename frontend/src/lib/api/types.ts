@@ -1,6 +1,7 @@
 import type * as workspace from './gen/workspace';
 import type * as panes from './gen/panes';
 import type * as config from './gen/config';
+import type * as browser from './gen/browser';
 // Wire types: the exact JSON shapes the Go backend sends. Written once here; every transport and
 // component uses these, so a change to the backend's JSON is a change to this one file.
 
@@ -271,57 +272,22 @@ export function normalizeTabs(raw: unknown): TabInfo[] {
 /** The event topic of browser tabs, screencast frames and browser errors. */
 export const BROWSER_TOPIC = 'browser';
 
-/** One page (a Chromium target) of a browser pane; a pane holds one or more. */
-export interface BrowserTab {
-  paneId: string;
-  tabId: string;
-  workspaceId: string;
-  url: string;
-  title: string;
-  loading: boolean;
-  /** The renderer died: the pane offers Reconnect. */
-  crashed: boolean;
-  /** Idle in the background and unloaded; activating it loads it again. */
-  discarded: boolean;
-  /** The tab the pane shows. */
-  active: boolean;
-  canGoBack: boolean;
-  canGoForward: boolean;
-  /** A question the page waits on the person for (HTTP sign-in, a bad certificate); null if none. */
-  prompt: BrowserPrompt | null;
-}
+/**
+ * One page (a Chromium target) of a browser pane; a pane holds one or more. `crashed`: the
+ * renderer died (the pane offers Reconnect); `discarded`: idle in the background and unloaded;
+ * `active`: the tab the pane shows. `prompt` is the question the page waits on the person for,
+ * null if none (Go leaves it out).
+ */
+export type BrowserTab = Omit<browser.TabInfo, 'prompt'> & { prompt: BrowserPrompt | null };
 
-/** What a page asks the person: the agent never answers these. */
-export interface BrowserPrompt {
-  kind: 'auth' | 'certificate';
-  url: string;
-  /** auth: the server's realm and scheme ("basic", "digest"…); proxy: a proxy asks. */
-  realm?: string;
-  scheme?: string;
-  proxy?: boolean;
-  /** certificate: Chromium's error, e.g. "net::ERR_CERT_AUTHORITY_INVALID". */
-  error?: string;
-}
+/** What a page asks the person (the agent never answers these): HTTP sign-in or a bad certificate. */
+export type BrowserPrompt = Omit<browser.Prompt, 'kind'> & { kind: 'auth' | 'certificate' };
 
 /** The person's answer: go on (with credentials for auth), or not. */
-export interface BrowserPromptAnswer {
-  proceed: boolean;
-  username?: string;
-  password?: string;
-}
+export type BrowserPromptAnswer = browser.PromptAnswer;
 
-/** Where a tab is after a navigation (navigate, back, forward, reload). */
-export interface PageInfo {
-  tabId: string;
-  url: string;
-  title: string;
-  /** HTTP status of the document; absent when unknown. */
-  status?: number;
-  /** Still loading when the backend stopped waiting. */
-  loading: boolean;
-  /** The navigation downloaded a file instead of showing a page. */
-  download?: boolean;
-}
+/** Where a tab is after a navigation (navigate, back, forward, reload); status absent when unknown. */
+export type PageInfo = Omit<browser.PageInfo, 'prompt'>;
 
 /** The input types backend/browser/input.go accepts. */
 export type BrowserInputType =

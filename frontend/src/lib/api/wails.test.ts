@@ -169,51 +169,6 @@ describe('WailsBackend terminals', () => {
 });
 
 describe('WailsBackend browser panes', () => {
-  const tab = { paneId: 'p1', tabId: 'btab-1', url: 'about:blank', title: '', active: true };
-  const page = { tabId: 'btab-1', url: 'https://example.com/', title: 'Example', loading: false };
-
-  it('calls the bound methods with their arguments and fills in omitted fields', async () => {
-    const app = fakeApp({
-      BrowserOpen: vi.fn(async () => [tab]),
-      BrowserTabs: vi.fn(async () => null),
-      BrowserNewTab: vi.fn(async () => ({ ...tab, tabId: 'btab-2' })),
-      BrowserCloseTab: vi.fn(async () => {}),
-      BrowserActivate: vi.fn(async () => tab),
-      BrowserNavigate: vi.fn(async () => page),
-      BrowserBack: vi.fn(async () => page),
-      BrowserForward: vi.fn(async () => page),
-      BrowserReload: vi.fn(async () => ({ ...page, status: 200 })),
-      BrowserViewport: vi.fn(async () => {}),
-      BrowserReconnect: vi.fn(async () => tab),
-      BrowserAnswerPrompt: vi.fn(async () => {}),
-    });
-    const api = new WailsBackend(app, undefined);
-    await expect(api.browserOpen('p1', '', 800, 600)).resolves.toEqual([
-      { ...tab, workspaceId: '', loading: false, crashed: false, discarded: false, canGoBack: false, canGoForward: false, prompt: null },
-    ]);
-    await expect(api.browserTabs('p1')).resolves.toEqual([]);
-    await expect(api.browserNewTab('p1', 'example.com')).resolves.toMatchObject({ tabId: 'btab-2' });
-    await api.browserCloseTab('p1', 'btab-2');
-    await expect(api.browserActivate('p1', 'btab-1')).resolves.toMatchObject({ tabId: 'btab-1', active: true });
-    await expect(api.browserNavigate('p1', 'example.com')).resolves.toEqual(page);
-    await api.browserBack('p1');
-    await api.browserForward('p1');
-    await expect(api.browserReload('p1')).resolves.toEqual({ ...page, status: 200 });
-    await api.browserViewport('p1', 1024, 700);
-    await api.browserReconnect('p1');
-    await api.browserAnswerPrompt('p1', { proceed: false });
-    expect(app.BrowserAnswerPrompt).toHaveBeenCalledWith('p1', { proceed: false });
-    expect(app.BrowserOpen).toHaveBeenCalledWith('p1', '', 800, 600);
-    expect(app.BrowserNewTab).toHaveBeenCalledWith('p1', 'example.com');
-    expect(app.BrowserCloseTab).toHaveBeenCalledWith('p1', 'btab-2');
-    expect(app.BrowserActivate).toHaveBeenCalledWith('p1', 'btab-1');
-    expect(app.BrowserNavigate).toHaveBeenCalledWith('p1', 'example.com');
-    expect(app.BrowserBack).toHaveBeenCalledWith('p1');
-    expect(app.BrowserForward).toHaveBeenCalledWith('p1');
-    expect(app.BrowserViewport).toHaveBeenCalledWith('p1', 1024, 700);
-    expect(app.BrowserReconnect).toHaveBeenCalledWith('p1');
-  });
-
   /** A runtime whose 'backend' event the test fires by hand. */
   function fakeRuntime() {
     let registered: ((...data: any[]) => void) | undefined;

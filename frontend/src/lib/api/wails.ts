@@ -4,31 +4,24 @@ import type { Backend } from './backend';
 import type {
   BackendEvent,
   BrowserInputEvent,
-  BrowserPromptAnswer,
-  BrowserTab,
-  PageInfo,
-  Workspace,
 } from './types';
 import {
   BROWSER_TOPIC,
-  normalizeBrowserTab,
-  normalizeBrowserTabs,
-  normalizePageInfo,
   PANE_ERROR_FIELDS,
 } from './types';
 import { base64ToBytes, tabKey } from './terminal';
-import { WailsChat, type WailsChatMethods } from './chat';
+import { ChatCalls } from './chat';
 import { FleetsCalls } from './fleets';
 import { CatalogCalls, type CatalogPath } from './catalog';
 import { ExtensionsCalls } from './extensions';
-import { WailsGoals, type WailsGoalMethods } from './goals';
-import { WailsLogins, type WailsLoginMethods } from './logins';
-import { WailsRecipes, type WailsRecipeMethods } from './recipes';
+import { GoalsCalls } from './goals';
+import { LoginsCalls } from './logins';
+import { RecipesCalls } from './recipes';
 import { TableBackend, type Call } from './table';
 import { BackendError, callWails as call, tableError, errorMessage, fieldFromMessage, type BusyPane } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
-export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecipeMethods, WailsLoginMethods {
+export interface WailsApp {
   /** Optional: a binary older than the startup marks lacks it. */
   ReportStartup?(marks: Record<string, number>): Promise<void>;
   ReportProblem?(message: string): Promise<void>;
@@ -37,29 +30,15 @@ export interface WailsApp extends WailsGoalMethods, WailsChatMethods, WailsRecip
   ReportEcho?(samplesMs: number[]): Promise<void>;
   /** Resolves to the saved path, or '' when the user cancelled the dialog. */
   ExportWorkspace(id: string): Promise<string>;
-  ImportWorkspace(json: string): Promise<Workspace>;
   /** Go's []byte arrives as base64. */
   TerminalAttach(paneId: string, tabId: string): Promise<string>;
   TerminalDetach(paneId: string, tabId: string): Promise<void>;
   TerminalInput(paneId: string, tabId: string, data: string): Promise<void>;
   TerminalResize(paneId: string, tabId: string, cols: number, rows: number): Promise<void>;
-  /** Go's nil slice arrives as null. */
-  BrowserOpen(paneId: string, url: string, width: number, height: number): Promise<Partial<BrowserTab>[] | null>;
-  BrowserTabs(paneId: string): Promise<Partial<BrowserTab>[] | null>;
-  BrowserNewTab(paneId: string, url: string): Promise<Partial<BrowserTab>>;
-  BrowserCloseTab(paneId: string, tabId: string): Promise<void>;
-  BrowserActivate(paneId: string, tabId: string): Promise<Partial<BrowserTab>>;
-  BrowserNavigate(paneId: string, url: string): Promise<Partial<PageInfo>>;
-  BrowserBack(paneId: string): Promise<Partial<PageInfo>>;
-  BrowserForward(paneId: string): Promise<Partial<PageInfo>>;
-  BrowserReload(paneId: string): Promise<Partial<PageInfo>>;
-  BrowserViewport(paneId: string, width: number, height: number): Promise<void>;
-  BrowserReconnect(paneId: string): Promise<Partial<BrowserTab>>;
   /** Resolves once the screencast started; frames follow as 'browser'/'frame' events. */
   BrowserWatch(paneId: string): Promise<void>;
   BrowserUnwatch(paneId: string): Promise<void>;
   BrowserInput(paneId: string, event: BrowserInputEvent): Promise<void>;
-  BrowserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void>;
   WindowFocused(focused: boolean): Promise<void>;
   /** Desktop-only calls of the fleets, the catalog and the extensions (app_fleets.go, app_catalog.go, app_extensions.go). */
   SaveFleetFile(name: string, text: string): Promise<void>;
@@ -113,11 +92,11 @@ export class WailsBackend extends TableBackend implements Backend {
    */
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
-  readonly goals: WailsGoals;
+  readonly goals: GoalsCalls;
   readonly catalog: CatalogCalls;
-  readonly chat: WailsChat;
-  readonly recipes: WailsRecipes;
-  readonly logins: WailsLogins;
+  readonly chat: ChatCalls;
+  readonly recipes: RecipesCalls;
+  readonly logins: LoginsCalls;
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
 
@@ -126,7 +105,7 @@ export class WailsBackend extends TableBackend implements Backend {
     private readonly runtime: WailsRuntime | undefined,
   ) {
     super();
-    this.goals = new WailsGoals(app);
+    this.goals = new GoalsCalls((name, args) => this.call(name, args));
     // Opening a file is the desktop's own; a refusal is the table's error body.
     this.catalog = new CatalogCalls(this.call, async (kind, id) => {
       try {
@@ -135,9 +114,10 @@ export class WailsBackend extends TableBackend implements Backend {
         throw tableError(err);
       }
     });
-    this.chat = new WailsChat(app);
-    this.recipes = new WailsRecipes(app);
-    this.logins = new WailsLogins(app);
+    this.chat = new ChatCalls((name, args) => this.call(name, args));
+    this.recipes = new RecipesCalls(this.call);
+    // The desktop's person sits at the machine that holds the vault: no password again.
+    this.logins = new LoginsCalls(this.call, false);
     this.fleets = new FleetsCalls(this.call, (name, yaml) => call(() => app.SaveFleetFile(name, yaml)));
     this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
   }
@@ -170,9 +150,6 @@ export class WailsBackend extends TableBackend implements Backend {
   async exportWorkspace(id: string) {
     // The native dialog does the saving; a cancelled dialog ('' path) is the user's choice.
     await call(() => this.app.ExportWorkspace(id));
-  }
-  importWorkspace(json: string) {
-    return call(() => this.app.ImportWorkspace(json));
   }
 
 
@@ -216,41 +193,6 @@ export class WailsBackend extends TableBackend implements Backend {
     });
   }
 
-  async browserOpen(paneId: string, url: string, width: number, height: number) {
-    return normalizeBrowserTabs(await call(() => this.app.BrowserOpen(paneId, url, width, height)));
-  }
-  async browserTabs(paneId: string) {
-    return normalizeBrowserTabs(await call(() => this.app.BrowserTabs(paneId)));
-  }
-  async browserNewTab(paneId: string, url: string) {
-    return normalizeBrowserTab(await call(() => this.app.BrowserNewTab(paneId, url)));
-  }
-  browserCloseTab(paneId: string, tabId: string) {
-    return call(() => this.app.BrowserCloseTab(paneId, tabId));
-  }
-  async browserActivate(paneId: string, tabId: string) {
-    return normalizeBrowserTab(await call(() => this.app.BrowserActivate(paneId, tabId)));
-  }
-  async browserNavigate(paneId: string, url: string) {
-    return normalizePageInfo(await call(() => this.app.BrowserNavigate(paneId, url)));
-  }
-  async browserBack(paneId: string) {
-    return normalizePageInfo(await call(() => this.app.BrowserBack(paneId)));
-  }
-  async browserForward(paneId: string) {
-    return normalizePageInfo(await call(() => this.app.BrowserForward(paneId)));
-  }
-  async browserReload(paneId: string) {
-    return normalizePageInfo(await call(() => this.app.BrowserReload(paneId)));
-  }
-  browserViewport(paneId: string, width: number, height: number) {
-    return call(() => this.app.BrowserViewport(paneId, width, height));
-  }
-  async browserReconnect(paneId: string) {
-    return normalizeBrowserTab(await call(() => this.app.BrowserReconnect(paneId)));
-  }
-
-
   /** Watch and unwatch of a pane go one at a time, in order, so the last one wins. */
   browserWatch(paneId: string): void {
     this.inLane(browserLane(paneId, 'watch'), () => call(() => this.app.BrowserWatch(paneId))).catch((err) =>
@@ -265,9 +207,6 @@ export class WailsBackend extends TableBackend implements Backend {
 
   windowFocused(focused: boolean) {
     return call(() => this.app.WindowFocused(focused));
-  }
-  browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer) {
-    return call(() => this.app.BrowserAnswerPrompt(paneId, answer));
   }
   /**
    * One call at a time per pane, in order. Events made while a call is in flight wait and go

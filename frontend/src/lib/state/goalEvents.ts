@@ -106,7 +106,7 @@ export function placeholderGoal(id: string): Goal {
       steps: 0,
       bounces: 0,
       modelTurns: 0,
-      usage: { inputTokens: 0, outputTokens: 0 },
+      usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 },
       costUsd: 0,
       elapsedMs: 0,
       todos: [],

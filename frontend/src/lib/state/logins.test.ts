@@ -1,7 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, LoginsApi, SavedLogin } from '../api';
-import { HttpLogins } from '../api';
+import { bothDoors } from '../api/transports.fixture';
 import { LoginStore, loginInput } from './logins.svelte';
+// Go's real answers (backend/api TestGoldenBrowserAnswers).
+import saveLogin from '../api/testdata/SaveLogin.json';
+import listLogins from '../api/testdata/ListLogins.json';
+import revealLogin from '../api/testdata/RevealLogin.json';
 
 const login = (id: string, origin: string): SavedLogin => ({
   id,
@@ -47,20 +51,44 @@ describe('LoginStore', () => {
   });
 });
 
-describe('HttpLogins', () => {
-  it('lists without passwords and reveals through its own call carrying the server password', async () => {
-    const json = vi.fn(async (_method: string, path: string) => {
-      if (path === '/api/logins') return { logins: [login('l1', 'https://a.example')] };
-      return { password: 'hunter2' };
-    });
-    const api = new HttpLogins(json as never);
-    expect(api.revealNeedsPassword).toBe(true);
-    expect((await api.list())[0].origin).toBe('https://a.example');
-    expect(await api.reveal('l 1', 'serve-pw')).toBe('hunter2');
-    expect(json).toHaveBeenLastCalledWith('POST', '/api/logins/l%201/reveal', { password: 'serve-pw' });
-    await api.save('', { origin: 'https://a.example', username: 'ada', password: 'x' });
-    expect(json).toHaveBeenLastCalledWith('POST', '/api/logins', { origin: 'https://a.example', username: 'ada', password: 'x' });
-    await api.save('l1', { origin: 'https://a.example', username: 'ada' });
-    expect(json).toHaveBeenLastCalledWith('PUT', '/api/logins/l1', { origin: 'https://a.example', username: 'ada' });
+describe('backend.logins on both transports', () => {
+  const answers = { SaveLogin: saveLogin, ListLogins: listLogins, RevealLogin: revealLogin };
+
+  it("sends each as its call name and arguments, and reads Go's real answers without a password", async () => {
+    for (const { door, api, sent } of bothDoors(answers)) {
+      const added = await api.logins.save('', { origin: 'https://a.example', username: 'ada', password: 'hunter2' });
+      expect(added, door).toMatchObject({ id: 'login-0', origin: 'https://a.example', passwordSet: true });
+      await api.logins.save('login-0', { origin: 'https://a.example', username: 'ada' });
+      const list = await api.logins.list();
+      expect(list.map((l) => l.username)).toEqual(['ada']);
+      expect(JSON.stringify(list)).not.toContain('hunter2');
+      await api.logins.remove('login-0');
+      expect(sent(), door).toEqual([
+        ['SaveLogin', { id: '', input: { origin: 'https://a.example', username: 'ada', password: 'hunter2' } }],
+        ['SaveLogin', { id: 'login-0', input: { origin: 'https://a.example', username: 'ada' } }],
+        ['ListLogins', {}],
+        ['DeleteLogin', { id: 'login-0' }],
+      ]);
+    }
+  });
+
+  it("reveals through its own call: the web asks for the server's password again, the desktop does not", async () => {
+    const [desktop, web] = bothDoors(answers);
+    expect(desktop.api.logins.revealNeedsPassword).toBe(false);
+    expect(web.api.logins.revealNeedsPassword).toBe(true);
+    expect(await desktop.api.logins.reveal('login-0')).toBe('hunter2');
+    expect(await web.api.logins.reveal('login-0', 'serve-pw')).toBe('hunter2');
+    expect(desktop.sent()).toEqual([['RevealLogin', { id: 'login-0' }]]);
+    expect(web.sent()).toEqual([['RevealLogin', { id: 'login-0', password: 'serve-pw' }]]);
+  });
+
+  it('a locked-out reveal says when to try again, alike on both doors', async () => {
+    const refusal = { status: 429, body: { error: 'too many wrong passwords: try again in 30 s', field: 'password', retryAfter: 30 } };
+    for (const { door, api } of bothDoors({}, refusal)) {
+      const err = await api.logins.reveal('login-0', 'wrong').catch((e) => e);
+      expect(err.message, door).toBe(refusal.body.error);
+      expect(err.field).toBe('password');
+      expect(err.retryAfter).toBe(30);
+    }
   });
 });

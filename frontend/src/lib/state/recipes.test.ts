@@ -1,9 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, Recipe, RecipesApi } from '../api';
-import { HttpRecipes, normalizeRecipe } from '../api';
+import { bothDoors } from '../api/transports.fixture';
 import { RecipeStore, missingParams, runSummary } from './recipes.svelte';
+// Go's real answers (backend/api TestGoldenBrowserAnswers: a recipe run in a headless Chromium).
+import saveRecipe from '../api/testdata/SaveRecipe.json';
+import listRecipes from '../api/testdata/ListRecipes.json';
+import runRecipe from '../api/testdata/RunRecipe.json';
 
-const recipe: Recipe = normalizeRecipe({
+const recipe: Recipe = {
   name: 'site search',
   description: 'Search',
   steps: [
@@ -11,7 +15,9 @@ const recipe: Recipe = normalizeRecipe({
     { tool: 'browser_type', args: { selector: '#q', text: '{{query}}' } },
   ],
   params: ['query'],
-});
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+};
 
 function store(api: Partial<RecipesApi>) {
   return new RecipeStore({ recipes: api } as unknown as Backend);
@@ -49,17 +55,34 @@ describe('RecipeStore', () => {
   });
 });
 
-describe('HttpRecipes', () => {
-  it('normalizes null lists and escapes names in paths', async () => {
-    const json = vi.fn(async (_m: string, path: string) =>
-      path === '/api/recipes' ? { recipes: [{ name: 'a b', steps: null, params: null }] } : { recipe: 'a b', steps: null, completed: true },
-    );
-    const api = new HttpRecipes(json as never);
-    const [r] = await api.list();
-    expect(r.steps).toEqual([]);
-    expect(r.params).toEqual([]);
-    const res = await api.run('a b', 'web-1', { q: 'x' });
-    expect(json).toHaveBeenLastCalledWith('POST', '/api/recipes/a%20b/run', { paneId: 'web-1', params: { q: 'x' } });
-    expect(res.steps).toEqual([]);
+describe('backend.recipes on both transports', () => {
+  it("sends each as its call name and arguments, and reads Go's real answers", async () => {
+    const answers = { SaveRecipe: saveRecipe, ListRecipes: listRecipes, RunRecipe: runRecipe };
+    for (const { door, api, sent } of bothDoors(answers)) {
+      const steps = [{ tool: 'browser_navigate', args: { url: 'http://127.0.0.1:1/{{path}}' } }];
+      const saved = await api.recipes.save({ name: 'open page', description: 'Opens a page', steps });
+      expect(saved, door).toMatchObject({ name: 'open page', steps, params: ['path'] });
+      const [listed] = await api.recipes.list();
+      expect(listed.steps[0].args).toEqual({ url: 'http://127.0.0.1:1/{{path}}' });
+      const run = await api.recipes.run('open page', 'pane-0', { path: 'fourth' });
+      expect(run.completed).toBe(true);
+      expect(runSummary(run, listed.steps.length)).toBe('Done: all 1 steps ran.');
+      await api.recipes.remove('open page');
+      expect(sent(), door).toEqual([
+        ['SaveRecipe', { name: 'open page', description: 'Opens a page', steps }],
+        ['ListRecipes', {}],
+        ['RunRecipe', { name: 'open page', paneId: 'pane-0', params: { path: 'fourth' } }],
+        ['DeleteRecipe', { name: 'open page' }],
+      ]);
+    }
+  });
+
+  it('a refused step names its field, alike on both doors', async () => {
+    const refusal = { status: 400, body: { error: 'steps[0].tool: write_to_terminal is not a browser tool', field: 'steps[0].tool' } };
+    for (const { door, api } of bothDoors({}, refusal)) {
+      const err = await api.recipes.save({ name: 'r', description: '', steps: [{ tool: 'write_to_terminal', args: {} }] }).catch((e) => e);
+      expect(err.field, door).toBe('steps[0].tool');
+      expect(err.message).toContain('not a browser tool');
+    }
   });
 });

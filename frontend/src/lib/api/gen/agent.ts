@@ -2,6 +2,57 @@
 // Regenerate: go test ./backend/api -run TestGeneratedFiles -update
 
 /**
+ * ApprovalStatus is a request's state, or the user's answer.
+ */
+export type ApprovalStatus = "pending" | "allow_once" | "allow_goal" | "deny";
+
+/**
+ * Approval is a tool call waiting for (or answered by) the user. It belongs to a goal
+ * (GoalID) or to a workspace's chat (WorkspaceID).
+ */
+export interface Approval {
+  id: string;
+  goalId?: string;
+  workspaceId?: string;
+  /**
+   * ConversationID is the chat conversation a workspace's request belongs to.
+   */
+  conversationId?: string;
+  callId: string;
+  tool: string;
+  args: unknown;
+  risk: string;
+  reason: string;
+  status: ApprovalStatus;
+  answerReason?: string;
+  createdAt: string;
+  answeredAt?: string;
+}
+
+/**
+ * Compaction is how a conversation is sent once it outgrew the model's window: the head
+ * (the first user message, the goal prompt) verbatim, one summary message standing for
+ * messages [Head, Through), then the rest, with large tool outputs in [Through, StubThrough)
+ * replaced by stubs. Between compactions the view only grows at its end, so the provider's
+ * prompt cache keeps the whole prefix. The owner stores it with the conversation.
+ */
+export interface Compaction {
+  head: number /* int */;
+  through: number /* int */;
+  summary: string;
+  stubThrough?: number /* int */;
+  /**
+   * Count is how many compactions the conversation has had.
+   */
+  count: number /* int */;
+  /**
+   * Tokens is the estimated size of the request before and after the last one.
+   */
+  tokensBefore?: number /* int */;
+  tokensAfter?: number /* int */;
+}
+
+/**
  * GuardSettings are the loop guard's thresholds; a zero field takes its default.
  */
 export interface GuardSettings {

@@ -26,4 +26,4 @@ export interface Spec {
  * Duration is a time.Duration that reads and writes JSON as "90s" or "2m0s", and also reads a
  * number of seconds (90, 1.5).
  */
-export type Duration = number;
+export type Duration = string;

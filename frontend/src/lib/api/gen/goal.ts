@@ -2,12 +2,20 @@
 // Regenerate: go test ./backend/api -run TestGeneratedFiles -update
 
 import type * as agent from './agent';
+import type * as criterion from './criterion';
+import type * as llm from './llm';
+import type * as policy from './policy';
+
+/**
+ * Status is where a goal is in its life.
+ */
+export type Status = "pending" | "running" | "paused" | "awaiting_approval" | "budget_exceeded" | "interrupted" | "completed" | "failed" | "aborted";
 
 /**
  * Duration is a time.Duration that reads and writes JSON as "90s" / "1h0m0s" (and accepts a
  * number of seconds), so stored goals and API bodies are readable.
  */
-export type Duration = number;
+export type Duration = string;
 
 /**
  * Settings are a goal's runtime knobs; zero values take the defaults.
@@ -35,4 +43,137 @@ export interface Settings {
    * setting, else the known model's; a "context length exceeded" answer teaches the rest).
    */
   contextWindow?: number /* int */;
+}
+
+/**
+ * Spec is everything a goal is started with.
+ */
+export interface Spec {
+  paneId: string;
+  goal: string;
+  criterion: criterion.Spec;
+  policy: policy.Policy;
+  settings: Settings;
+  dependsOn?: string[];
+  /**
+   * Priority orders the queue: a higher one starts first, then the oldest (see schedule.go).
+   */
+  priority?: number /* int */;
+  /**
+   * Group is the set of goals this one is scheduled with, a fleet's id ("" none): at most
+   * GroupLimit of them run at once (0: only the service's limit), each waits for its pane to
+   * be free, and none starts until the group's owner opens it (Service.OpenGroup).
+   */
+  group?: string;
+  groupLimit?: number /* int */;
+  /**
+   * Handoff is what the goal starts knowing besides its goal: the reports of the fleet tasks
+   * it depends on, context other agents shared. It goes into the first prompt only.
+   */
+  handoff?: string;
+  /**
+   * Persona is the id of the persona the agent works as ("" none): its prompt joins the
+   * system prompt, its temperature and max_tokens reach every request, its tools list
+   * narrows the offer. Skills are attached up front besides the persona's own. Both are
+   * looked up again on resume, so an edited file counts.
+   */
+  persona?: string;
+  skills?: string[];
+}
+
+/**
+ * Todo is one item of the model's checklist.
+ */
+export interface Todo {
+  text: string;
+  done: boolean;
+  note?: string;
+}
+
+/**
+ * DeclaredStep is the step the model said it is about to take (declare_step).
+ */
+export interface DeclaredStep {
+  number: number /* int */;
+  title: string;
+  action: string;
+  successCriteria: string;
+}
+
+/**
+ * State is what the runner keeps between iterations, persisted so a resume loses nothing.
+ */
+export interface State {
+  steps: number /* int */;
+  bounces: number /* int */;
+  modelTurns: number /* int */;
+  usage: llm.Usage;
+  costUsd: number /* float64 */;
+  elapsedMs: number /* int64 */; // wall clock used by earlier runs of this goal
+  todos?: Todo[];
+  activeTodo: number /* int */;
+  declared?: DeclaredStep;
+  stepsSinceCritic: number /* int */;
+  granted?: string[]; // tools the user allowed for this goal
+  guardBlocks: number /* int */;
+  lastCritic?: string;
+  /**
+   * Verifying holds a claim whose verification a pause cut off: it is verified again when
+   * the goal goes on (after a restart too), never counted as a failed check.
+   */
+  verifying?: string;
+  /**
+   * Compaction is how the conversation is sent since it outgrew the model's window.
+   */
+  compaction?: agent.Compaction;
+}
+
+/**
+ * Goal is a goal as stored and shown.
+ */
+export interface Goal {
+  id: string;
+  spec: Spec;
+  status: Status;
+  report: string;
+  state: State;
+  createdAt: string;
+  updatedAt: string;
+  startedAt?: string;
+  endedAt?: string;
+}
+
+/**
+ * Step is one tool call the runner made, with its result.
+ */
+export interface Step {
+  goalId: string;
+  index: number /* int */;
+  callId: string;
+  tool: string;
+  args: unknown;
+  result: string;
+  isError: boolean;
+  startedAt: string;
+  durationMs: number /* int64 */;
+  /**
+   * Images counts the pictures the result carried (screenshots); Service.StepImage serves them.
+   */
+  images: number /* int */;
+  /**
+   * Usage is the tokens of the model turn that asked for this step, cached and uncached
+   * input apart; only the first step of a turn's batch carries it.
+   */
+  usage?: llm.Usage;
+}
+
+/**
+ * Event is one entry of a goal's story.
+ */
+export interface Event {
+  goalId: string;
+  seq: number /* int64 */;
+  type: string;
+  data: unknown;
+  at: string;
 }

@@ -6,4 +6,19 @@
  * read_only < write_local < network_get < network_write < spends_money.
  * A goal's policy sets a ceiling; calls above it ask the user.
  */
-export type Risk = number /* int */;
+export type Risk = string;
+
+/**
+ * Definition is what a model is told about a tool.
+ */
+export interface Definition {
+  name: string;
+  description: string;
+  schema: unknown;
+  risk: Risk;
+  /**
+   * Source is where a tool that is not built in comes from ("plugin", "mcp"); "" for a
+   * tool registered in code.
+   */
+  source?: string;
+}
