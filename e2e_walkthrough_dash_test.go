@@ -316,11 +316,18 @@ func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
 		cut: [...p.querySelectorAll('[data-testid=pane-title], [data-testid=pane-id], [data-testid=terminal-tab] .text, [data-testid=pane-kind]')]
 			.filter(el => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().width < 1)
 			.map(el => el.dataset.testid || el.closest('[data-testid]').dataset.testid),
+		// What lies over the header's ends and its menu button: another panel there hides it.
+		covered: [p.querySelector('[data-testid=pane-kind]'), p.querySelector('[data-testid=pane-menu]')].filter(el => {
+			const r = el.getBoundingClientRect();
+			const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+			return !hit || !p.contains(hit);
+		}).map(el => el.dataset.testid),
 	})))`, &raw))
 	var panes []struct {
-		ID    string
-		Width int
-		Cut   []string
+		ID      string
+		Width   int
+		Cut     []string
+		Covered []string
 	}
 	if err := json.Unmarshal([]byte(raw), &panes); err != nil || len(panes) == 0 {
 		t.Fatalf("panes %q: %v", raw, err)
@@ -329,6 +336,9 @@ func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
 		t.Logf("pane %s: %d px wide", p.ID, p.Width)
 		if len(p.Cut) > 0 {
 			t.Errorf("pane %s (%d px wide) cuts its %s", p.ID, p.Width, strings.Join(p.Cut, ", "))
+		}
+		if len(p.Covered) > 0 {
+			t.Errorf("pane %s has its %s covered by another panel", p.ID, strings.Join(p.Covered, ", "))
 		}
 		if p.Width < minPaneWidthPx {
 			t.Errorf("pane %s is %d px wide beside the side panels: want at least %d", p.ID, p.Width, minPaneWidthPx)
