@@ -15,8 +15,10 @@ import (
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
-// maxBodyBytes bounds request bodies; the largest is a workspace import (1 MiB).
-const maxBodyBytes = workspace.MaxImportBytes + 1024
+// maxBodyBytes bounds request bodies; the largest is a workspace import (1 MiB), which the UI
+// sends as a JSON string (ImportWorkspace's text), where each quote and backslash of the file
+// takes two bytes: twice the file's limit lets the import itself say a file is too large.
+const maxBodyBytes = 2*workspace.MaxImportBytes + 1024
 
 type errorBody struct {
 	Error      string `json:"error"`
