@@ -32,6 +32,13 @@ type ErrorBody struct {
 	Text string `json:"text,omitempty"`
 }
 
+// SetHeaders puts a refusal's wait in Retry-After too, for HTTP clients that read only that.
+func (b ErrorBody) SetHeaders(h http.Header) {
+	if b.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(b.RetryAfter))
+	}
+}
+
 // StatusError is a refusal with a status of its own (the service's errors are classified by
 // their type in Classify).
 type StatusError struct {

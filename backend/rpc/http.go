@@ -192,8 +192,17 @@ func bodyError(err error) error {
 	return &ArgsError{Msg: "the request body could not be read: " + err.Error()}
 }
 
+// HeaderSetter is an error body that also says something in the response's headers (e.g. a
+// lockout's Retry-After).
+type HeaderSetter interface {
+	SetHeaders(h http.Header)
+}
+
 func writeErr(w http.ResponseWriter, errs Errors, err error) {
 	status, body := errs(err)
+	if hs, ok := body.(HeaderSetter); ok {
+		hs.SetHeaders(w.Header())
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

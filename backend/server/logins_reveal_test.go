@@ -2,13 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // Reveal is a call of the table, so it is also served at POST /api/rpc/RevealLogin: that door
 // must ask for the server's login password as the REST route does, share its lockout, and say
-// when to try again, or a stolen access token could read saved passwords through it.
+// when to try again (in the body the UI reads and in Retry-After), or a stolen access token could read saved passwords through it.
 func TestRevealThroughTheCallRouteAsksForThePasswordAndSaysWhenToRetry(t *testing.T) {
 	h := newHarness(t)
 	tok := h.login(t).AccessToken
@@ -39,7 +40,8 @@ func TestRevealThroughTheCallRouteAsksForThePasswordAndSaysWhenToRetry(t *testin
 			RetryAfter int    `json:"retryAfter"`
 		}
 		json.Unmarshal([]byte(body), &e)
-		if resp.StatusCode != 429 || strings.Contains(body, secret) || e.Field != "password" || e.RetryAfter < 1 || !strings.Contains(e.Error, "try again in") {
+		if resp.StatusCode != 429 || strings.Contains(body, secret) || e.Field != "password" || e.RetryAfter < 1 || !strings.Contains(e.Error, "try again in") ||
+			resp.Header.Get("Retry-After") != strconv.Itoa(e.RetryAfter) {
 			t.Errorf("%s after repeated wrong passwords: %d %s, want 429 with retryAfter", try.path, resp.StatusCode, body)
 		}
 	}
