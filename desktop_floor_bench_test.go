@@ -62,8 +62,8 @@ func (r floorRig) pair(t testing.TB, s *floorSamples) {
 	floor := launchTimed(t, r.display, exec.Command(r.floor))
 	s.ours, s.floor = append(s.ours, ours), append(s.floor, floor)
 	if testing.Verbose() { // without -v, go test keeps only a benchmark's first 10 log lines
-		t.Logf("launch → first paint: ClusterSpace %v (DOM ready %v), floor %v (DOM ready %v)",
-			ms(ours.painted), ms(goMark(ours, "dom-ready")), ms(floor.painted), ms(goMark(floor, "dom-ready")))
+		t.Logf("launch → first paint: ClusterSpace %v (DOM ready %v, CPU %v), floor %v (DOM ready %v, CPU %v)",
+			ms(ours.painted), ms(goMark(ours, "dom-ready")), ours.cpu, ms(floor.painted), ms(goMark(floor, "dom-ready")), floor.cpu)
 		t.Logf("  ClusterSpace after launch: %v", ours)
 		t.Logf("  floor after launch: %v", floor)
 	}
@@ -133,8 +133,10 @@ func (s floorSamples) spread() string {
 // paint floor (scripts/paintfloor: a Wails window with one static index.html, same tags)
 // alternately under one Xvfb, one pair per iteration, and reports the medians of launch →
 // first paint of each (ours-ms, floor-ms), the median of their difference per pair
-// (over-floor-ms; the target is at most paintFloorTargetMs) and launch → DOM ready of each
-// (ours-dom-ms, floor-dom-ms: what is left after it is the page's own script and drawing).
+// (over-floor-ms; the target is at most paintFloorTargetMs), launch → DOM ready of each
+// (ours-dom-ms, floor-dom-ms: what is left after it is the page's own script and drawing) and
+// the processor time each had used by its first paint, its WebKit processes included
+// (ours-cpu-ms, floor-cpu-ms: on a loaded machine the wall-clock figures grow, these hardly).
 func BenchmarkDesktopPaintFloor(b *testing.B) {
 	r := newFloorRig(b)
 	var s floorSamples
@@ -151,5 +153,8 @@ func BenchmarkDesktopPaintFloor(b *testing.B) {
 	b.ReportMetric(s.overFloor(), "over-floor-ms")
 	b.ReportMetric(medianMs(s.ours, dom), "ours-dom-ms")
 	b.ReportMetric(medianMs(s.floor, dom), "floor-dom-ms")
+	cpu := func(r startupRun) time.Duration { return r.cpu }
+	b.ReportMetric(medianMs(s.ours, cpu), "ours-cpu-ms")
+	b.ReportMetric(medianMs(s.floor, cpu), "floor-cpu-ms")
 	b.ReportMetric(0, "ns/op")
 }
