@@ -167,7 +167,7 @@ func decodeArgs[A any](raw json.RawMessage) (A, error) {
 		raw = json.RawMessage("{}")
 	}
 	if string(raw) == "null" {
-		return a, &ArgsError{Msg: "arguments: null is not a request; send a JSON object"}
+		return a, &ArgsError{Msg: "request body: null is not a request; send a JSON object"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -175,7 +175,7 @@ func decodeArgs[A any](raw json.RawMessage) (A, error) {
 	if err == nil {
 		var extra json.RawMessage
 		if more := dec.Decode(&extra); !errors.Is(more, io.EOF) {
-			return a, &ArgsError{Msg: "arguments: there is more after the JSON value; send exactly one JSON object"}
+			return a, &ArgsError{Msg: "request body: there is more after the JSON value; send exactly one JSON object"}
 		}
 		return a, nil
 	}
@@ -188,7 +188,7 @@ func decodeArgs[A any](raw json.RawMessage) (A, error) {
 		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
 		return a, &ArgsError{Field: field, Msg: fmt.Sprintf("%s: unknown field; check the spelling", field)}
 	}
-	return a, &ArgsError{Msg: "arguments: " + msg}
+	return a, &ArgsError{Msg: "request body: " + msg}
 }
 
 // jsonFields maps an arguments struct's JSON names to their Go types (embedded structs'

@@ -6,8 +6,7 @@ import type * as workspace from './workspace';
 /**
  * TemplateInfo is a launch template with whether its command is installed here.
  */
-export interface TemplateInfo {
-  Template: workspace.Template;
+export interface TemplateInfo extends workspace.Template {
   installed: boolean;
 }
 
