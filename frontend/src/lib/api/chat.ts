@@ -148,7 +148,8 @@ export function normalizeChatSettings(raw: unknown): ChatSettings {
     skills: Array.isArray(s.skills) ? s.skills.map(String) : [],
     criticProvider: s.criticProvider ?? '',
     iterationCap: s.iterationCap ?? 10,
-    askAbove: s.askAbove ?? 'write_local',
+    // As the backend's default for a new conversation: ask before anything above reading.
+    askAbove: s.askAbove ?? 'read_only',
   };
 }
 
