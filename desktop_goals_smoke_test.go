@@ -11,9 +11,19 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// completedGreen is the text colour of the "completed" status badge (StatusBadge.svelte): nothing
+// completedGreens are the text colours of the "completed" status pill (lib/ui/StatusPill.svelte,
+// --text-ok in lib/ui/tones.css) in the dark and the light palette, whichever the desktop picks: nothing
 // else in the workspace view draws it, so it tells that the dashboard shows a finished goal.
-var completedGreen = [3]uint32{0x34, 0xd3, 0x99}
+var completedGreens = [][3]uint32{{0x4c, 0xc3, 0x8a}, {0x14, 0x62, 0x40}}
+
+// countCompleted counts the pixels of either palette's completed colour.
+func countCompleted(img image.Image) int {
+	n := 0
+	for _, c := range completedGreens {
+		n += countColour(img, c)
+	}
+	return n
+}
 
 // minBadgePixels is how many pixels of that colour the list row's and the detail's badges
 // draw together at the least (their glyphs' cores; edges are blended with the background).
@@ -56,7 +66,7 @@ func TestDesktopGoalDashboardSmoke(t *testing.T) {
 
 	d := startDesktop(t, dataDir)
 	before := d.screenshot(t, filepath.Join(t.TempDir(), "before.png"))
-	if n := countColour(before, completedGreen); n >= minBadgePixels {
+	if n := countCompleted(before); n >= minBadgePixels {
 		t.Fatalf("the workspace view already shows %d pixels of the completed badge's colour: the check would prove nothing", n)
 	}
 
@@ -70,7 +80,7 @@ func TestDesktopGoalDashboardSmoke(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		img := d.screenshot(t, shotPath)
-		n := countColour(img, completedGreen)
+		n := countCompleted(img)
 		if n >= minBadgePixels && distinctColours(img) >= minDistinctColours {
 			t.Logf("dashboard screenshot: %s (%d pixels of the completed badge)", shotPath, n)
 			return
