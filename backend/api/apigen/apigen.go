@@ -151,25 +151,110 @@ func generatePackage(path string, names map[string]string, keep map[string]refle
 		}
 	}
 	kept = marshaledAs(kept, keep)
-	var imports []string
-	used := map[string]bool{}
-	for _, m := range importLine.FindAllStringSubmatch(kept, -1) {
-		if others[m[1]] && !used[m[1]] {
-			used[m[1]] = true
-			imports = append(imports, m[1])
+	parts := split(kept, maxLines)
+	for i, part := range parts {
+		var b strings.Builder
+		b.WriteString(header)
+		var imports []string
+		used := map[string]bool{}
+		for _, m := range importLine.FindAllStringSubmatch(part, -1) {
+			if others[m[1]] && !used[m[1]] {
+				used[m[1]] = true
+				imports = append(imports, m[1])
+			}
+		}
+		sort.Strings(imports)
+		for _, n := range imports {
+			fmt.Fprintf(&b, "import type * as %s from './%s';\n", n, n)
+		}
+		// The package's names declared in its other parts, that this part uses.
+		for j, other := range parts {
+			if j == i {
+				continue
+			}
+			var names []string
+			for _, m := range declNames.FindAllStringSubmatch(other, -1) {
+				if regexp.MustCompile(`(^|[^.\w])`+m[1]+`\b`).MatchString(codeOnly(part)) && !declares(part, m[1]) {
+					names = append(names, m[1])
+				}
+			}
+			if len(names) > 0 {
+				fmt.Fprintf(&b, "import type { %s } from './%s';\n", strings.Join(names, ", "), partName(name, j))
+			}
+		}
+		if i == 0 {
+			for j := 1; j < len(parts); j++ {
+				fmt.Fprintf(&b, "export * from './%s';\n", partName(name, j))
+			}
+		}
+		if b.Len() > len(header) {
+			b.WriteString("\n")
+		}
+		b.WriteString(part)
+		if err := os.WriteFile(filepath.Join(dir, partName(name, i)+".ts"), []byte(b.String()), 0o644); err != nil {
+			return err
 		}
 	}
-	sort.Strings(imports)
-	var b strings.Builder
-	b.WriteString(header)
-	for _, n := range imports {
-		fmt.Fprintf(&b, "import type * as %s from './%s';\n", n, n)
+	return nil
+}
+
+// maxLines keeps every generated file under the project's 600 lines, with room for its header.
+const maxLines = 560
+
+// partName is the module of a package's i-th part: the package's name, then name.2, name.3.
+func partName(name string, i int) string {
+	if i == 0 {
+		return name
 	}
-	if len(imports) > 0 {
-		b.WriteString("\n")
+	return fmt.Sprintf("%s.%d", name, i+1)
+}
+
+// split cuts a package's declarations (separated by blank lines) into parts of at most max
+// lines each, in order.
+func split(code string, max int) []string {
+	var parts []string
+	var cur strings.Builder
+	lines := 0
+	for _, decl := range strings.SplitAfter(code, "\n\n") {
+		n := strings.Count(decl, "\n")
+		if lines > 0 && lines+n > max {
+			parts = append(parts, cur.String())
+			cur.Reset()
+			lines = 0
+		}
+		cur.WriteString(decl)
+		lines += n
 	}
-	b.WriteString(kept)
-	return os.WriteFile(out, []byte(b.String()), 0o644)
+	return append(parts, cur.String())
+}
+
+// declNames finds every declaration's name in a text of many.
+var declNames = regexp.MustCompile(`(?m)^export (?:interface|type|const|enum) (\w+)`)
+
+// codeOnly is TypeScript without its comments, to find the names it uses.
+func codeOnly(code string) string {
+	var out []string
+	for _, l := range strings.Split(code, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "/**") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "//") {
+			continue
+		}
+		if i := strings.Index(l, " // "); i >= 0 {
+			l = l[:i]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// declares says whether code declares name itself.
+func declares(code, name string) bool {
+	for _, m := range declNames.FindAllStringSubmatch(code, -1) {
+		if m[1] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // marshaledAs fixes what tygo cannot see: a type that writes its own JSON (tools.Risk, a

@@ -10,13 +10,12 @@ import type * as goal from './goal';
 import type * as llm from './llm';
 import type * as logins from './logins';
 import type * as mcp from './mcp';
-import type * as panes from './panes';
 import type * as plugins from './plugins';
 import type * as policy from './policy';
 import type * as recipes from './recipes';
 import type * as terminal from './terminal';
 import type * as tools from './tools';
-import type * as workspace from './workspace';
+export * from './api.2';
 
 /**
  * AgentsResult is every pane's agent, for the Fleet Dashboard's agent cards: role, purpose,
@@ -578,148 +577,3 @@ export interface TabsResult {
   tabs: terminal.TabInfo[];
 }
 
-/**
- * SetBroadcastArgs says whether what is typed in any included pane goes to this one too.
- */
-export interface SetBroadcastArgs {
-  paneId: string;
-  include: boolean;
-}
-
-/**
- * OpenSSHArgs opens a tab in the pane connected to a saved SSH server.
- */
-export interface OpenSSHArgs {
-  paneId: string;
-  serverId: string;
-  cols: number /* int */;
-  rows: number /* int */;
-}
-
-/**
- * RemoteSessionsResult is the tmux sessions on an SSH server.
- */
-export interface RemoteSessionsResult {
-  sessions: terminal.RemoteSession[];
-}
-
-/**
- * RemoteSessionArgs names a tmux session on a saved SSH server.
- */
-export interface RemoteSessionArgs {
-  id: string;
-  name: string;
-}
-
-/**
- * VersionResult is the build's version.
- */
-export interface VersionResult {
-  version: string;
-}
-
-/**
- * CreateWorkspaceArgs: a name ("" picks "Workspace N"); rows and cols give it that grid
- * (1-6 each, 2 when only the other is given), else the default 2 x 2.
- */
-export interface CreateWorkspaceArgs {
-  name: string;
-  rows?: number /* int */;
-  cols?: number /* int */;
-}
-
-/**
- * ImportWorkspaceArgs is the text of a workspace export file.
- */
-export interface ImportWorkspaceArgs {
-  text: string;
-}
-
-/**
- * WorkspaceArgs names a workspace.
- */
-export interface WorkspaceArgs {
-  id: string;
-}
-
-/**
- * RenameWorkspaceArgs gives a workspace a new name.
- */
-export interface RenameWorkspaceArgs {
-  id: string;
-  name: string;
-}
-
-/**
- * DeleteWorkspaceArgs: force ends what busy panes hold (without it they are refused, 409).
- */
-export interface DeleteWorkspaceArgs {
-  id: string;
-  force?: boolean;
-}
-
-/**
- * SetGridArgs resizes a workspace's grid; force ends what busy removed panes hold.
- */
-export interface SetGridArgs {
-  id: string;
-  rows: number /* int */;
-  cols: number /* int */;
-  force?: boolean;
-}
-
-/**
- * SetWeightsArgs sets a workspace's row and column sizes.
- */
-export interface SetWeightsArgs {
-  id: string;
-  rowWeights: number /* float64 */[];
-  colWeights: number /* float64 */[];
-}
-
-/**
- * SwapPanesArgs swaps two panes' cells.
- */
-export interface SwapPanesArgs {
-  id: string;
-  paneA: string;
-  paneB: string;
-}
-
-/**
- * PaneArgs names a pane of a workspace.
- */
-export interface PaneArgs {
-  id: string;
-  paneId: string;
-}
-
-/**
- * UpdatePaneArgs changes a pane's kind and/or label (absent: unchanged).
- */
-export interface UpdatePaneArgs {
-  id: string;
-  paneId: string;
-  kind?: workspace.Kind;
-  label?: string;
-}
-
-/**
- * ConvertPaneArgs turns a pane into the other kind.
- */
-export interface ConvertPaneArgs {
-  id: string;
-  paneId: string;
-  req: panes.ConvertRequest;
-}
-
-/**
- * SetPaneLaunchArgs sets what a terminal pane runs (null: the person's shell); force restarts
- * a pane whose terminal runs a command.
- */
-export interface SetPaneLaunchArgs {
-  id: string;
-  paneId: string;
-  launch: workspace.Launch | null;
-  force?: boolean;
-}
