@@ -12,10 +12,7 @@ import (
 // apiTable declares the UI's calls over the engine's services (package api); the desktop window
 // and `serve` build it the same way.
 func apiTable(eng *engine.Engine) *rpc.Table {
-	return api.New(api.Services{Version: version, Workspaces: eng.Workspaces, Providers: eng.Providers,
-		Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat,
-		Fleets: eng.Fleets, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Catalog: eng.Catalog,
-		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP})
+	return api.New(api.ForEngine(eng, version))
 }
 
 // Call runs one call of the table for the window: the same names, arguments and results as

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/keyenv"
@@ -199,8 +200,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
-		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Workspaces: eng.Workspaces, Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat, Fleets: eng.Fleets, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Settings: eng.Store, Events: eng.Sources(),
-		Catalog: eng.Catalog, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP})
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Services: api.ForEngine(eng, version), Events: eng.Sources()})
 	if err != nil {
 		return err
 	}

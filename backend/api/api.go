@@ -12,6 +12,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/logins"
@@ -46,6 +47,15 @@ type Services struct {
 	MCP        *mcp.Manager
 	// RevealGuard checks a request to read a saved login's password (nil: none needed).
 	RevealGuard RevealGuard
+}
+
+// ForEngine is every service of an open engine, as both doors hand them to the table: the
+// desktop window and `clusterspace serve` (which adds its RevealGuard) serve the same calls.
+func ForEngine(eng *engine.Engine, version string) Services {
+	return Services{Version: version, Workspaces: eng.Workspaces, Providers: eng.Providers,
+		Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat,
+		Fleets: eng.Fleets, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Catalog: eng.Catalog,
+		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP}
 }
 
 // New declares every call over the services.

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"regexp"
 	"testing"
 	"time"
@@ -46,41 +45,25 @@ tasks:
 // model is the scripted server, and compares their answers with the golden JSON the frontend's
 // fleet and agent tests read (src/lib/api/fleets.test.ts, agents.test.ts).
 func TestGoldenFleetAnswers(t *testing.T) {
-	ctx := context.Background()
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30,
 		ToolCalls: []llmtest.ToolCall{{Name: "wait", Args: json.RawMessage(`{"ms": 100}`)}}}}})
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	eng, err := engine.Open(ctx, t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
-		engine.WithModels(func(goal.Models) goal.Models { return waitingModels{cfg} }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	table := New(Services{Version: "test", Workspaces: eng.Workspaces, Fleets: eng.Fleets, Catalog: eng.Catalog,
-		ConfigDir: "/config", Plugins: eng.Plugins, MCP: eng.MCP, Settings: eng.Store})
-	call := func(name, args string) json.RawMessage {
-		t.Helper()
-		res, err := table.Call(ctx, name, json.RawMessage(args))
-		if err != nil {
-			t.Fatalf("%s %s: %v", name, args, err)
-		}
-		return res
-	}
+	g := newGoldenEngine(t, engine.WithModels(func(goal.Models) goal.Models { return waitingModels{cfg} }))
 	yaml, _ := json.Marshal(goldenFleet)
-	created := call("CreateFleet", `{"yaml": `+string(yaml)+`}`)
+	created := g.call("CreateFleet", `{"yaml": `+string(yaml)+`}`)
 	var f fleet.Fleet
 	json.Unmarshal(created, &f)
 	// Until the build's goal has taken a step.
 	var agents json.RawMessage
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		agents = call("ListAgents", `{}`)
+		agents = g.call("ListAgents", `{}`)
 		var l AgentsResult
 		json.Unmarshal(agents, &l)
 		if len(l.Agents) > 0 && l.Agents[0].Progress != nil && l.Agents[0].Progress.Steps > 0 && len(l.Agents[0].Inbox) > 0 && l.Agents[0].Inbox[0].Delivered {
 			break
 		}
 		if len(l.Agents) > 0 && l.Agents[0].CurrentTask != nil && len(l.Agents[0].Inbox) == 0 {
-			if _, err := eng.Fleets.Share(ctx, fleet.Caller{User: true}, "build-term", "dist/ is at /tmp/dist", false); err != nil {
+			if _, err := g.eng.Fleets.Share(context.Background(), fleet.Caller{User: true}, "build-term", "dist/ is at /tmp/dist", false); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -89,17 +72,17 @@ func TestGoldenFleetAnswers(t *testing.T) {
 		}
 	}
 	answers := map[string]json.RawMessage{
-		"ParseFleet":   call("ParseFleet", `{"yaml": `+string(yaml)+`}`),
-		"GetFleet":     call("GetFleet", `{"id": "`+f.ID+`"}`),
-		"ListFleets":   call("ListFleets", `{}`),
+		"ParseFleet":   g.call("ParseFleet", `{"yaml": `+string(yaml)+`}`),
+		"GetFleet":     g.call("GetFleet", `{"id": "`+f.ID+`"}`),
+		"ListFleets":   g.call("ListFleets", `{}`),
 		"ListAgents":   agents,
-		"SetAgentRole": call("SetAgentRole", `{"pane": "build-term", "role": "tester", "purpose": "runs the suite"}`),
-		"ExportFleet":  call("ExportFleet", `{"id": "`+f.ID+`"}`),
-		"FleetBulk":    call("FleetBulk", `{"id": "`+f.ID+`", "task_ids": ["build", "review"], "action": "pause"}`),
-		"Extensions":   call("Extensions", `{}`),
+		"SetAgentRole": g.call("SetAgentRole", `{"pane": "build-term", "role": "tester", "purpose": "runs the suite"}`),
+		"ExportFleet":  g.call("ExportFleet", `{"id": "`+f.ID+`"}`),
+		"FleetBulk":    g.call("FleetBulk", `{"id": "`+f.ID+`", "taskIds": ["build", "review"], "action": "pause"}`),
+		"Extensions":   g.call("Extensions", `{}`),
 	}
 	// The abort's answer races with the fleet ending its tasks, so it is not golden.
-	call("AbortFleet", `{"id": "`+f.ID+`"}`)
+	g.call("AbortFleet", `{"id": "`+f.ID+`"}`)
 	checkGolden(t, answers,
 		unstableValue{regexp.MustCompile(`"(fleet|goal)-[0-9a-f]{6,}"`), `"$1-0"`},
 		unstableValue{regexp.MustCompile(`"(steps|tokens)":\s*\d+`), `"$1": 1`},

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/engine"
+	"github.com/clusterspace/clusterspace/backend/rpc"
 )
 
 // goldenDir holds the JSON of real answers of the table, which the frontend's tests read instead
@@ -33,46 +34,76 @@ var unstable = []unstableValue{
 	{regexp.MustCompile(`"installed":\s*(true|false)`), `"installed": true`},
 }
 
-// TestGoldenAnswers runs calls of the table on a real engine (a store, a PTY) and compares
-// their answers with the golden JSON the frontend tests read: a change of a result's shape in
-// Go shows here, and -update hands the new shape to the frontend's tests.
-func TestGoldenAnswers(t *testing.T) {
-	ctx := context.Background()
-	eng, err := engine.Open(ctx, t.TempDir(), engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()))
+// goldenEngine is a real engine (a store, a PTY) and the table of calls over all its services,
+// as the desktop window has it, for the golden tests.
+type goldenEngine struct {
+	t     *testing.T
+	eng   *engine.Engine
+	table *rpc.Table
+}
+
+func newGoldenEngine(t *testing.T, opts ...engine.Option) *goldenEngine {
+	t.Helper()
+	opts = append([]engine.Option{engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir())}, opts...)
+	eng, err := engine.Open(context.Background(), t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	table := New(Services{Version: "test", Workspaces: eng.Workspaces, Providers: eng.Providers, Terminals: eng.Terminals,
-		Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat, SSH: eng.SSH, Settings: eng.Store})
-	call := func(name, args string) json.RawMessage {
-		t.Helper()
-		res, err := table.Call(ctx, name, json.RawMessage(args))
-		if err != nil {
-			t.Fatalf("%s %s: %v", name, args, err)
-		}
-		return res
+	s := ForEngine(eng, "test")
+	// The golden files hold the config dir as this placeholder, not a temporary dir.
+	s.ConfigDir = "/config"
+	return &goldenEngine{t: t, eng: eng, table: New(s)}
+}
+
+// call runs one call of the table and answers its result; a refusal fails the test.
+func (g *goldenEngine) call(name, args string) json.RawMessage {
+	g.t.Helper()
+	res, err := g.table.Call(context.Background(), name, json.RawMessage(args))
+	if err != nil {
+		g.t.Fatalf("%s %s: %v", name, args, err)
 	}
-	list := call("ListWorkspaces", `{}`)
-	var l struct {
-		Workspaces []struct {
-			ID    string `json:"id"`
-			Panes []struct {
-				ID string `json:"id"`
-			} `json:"panes"`
-		} `json:"workspaces"`
+	return res
+}
+
+// goldenWorkspaces is ListWorkspaces' answer, as far as the golden tests read it.
+type goldenWorkspaces struct {
+	ActiveID   string `json:"activeId"`
+	Workspaces []struct {
+		ID    string `json:"id"`
+		Panes []struct {
+			ID string `json:"id"`
+		} `json:"panes"`
+	} `json:"workspaces"`
+}
+
+// workspaces answers ListWorkspaces, raw and read.
+func (g *goldenEngine) workspaces() (json.RawMessage, goldenWorkspaces) {
+	g.t.Helper()
+	raw := g.call("ListWorkspaces", `{}`)
+	var l goldenWorkspaces
+	if err := json.Unmarshal(raw, &l); err != nil || len(l.Workspaces) == 0 {
+		g.t.Fatalf("ListWorkspaces answered no workspace (%v): %s", err, raw)
 	}
-	json.Unmarshal(list, &l)
+	return raw, l
+}
+
+// TestGoldenAnswers runs calls of the table on a real engine (a store, a PTY) and compares
+// their answers with the golden JSON the frontend tests read: a change of a result's shape in
+// Go shows here, and -update hands the new shape to the frontend's tests.
+func TestGoldenAnswers(t *testing.T) {
+	g := newGoldenEngine(t)
+	list, l := g.workspaces()
 	pane := l.Workspaces[0].Panes[0].ID
 	answers := map[string]json.RawMessage{
 		"ListWorkspaces":  list,
-		"SaveProvider":    call("SaveProvider", `{"id": "", "input": {"name": "Local", "kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m", "visionModel": "", "temperature": null, "maxTokens": 0, "thinking": false, "contextWindow": 0}}`),
-		"ListProviders":   call("ListProviders", `{}`),
-		"Prices":          call("Prices", `{}`),
-		"GoalSettings":    call("GoalSettings", `{}`),
-		"LaunchTemplates": call("LaunchTemplates", `{}`),
-		"ListSSHServers":  call("ListSSHServers", `{}`),
-		"TerminalOpen":    call("TerminalOpen", `{"paneId": "`+pane+`", "cols": 80, "rows": 24}`),
+		"SaveProvider":    g.call("SaveProvider", `{"id": "", "input": {"name": "Local", "kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m", "visionModel": "", "temperature": null, "maxTokens": 0, "thinking": false, "contextWindow": 0}}`),
+		"ListProviders":   g.call("ListProviders", `{}`),
+		"Prices":          g.call("Prices", `{}`),
+		"GoalSettings":    g.call("GoalSettings", `{}`),
+		"LaunchTemplates": g.call("LaunchTemplates", `{}`),
+		"ListSSHServers":  g.call("ListSSHServers", `{}`),
+		"TerminalOpen":    g.call("TerminalOpen", `{"paneId": "`+pane+`", "cols": 80, "rows": 24}`),
 	}
 	checkGolden(t, answers)
 }

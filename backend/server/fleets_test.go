@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
@@ -47,7 +48,7 @@ func newFleetHarness(t *testing.T) *fleetHarness {
 	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	dir := t.TempDir()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)),
+	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
 		engine.WithModels(func(goal.Models) goal.Models { return fleetScriptedModels{cfg} }))
 	if err != nil {
 		t.Fatal(err)
@@ -59,9 +60,7 @@ func newFleetHarness(t *testing.T) *fleetHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}, Deps{Auth: auth, Workspaces: eng.Workspaces,
-		Providers: eng.Providers, Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals,
-		Chat: eng.Chat, Fleets: eng.Fleets, SSH: eng.SSH, Settings: eng.Store})
+	srv, err := New(Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}, Deps{Auth: auth, Services: api.ForEngine(eng, "test")})
 	if err != nil {
 		t.Fatal(err)
 	}

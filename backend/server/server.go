@@ -19,21 +19,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/rpc"
 
-	"github.com/clusterspace/clusterspace/backend/catalog"
-
-	"github.com/clusterspace/clusterspace/backend/browser"
-	"github.com/clusterspace/clusterspace/backend/chat"
-	"github.com/clusterspace/clusterspace/backend/config"
-	"github.com/clusterspace/clusterspace/backend/fleet"
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/logins"
-	"github.com/clusterspace/clusterspace/backend/mcp"
-	"github.com/clusterspace/clusterspace/backend/panes"
-	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/recipes"
-	"github.com/clusterspace/clusterspace/backend/terminal"
-	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
 // DefaultAddr is loopback only: the server is reachable from other machines only on request.
@@ -69,29 +55,12 @@ type Config struct {
 
 // Deps are the services the server exposes.
 type Deps struct {
-	Auth       *Auth
-	Workspaces *workspace.Service
-	Providers  *config.Providers
-	Terminals  *terminal.Manager
-	Browsers   *browser.Manager
-	Panes      *panes.Service
-	Goals      *goal.Service
-	Chat       *chat.Service
-	Fleets     *fleet.Service
-	SSH        *config.SSHServers
-	// Recipes and Logins are the browser recipes and saved logins (nil: their routes are off).
-	Recipes *recipes.Service
-	Logins  *logins.Service
-	Catalog *catalog.Catalog
-	// Settings is the key-value settings store (goal runner settings).
-	Settings config.SettingsRepo
+	// Services are the engine's services its table of calls uses (api.ForEngine has them all);
+	// the server sets their Version from Config and their RevealGuard to its password check.
+	api.Services
+	Auth *Auth
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
-	// ConfigDir, Plugins and MCP are the config dir's tool plugins and MCP servers
-	// (Settings → Plugins, Settings → MCP); nil shows none.
-	ConfigDir string
-	Plugins   *plugins.Set
-	MCP       *mcp.Manager
 }
 
 // Server is the HTTP + WebSocket door.
@@ -140,11 +109,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.readHeaderTimeout, s.readTimeout, s.idleTimeout = readHeaderTimeout, readTimeout, idleTimeout
 	s.loginBodyTimeout = loginBodyTimeout
 	s.mux = http.NewServeMux()
-	s.calls = api.New(api.Services{Version: cfg.Version, Workspaces: deps.Workspaces, Providers: deps.Providers,
-		Terminals: deps.Terminals, Browsers: deps.Browsers, Panes: deps.Panes, Goals: deps.Goals, Chat: deps.Chat,
-		Fleets: deps.Fleets, SSH: deps.SSH, Recipes: deps.Recipes, Logins: deps.Logins, Catalog: deps.Catalog,
-		Settings: deps.Settings, ConfigDir: deps.ConfigDir, Plugins: deps.Plugins, MCP: deps.MCP,
-		RevealGuard: s.revealGuard})
+	services := deps.Services
+	services.Version, services.RevealGuard = cfg.Version, s.revealGuard
+	s.calls = api.New(services)
 	// The table's calls: POST /api/rpc/{name} and their REST routes, all behind the login.
 	for _, c := range s.calls.HTTP(api.HTTPErrors, maxBodyBytes) {
 		s.mux.HandleFunc(c.Pattern, s.requireAuth(c.Handler))

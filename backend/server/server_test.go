@@ -24,6 +24,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/catalog"
 	"github.com/clusterspace/clusterspace/backend/chat"
@@ -156,8 +157,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	logs := &lockedLog{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
-		Deps{Auth: auth, Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Fleets: fleets, Settings: st, Catalog: cat, SSH: config.NewSSHServers(st, vault, sshBroker),
-			Recipes: recipes.NewService(st, reg, browsers), Logins: logins.NewService(st, vault),
+		Deps{Auth: auth, Services: api.Services{Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Fleets: fleets, Settings: st, Catalog: cat, SSH: config.NewSSHServers(st, vault, sshBroker),
+			Recipes: recipes.NewService(st, reg, browsers), Logins: logins.NewService(st, vault)},
 			Events: []pubsub.Source{pubsub.From(broker, "workspaces"), pubsub.From(provBroker, "providers")}})
 	if err != nil {
 		t.Fatal(err)
