@@ -39,9 +39,7 @@ func TestNewConversationsAskBeforeTheFirstWrite(t *testing.T) {
 		t.Fatalf("the write ran before the person answered (stat: %v)", err)
 	}
 	r.answer(1, agent.ApprovalAllowScope) // "Allow for this chat"
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	for _, f := range []string{"first.txt", "second.txt"} {
 		if _, err := os.Stat(filepath.Join(r.dir, f)); err != nil {
 			t.Errorf("%s was not written: %v", f, err)
@@ -62,9 +60,7 @@ func TestNewConversationsAskBeforeTheFirstWrite(t *testing.T) {
 	if err := r.svc.Send(context.Background(), c.ConversationID, "Write a third", nil); err != nil {
 		t.Fatal(err)
 	}
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	if _, err := os.Stat(filepath.Join(r.dir, "third.txt")); err != nil {
 		t.Errorf("the write_local conversation's write did not run: %v", err)
 	}

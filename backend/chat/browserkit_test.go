@@ -4,11 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
-	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/logins"
@@ -21,13 +19,7 @@ import (
 // fill still asks first, and a recipe's step that types into a password field asks too, as
 // the same call made by the model itself would.
 func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := m.Open(ctx, "web-1", ws, site.Page("/login")); err != nil {
-		t.Fatal(err)
-	}
+	m, site, ctx := loginPane(t)
 	const password = "chat-Pw-unlikely-77"
 	var saved *logins.Service
 	r := newRigWith(t, llmtest.Script{Replies: []llmtest.Reply{
@@ -43,8 +35,7 @@ func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
 			t.Fatal(err)
 		}
 		saved = logins.NewService(r.st, vault)
-		r.reg = tools.NewRegistry()
-		tools.RegisterBrowser(r.reg, m, nil)
+		r.reg = browserTools(m)
 		r.reg.Register(recipes.Tools(recipes.NewService(r.st, r.reg, m))...)
 		r.reg.Register(logins.Tool(saved, m))
 	})
@@ -52,9 +43,7 @@ func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
 	if _, err := saved.Save(context.Background(), "", logins.Input{Origin: browser.Origin(site.URL), Username: "ada", Password: &pw}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.svc.SetSettings(context.Background(), r.conv, chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney}); err != nil {
-		t.Fatal(err)
-	}
+	r.setSettings(chat.Settings{IterationCap: 10, AskAbove: tools.SpendsMoney})
 	r.send("log me in, then run the pin recipe")
 	fill := r.answer(1, agent.ApprovalAllowOnce)
 	if fill.Tool != logins.ToolFill || !strings.Contains(fill.Reason, "filling your saved login for "+browser.Origin(site.URL)+" (user ada)") {
@@ -64,13 +53,11 @@ func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
 	if step.Tool != "browser_type" || !strings.Contains(step.Reason, "password field") || !strings.HasPrefix(step.CallID, "call_") || !strings.Contains(step.CallID, ".") {
 		t.Fatalf("the recipe's password step must ask as its own call: %+v", step)
 	}
-	if got := r.stopped(1); got != chat.ReasonDone {
-		t.Fatalf("stopped: %s", got)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 2 {
 		t.Fatalf("%d questions, want 2 (the fill, the recipe's password step)", n)
 	}
-	got, err := m.Evaluate(ctx, "web-1", "document.getElementById('user').value + '|' + document.getElementById('pw').value")
+	got, err := loginFields(ctx, m)
 	if err != nil || string(got) != `"grace|`+password+`"` {
 		t.Fatalf("fields: %s %v (the user typed by the recipe, the saved password kept; the denied step typed nothing)", got, err)
 	}

@@ -45,9 +45,7 @@ func TestChatRequestsAreCacheFriendly(t *testing.T) {
 			os.WriteFile(filepath.Join(r.dir, "notes.txt"), []byte("buy tea"), 0o644)
 			r.send(chat.CriticCommand)
 			r.send("What do my notes say?")
-			if reason := r.stopped(1); reason != chat.ReasonDone {
-				t.Fatalf("loop stopped with %s", reason)
-			}
+			r.wantStop(1, chat.ReasonDone)
 			var actor, critic []llmtest.Request
 			for _, q := range r.srv.ChatRequests() {
 				if strings.Contains(q.System, criticMark) {

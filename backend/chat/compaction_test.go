@@ -65,9 +65,7 @@ func TestCompactionSurvivesRestartAndGoesWithClear(t *testing.T) {
 	r.svc.Shutdown()
 	r.start() // a new process on the same store
 	r.send("FOURTH: anything else?")
-	if reason := r.stopped(4); reason != "done" {
-		t.Fatalf("the message after the restart stopped with %s", reason)
-	}
+	r.wantStop(4, "done")
 	if n := summaries(); n != made {
 		t.Fatalf("the restarted chat asked for %d new summaries: it paid for the compaction again", n-made)
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
@@ -33,9 +32,7 @@ func TestActorCriticUntilDone(t *testing.T) {
 	}
 	const prompt = "Write a two-line poem about tea, with a title."
 	r.send(prompt)
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("loop stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 
 	want := []string{"user:" + prompt, "actor:Steam curls from the cup", "critic:Add a title and a second line.",
 		"actor:Tea\nSteam curls from the cup\nwarming the winter morning", "critic:/done"}
@@ -81,9 +78,7 @@ func TestActorCriticUntilDone(t *testing.T) {
 	// The next message starts a new round; the actor never sees the /done.
 	r.srv.Push(llmtest.Text("Shorter: Tea. Steam."), llmtest.Text("/done"))
 	r.send("Make it shorter.")
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("second round stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	for _, m := range r.requests()[4].Msgs {
 		if strings.Contains(m.Text, "/done") {
 			t.Errorf("the actor was sent the critic's /done: %q", r.requests()[4].Msgs)
@@ -106,12 +101,8 @@ func TestQueuedUserMessageBeatsCriticTurn(t *testing.T) {
 	if st := r.state(); !st.Running || st.Queued != 1 {
 		t.Fatalf("state while streaming: %+v", st)
 	}
-	if reason := r.stopped(1); reason != chat.ReasonUserMessage {
-		t.Fatalf("first stop: %s, want user_message", reason)
-	}
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("second stop: %s", reason)
-	}
+	r.wantStop(1, chat.ReasonUserMessage)
+	r.wantStop(2, chat.ReasonDone)
 	reqs := r.requests()
 	if len(reqs) != 3 || reqs[1].critic() || !reqs[2].critic() {
 		t.Fatalf("want actor, actor, critic; got %d requests (second is critic: %v)", len(reqs), len(reqs) > 1 && reqs[1].critic())
@@ -143,16 +134,8 @@ func TestStopDuringCriticThenResumeContinuesAsCritic(t *testing.T) {
 	r.criticMode(true)
 	r.send("What is the capital of Australia?")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceCritic))
-	start := time.Now()
-	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("stop took %v", d)
-	}
-	if reason := r.stopped(1); reason != chat.ReasonStopped {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.stopWithinASecond("stop")
+	r.wantStop(1, chat.ReasonStopped)
 	h := r.history()
 	last := h[len(h)-1]
 	if last.Source != chat.SourceCritic || !last.Partial || !strings.HasPrefix("Wrong: the capital is Canberra, not Sydney.", last.Message.Text()) || last.Message.Text() == "" {
@@ -165,12 +148,8 @@ func TestStopDuringCriticThenResumeContinuesAsCritic(t *testing.T) {
 	if st := r.events.waitN(t, 1, isType(chat.EventLoopStopped)).State; st == nil || st.Running || st.Next != chat.SourceCritic {
 		t.Fatalf("state on the stop event: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("resumed loop stopped with %s", reason)
-	}
+	r.resume()
+	r.wantStop(2, chat.ReasonDone)
 	reqs := r.requests()
 	if len(reqs) != 5 || !reqs[2].critic() || reqs[3].critic() || !reqs[4].critic() {
 		t.Fatalf("want actor, critic (stopped), critic (resumed), actor, critic; got %d", len(reqs))
@@ -196,14 +175,10 @@ func TestIterationCapStopsWithNote(t *testing.T) {
 	st := r.state()
 	st.Settings.IterationCap = 2
 	st.Settings.CriticProvider = "reviewer"
-	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
-		t.Fatal(err)
-	}
+	r.setSettings(st.Settings)
 	r.criticMode(true)
 	r.send("Explain TCP slow start.")
-	if reason := r.stopped(1); reason != chat.ReasonIterationCap {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonIterationCap)
 	want := []string{"user:Explain TCP slow start.", "actor:Here is more detail.", "critic:Needs more detail.",
 		"actor:Here is more detail.", "critic:Needs more detail."}
 	h := r.history()
@@ -232,9 +207,7 @@ func TestPendingEditStopsAutomaticTurn(t *testing.T) {
 	r.send("Question")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceActor))
 	r.svc.SetEditing(context.Background(), r.conv, true)
-	if reason := r.stopped(1); reason != chat.ReasonEditing {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonEditing)
 	if n := len(r.srv.ChatRequests()); n != 1 {
 		t.Fatalf("%d requests: the critic ran during an edit", n)
 	}
@@ -255,9 +228,7 @@ func TestRestartKeepsHistoryAndMode(t *testing.T) {
 	r.criticMode(true)
 	st := r.state()
 	st.Settings.IterationCap = 4
-	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
-		t.Fatal(err)
-	}
+	r.setSettings(st.Settings)
 	r.send("Write a draft")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceCritic))
 	before := r.history()
@@ -275,12 +246,8 @@ func TestRestartKeepsHistoryAndMode(t *testing.T) {
 	if !st.CriticMode || st.CriticPrompt != "Write a draft" || st.Settings.IterationCap != 4 || st.Next != chat.SourceCritic || st.Running {
 		t.Fatalf("state after restart: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("resumed loop stopped with %s", reason)
-	}
+	r.resume()
+	r.wantStop(2, chat.ReasonDone)
 	if reqs := r.requests(); len(reqs) != 3 || !reqs[2].critic() {
 		t.Fatalf("the resumed turn was not the critic's")
 	}
@@ -309,9 +276,7 @@ func TestEmptyHistoryStartsFromCriticPrompt(t *testing.T) {
 	if st := r.state(); st.Next != chat.SourceActor || st.CriticPrompt != "List three prime numbers." {
 		t.Fatalf("state after clear: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
+	r.resume()
 	r.stopped(2)
 	want := []string{"user:List three prime numbers.", "actor:Answer two", "critic:/done"}
 	if got := sources(r.history()); !reflect.DeepEqual(got, want) {
@@ -352,9 +317,7 @@ func TestActorCriticOverAnthropic(t *testing.T) {
 	r.mods.set("", agent.Model{Provider: prov, Name: "claude", ModelID: "claude-test"})
 	r.criticMode(true)
 	r.send("Read nope.txt")
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	want := []string{"user:Read nope.txt", "actor:", "actor:tool", "actor:The file does not exist.", "critic:Say which path you tried.",
 		"actor:nope.txt does not exist.", "critic:/done"}
 	if got := sources(r.history()); !reflect.DeepEqual(got, want) {

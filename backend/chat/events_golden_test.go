@@ -31,14 +31,10 @@ func TestChatEventsGolden(t *testing.T) {
 	}
 	r.send("Read notes.txt and post it")
 	r.answer(1, agent.ApprovalAllowScope)
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	r.send(chat.CriticCommand)
 	r.send("Say it in one line")
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	var events []any
 	for _, e := range r.events.all() {
 		if e.Type != chat.EventMessageDelta {

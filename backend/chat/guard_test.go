@@ -31,9 +31,7 @@ func TestLoopGuardInChat(t *testing.T) {
 		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("new-%d.txt", i)), []byte(fmt.Sprintf("fresh %d", i)), 0o644)
 	}
 	r.send("Keep reading same.txt until it changes")
-	if reason := r.stopped(1); reason != chat.ReasonGuard {
-		t.Fatalf("stopped with %s, want guard", reason)
-	}
+	r.wantStop(1, chat.ReasonGuard)
 
 	guards := r.events.matching(isType(chat.EventGuard))
 	var actions []string
@@ -70,9 +68,7 @@ func TestLoopGuardInChat(t *testing.T) {
 	// A new message is news: the guard starts afresh and the same read runs again.
 	r.srv.Push(call("read_file", map[string]string{"path": "same.txt"}), llmtest.Text("Still unchanged."))
 	r.send("It may have changed now; read it once more")
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("second message stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	if runs := finished(r)["read_file"]; runs[len(runs)-1].IsError {
 		t.Errorf("the read after a new message was refused: %+v", runs[len(runs)-1])
 	}
@@ -96,13 +92,9 @@ func TestGuardNudgesInChat(t *testing.T) {
 		os.WriteFile(filepath.Join(r.dir, fmt.Sprintf("copy-%d.txt", i)), []byte("the same text"), 0o644)
 	}
 	r.send("Compare the copies")
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	r.send("Now run the tests")
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	var rules []string
 	for _, g := range r.events.matching(isType(chat.EventGuard)) {
 		rules = append(rules, string(g.Guard.Action)+"/"+g.Guard.Rule)

@@ -174,6 +174,40 @@ func (r *rig) stopped(n int) chat.StopReason {
 	return r.events.waitN(r.t, n, func(e chat.Event) bool { return e.Type == chat.EventLoopStopped }).Reason
 }
 
+// wantStop waits for the n-th loop_stopped event and fails the test unless it stopped for want.
+func (r *rig) wantStop(n int, want chat.StopReason) {
+	r.t.Helper()
+	if reason := r.stopped(n); reason != want {
+		r.t.Fatalf("loop stop %d: stopped with %s, want %s", n, reason, want)
+	}
+}
+
+// stopWithinASecond stops the chat as the Stop button does; the person must not wait for it.
+func (r *rig) stopWithinASecond(what string) {
+	r.t.Helper()
+	start := time.Now()
+	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
+		r.t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		r.t.Fatalf("%s took %v", what, d)
+	}
+}
+
+func (r *rig) resume() {
+	r.t.Helper()
+	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) setSettings(s chat.Settings) {
+	r.t.Helper()
+	if _, err := r.svc.SetSettings(context.Background(), r.conv, s); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // sources lists the stored messages as "source:text", partial ones marked with "…".
 func sources(h []chat.Message) []string {
 	var out []string

@@ -62,9 +62,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	if click.Tool != "page_click" || click.Risk != "spends_money" || !strings.Contains(click.Reason, "spends money") {
 		t.Fatalf("approval for page_click: %+v", click)
 	}
-	if reason := r.stopped(1); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonDone)
 	runs := finished(r)
 	if rf := runs["read_file"]; len(rf) != 1 || rf[0].IsError || rf[0].Result != "hello from the notes" || string(rf[0].Args) != `{"path":"notes.txt"}` {
 		t.Errorf("read_file: %+v", rf)
@@ -91,16 +89,12 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	// Asking only above spends_money: the granted tool runs, the payment page still asks.
 	st := r.state()
 	st.Settings.AskAbove = tools.SpendsMoney
-	if _, err := r.svc.SetSettings(context.Background(), r.conv, st.Settings); err != nil {
-		t.Fatal(err)
-	}
+	r.setSettings(st.Settings)
 	r.srv.Push(call("http_post", map[string]string{"url": "https://example.com/again"}),
 		call("page_click", map[string]string{"url": "https://shop.example/checkout"}), llmtest.Text("Bought."))
 	r.send("Post again and buy it")
 	r.answer(3, agent.ApprovalAllowOnce)
-	if reason := r.stopped(2); reason != chat.ReasonDone {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonDone)
 	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 3 {
 		t.Errorf("%d approvals asked, want 3", n)
 	}
@@ -116,9 +110,7 @@ func TestThreeFailingToolBatchesStop(t *testing.T) {
 	failing.Repeat = 3
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{failing}})
 	r.send("Is the service healthy?")
-	if reason := r.stopped(1); reason != chat.ReasonToolFailures {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(1, chat.ReasonToolFailures)
 	if n := len(r.srv.ChatRequests()); n != 3 {
 		t.Fatalf("%d requests, want 3", n)
 	}
@@ -143,9 +135,7 @@ func TestToolTurnCap(t *testing.T) {
 	r.send("hi")
 	r.stopped(1)
 	r.send("Read the file over and over")
-	if reason := r.stopped(2); reason != chat.ReasonTurnCap {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.wantStop(2, chat.ReasonTurnCap)
 	if n := len(r.srv.ChatRequests()); n != 1+21 {
 		t.Fatalf("%d requests, want 1 + 21 (the answer to the message and 20 automatic tool turns)", n)
 	}
@@ -162,16 +152,8 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	}})
 	r.send("Tell me a long story")
 	r.events.waitN(t, 1, deltaFrom(chat.SourceActor))
-	start := time.Now()
-	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("stopping the stream took %v", d)
-	}
-	if reason := r.stopped(1); reason != chat.ReasonStopped {
-		t.Fatalf("stopped with %s", reason)
-	}
+	r.stopWithinASecond("stopping the stream")
+	r.wantStop(1, chat.ReasonStopped)
 	h := r.history()
 	if last := h[len(h)-1]; last.Source != chat.SourceActor || !last.Partial || last.Message.Text() == "" {
 		t.Fatalf("history after stop: %q", sources(h))
@@ -180,23 +162,13 @@ func TestStopEndsStreamAndToolsWithinASecond(t *testing.T) {
 	r.send("Sleep instead")
 	r.events.waitN(t, 1, func(e chat.Event) bool { return e.Type == chat.EventToolStarted && e.Tool.Name == "sleep" })
 	time.Sleep(50 * time.Millisecond) // the tool is running now
-	start = time.Now()
-	if err := r.svc.Stop(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("stopping the tool took %v", d)
-	}
+	r.stopWithinASecond("stopping the tool")
 	r.stopped(2)
 	if st := r.state(); st.Running || st.Next != chat.SourceActor {
 		t.Fatalf("state after stop: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
-	if reason := r.stopped(3); reason != chat.ReasonDone {
-		t.Fatalf("resumed loop stopped with %s", reason)
-	}
+	r.resume()
+	r.wantStop(3, chat.ReasonDone)
 	reqs := r.requests()
 	last := reqs[len(reqs)-1].Msgs
 	if got := last[len(last)-1]; got.Role != "tool" || !strings.Contains(got.Text, "interrupted: the chat was stopped") {
@@ -297,9 +269,7 @@ func TestStopWithdrawsApproval(t *testing.T) {
 	if st := r.state(); len(st.Approvals) != 0 || st.Next != chat.SourceActor {
 		t.Fatalf("state after stop: %+v", st)
 	}
-	if err := r.svc.Resume(context.Background(), r.conv); err != nil {
-		t.Fatal(err)
-	}
+	r.resume()
 	r.stopped(2)
 	reqs := r.requests()
 	last := reqs[len(reqs)-1].Msgs
