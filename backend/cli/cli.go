@@ -4,8 +4,12 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 )
 
@@ -29,4 +33,19 @@ func ExitFor(err error) int {
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// failed reports on stderr why `clusterspace <cmd>` failed and answers its exit status: an id
+// that names no goal or fleet is a mistake in the invocation (as show and resume answer it).
+func failed(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "clusterspace %s: %v\n", cmd, err)
+	if errors.Is(err, goal.ErrNotFound) || errors.Is(err, fleet.ErrNotFound) {
+		return ExitUsage
+	}
+	return ExitFor(err)
+}
+
+// warnLogger is the commands' log: warnings and worse, on stderr, so stdout stays the answer.
+func warnLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -302,7 +301,7 @@ func fleetAbort(cmd string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clusterspace fleet %s: name the fleet: clusterspace fleet %s ID\n", cmd, cmd)
 		return ExitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLogger(stderr)
 	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(logger), engine.WithCommand("fleet "+cmd))
 	if err != nil {
 		fmt.Fprintf(stderr, "clusterspace fleet: %v\n", err)
@@ -317,21 +316,13 @@ func fleetAbort(cmd string, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "clusterspace fleet prune: %v\n", err)
-			if errors.Is(err, fleet.ErrNotFound) {
-				return ExitUsage
-			}
-			return ExitError
+			return failed(stderr, "fleet prune", err)
 		}
 		fmt.Fprintf(stdout, "fleet %s pruned\n", id)
 		return ExitOK
 	}
 	if err := eng.Fleets.Abort(context.Background(), id); err != nil {
-		fmt.Fprintf(stderr, "clusterspace fleet abort: %v\n", err)
-		if errors.Is(err, fleet.ErrNotFound) {
-			return ExitUsage
-		}
-		return ExitError
+		return failed(stderr, "fleet abort", err)
 	}
 	fmt.Fprintf(stdout, "fleet %s aborted\n", id)
 	return ExitOK
@@ -373,7 +364,7 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLogger(stderr)
 	r, err := engine.OpenReader(ctx, *dataDir, "fleet "+cmd, logger)
 	if errors.Is(err, store.ErrNoDatabase) && cmd == "list" {
 		return ExitOK

@@ -457,7 +457,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 		}
 		models.actor = &cfg
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLogger(stderr)
 	if cmd == "list" || cmd == "show" {
 		return goalRead(cmd, id, *dataDir, *asJSON, logger, stdout, stderr)
 	}
@@ -475,11 +475,7 @@ func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "abort":
 		if err := eng.Goals.Abort(ctx, id); err != nil {
-			fmt.Fprintf(stderr, "clusterspace goal abort: %v\n", err)
-			if errors.Is(err, goal.ErrNotFound) {
-				return ExitUsage // like show and resume: the id names no goal
-			}
-			return ExitError
+			return failed(stderr, "goal abort", err)
 		}
 		return ExitOK
 	case "resume", "reopen":

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -134,7 +133,7 @@ func (f *runFlags) open(command string, stdout, stderr io.Writer, extra ...engin
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLogger(stderr)
 	// The key variables stay with this process: no pane's shell inherits them.
 	opts := append([]engine.Option{engine.WithLogger(logger), engine.WithCommand(command), engine.WithAutoApprove(auto),
 		engine.WithHiddenEnv(f.actor.keyEnv, f.critic.keyEnv),
