@@ -60,18 +60,35 @@ func Conflict(err error) error {
 	return &StatusError{Status: http.StatusConflict, Err: err}
 }
 
+// fieldErrors are the person's mistakes that name the field to fix (400 with that field): in
+// the call's arguments, a goal's spec, an approval's answer, a workspace, a provider or an SSH
+// server.
+var fieldErrors = []func(error) (string, bool){
+	namesField(func(e *rpc.ArgsError) string { return e.Field }),
+	namesField(func(e *goal.FieldError) string { return e.Field }),
+	namesField(func(e *agent.AnswerError) string { return e.Field }),
+	namesField(func(e *workspace.FieldError) string { return e.Field }),
+	namesField(func(e *config.FieldError) string { return e.Field }),
+}
+
+// namesField answers, of an error whose chain holds an E, the field field reads from it.
+func namesField[E error](field func(E) string) func(error) (string, bool) {
+	return func(err error) (string, bool) {
+		var e E
+		if !errors.As(err, &e) {
+			return "", false
+		}
+		return field(e), true
+	}
+}
+
 // Classify maps a call's error to an HTTP status and the body both doors send.
 func Classify(err error) (int, ErrorBody) {
 	body := ErrorBody{Error: err.Error()}
 	var (
-		se    *rpc.ArgsError
 		st    *StatusError
 		un    *rpc.UnknownError
-		fe    *workspace.FieldError
 		ie    *workspace.ImportError
-		ce    *config.FieldError
-		ge    *goal.FieldError
-		ae    *agent.AnswerError
 		ffe   *fleet.FieldError
 		busy  *panes.BusyError
 		inUse *panes.GoalInPaneError
@@ -80,10 +97,13 @@ func Classify(err error) (int, ErrorBody) {
 	if status, ok := classifyChat(err, &body); ok {
 		return status, body
 	}
+	for _, named := range fieldErrors {
+		if field, ok := named(err); ok {
+			body.Field = field
+			return http.StatusBadRequest, body
+		}
+	}
 	switch {
-	case errors.As(err, &se):
-		body.Field = se.Field
-		return http.StatusBadRequest, body
 	case errors.As(err, &un):
 		return http.StatusNotFound, body
 	case errors.As(err, &ffe):
@@ -102,18 +122,6 @@ func Classify(err error) (int, ErrorBody) {
 	case errors.As(err, &be):
 		body.Busy = be.Panes
 		return http.StatusConflict, body
-	case errors.As(err, &ge):
-		body.Field = ge.Field
-		return http.StatusBadRequest, body
-	case errors.As(err, &ae):
-		body.Field = ae.Field
-		return http.StatusBadRequest, body
-	case errors.As(err, &fe):
-		body.Field = fe.Field
-		return http.StatusBadRequest, body
-	case errors.As(err, &ce):
-		body.Field = ce.Field
-		return http.StatusBadRequest, body
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, body
 	case errors.Is(err, terminal.ErrNoPane), errors.Is(err, terminal.ErrNoTab):

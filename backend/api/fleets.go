@@ -68,9 +68,29 @@ type FleetYAML struct {
 // selection of a fleet's tasks.
 type FleetBulkArgs struct {
 	ID      string       `json:"id"`
-	TaskIDs []string     `json:"task_ids"`
+	TaskIDs []string     `json:"taskIds"`
 	Action  fleet.Action `json:"action"`
 	Text    string       `json:"text,omitempty"`
+}
+
+// UnmarshalJSON reads the arguments strictly, and also under task_ids, the name the REST route
+// documented before the wire took one casing: a client written then still works.
+func (a *FleetBulkArgs) UnmarshalJSON(b []byte) error {
+	type plain FleetBulkArgs
+	var aux struct {
+		plain
+		Legacy []string `json:"task_ids"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&aux); err != nil {
+		return err
+	}
+	*a = FleetBulkArgs(aux.plain)
+	if a.TaskIDs == nil {
+		a.TaskIDs = aux.Legacy
+	}
+	return nil
 }
 
 // FleetBulkResult is what a bulk action did to each task, and the fleet after it.

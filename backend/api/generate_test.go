@@ -3,6 +3,10 @@ package api
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,5 +46,45 @@ func TestGeneratedFiles(t *testing.T) {
 		if err != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s is stale: the Go types changed since it was generated; run go test ./backend/api -run TestGeneratedFiles -update", filepath.Join(genDir, name))
 		}
+	}
+}
+
+// TestOneJSONCasing walks every type the calls carry, arguments and results: each JSON name is
+// camelCase, so the UI never meets pane_id beside goalId. (A tool's own arguments, inside a
+// step or an approval, travel as the model sent them: they are data, not the wire's names.)
+func TestOneJSONCasing(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type, path string)
+	var bad []string
+	walk = func(typ reflect.Type, path string) {
+		if seen[typ] {
+			return
+		}
+		seen[typ] = true
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			walk(typ.Elem(), path)
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				f := typ.Field(i)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if !f.IsExported() || name == "-" {
+					continue
+				}
+				if name != "" && (strings.ContainsAny(name, "_-") || unicode.IsUpper(rune(name[0]))) {
+					bad = append(bad, fmt.Sprintf("%s.%s %q (in %s)", typ, f.Name, name, path))
+				}
+				walk(f.Type, path)
+			}
+		}
+	}
+	for _, m := range New(Services{}).Methods() {
+		walk(m.Args, m.Name+" arguments")
+		if m.HasResult() {
+			walk(m.Result, m.Name+" result")
+		}
+	}
+	for _, b := range bad {
+		t.Errorf("not camelCase: %s", b)
 	}
 }

@@ -24,7 +24,7 @@ type Persona struct {
 	Tools       []string `json:"tools,omitempty"`
 	Skills      []string `json:"skills,omitempty"` // attached up front
 	Temperature *float64 `json:"temperature,omitempty"`
-	MaxTokens   int      `json:"max_tokens,omitempty"`
+	MaxTokens   int      `json:"maxTokens,omitempty"`
 	Prompt      string   `json:"prompt"`
 	// Source is the file it came from ("builtin:ID" for an embedded default).
 	Source string `json:"source"`

@@ -53,11 +53,11 @@ type InboxItem struct {
 
 // AgentRecord is what is stored of a pane's agent; the rest of Agent is read from the fleets.
 type AgentRecord struct {
-	PaneID    string      `json:"pane_id"`
+	PaneID    string      `json:"paneId"`
 	Role      string      `json:"role"`
 	Purpose   string      `json:"purpose"`
 	Inbox     []InboxItem `json:"inbox"`
-	UpdatedAt time.Time   `json:"updated_at"`
+	UpdatedAt time.Time   `json:"updatedAt"`
 }
 
 // AgentStatus is what a pane's agent is doing.
@@ -72,43 +72,43 @@ const (
 
 // AgentTask is a fleet task as an agent's card lists it.
 type AgentTask struct {
-	FleetID   string     `json:"fleet_id"`
-	FleetName string     `json:"fleet_name"`
-	TaskID    string     `json:"task_id"`
+	FleetID   string     `json:"fleetId"`
+	FleetName string     `json:"fleetName"`
+	TaskID    string     `json:"taskId"`
 	Goal      string     `json:"goal"`
 	Status    TaskStatus `json:"status"`
-	GoalID    string     `json:"goal_id,omitempty"`
+	GoalID    string     `json:"goalId,omitempty"`
 	Reason    string     `json:"reason,omitempty"`
 	Priority  int        `json:"priority,omitempty"`
 	Branch    string     `json:"branch,omitempty"`
 	// Persona is the persona id its goal works as (the goal's spec), for the current task.
 	Persona string     `json:"persona,omitempty"`
-	EndedAt *time.Time `json:"ended_at,omitempty"`
+	EndedAt *time.Time `json:"endedAt,omitempty"`
 }
 
 // Progress is how far an agent's current task's goal has come.
 type Progress struct {
 	Steps      int     `json:"steps"`
-	MaxSteps   int     `json:"max_steps,omitempty"`
-	TodosDone  int     `json:"todos_done"`
-	TodosTotal int     `json:"todos_total"`
-	CostUSD    float64 `json:"cost_usd"`
+	MaxSteps   int     `json:"maxSteps,omitempty"`
+	TodosDone  int     `json:"todosDone"`
+	TodosTotal int     `json:"todosTotal"`
+	CostUSD    float64 `json:"costUsd"`
 	Tokens     int     `json:"tokens"`
-	GoalStatus string  `json:"goal_status,omitempty"`
+	GoalStatus string  `json:"goalStatus,omitempty"`
 }
 
 // Agent is a pane's agent as the Fleet Dashboard's card and get_fleet_status show it.
 type Agent struct {
-	PaneID      string      `json:"pane_id"`
+	PaneID      string      `json:"paneId"`
 	Role        string      `json:"role"`
 	Purpose     string      `json:"purpose"`
 	Status      AgentStatus `json:"status"`
-	CurrentTask *AgentTask  `json:"current_task,omitempty"`
+	CurrentTask *AgentTask  `json:"currentTask,omitempty"`
 	Queue       []AgentTask `json:"queue"`
 	History     []AgentTask `json:"history"`
 	Progress    *Progress   `json:"progress,omitempty"`
 	Inbox       []InboxItem `json:"inbox"`
-	UpdatedAt   time.Time   `json:"updated_at"`
+	UpdatedAt   time.Time   `json:"updatedAt"`
 }
 
 // Agents returns every pane's agent: each pane a fleet task names or that has a role or an

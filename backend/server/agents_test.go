@@ -44,7 +44,7 @@ func TestAgentsRouteListsThePanesAgents(t *testing.T) {
 		t.Fatalf("without a token: %d", resp.StatusCode)
 	}
 	resp, body := h.do(t, "GET", "/api/agents", h.login(t).AccessToken, "")
-	if resp.StatusCode != 200 || !strings.Contains(body, `"pane_id":"p1"`) || !strings.Contains(body, `"role":"Tester"`) ||
+	if resp.StatusCode != 200 || !strings.Contains(body, `"paneId":"p1"`) || !strings.Contains(body, `"role":"Tester"`) ||
 		!strings.Contains(body, `"purpose":"runs the suite"`) || !strings.Contains(body, `"status":"idle"`) {
 		t.Fatalf("GET /api/agents: %d %s", resp.StatusCode, body)
 	}

@@ -1,12 +1,12 @@
 // Test data shared by the agents' API, state and card tests: the agent of a real Go answer
 // (testdata/ListAgents.json, written by backend/api's TestGoldenFleetAnswers from a running
 // fleet) as the UI reads it, and the same agent later in its task.
-import { camelKeys, type Agent } from './agents';
+import type { Agent } from './agents';
 import type * as api from './gen/api';
 import listAgents from './testdata/ListAgents.json';
 
 /** The agent exactly as Go answered: its task runs, one more waits, one message delivered. */
-export const GOLDEN_AGENT: Agent = camelKeys((listAgents as unknown as api.AgentsResult).agents)[0];
+export const GOLDEN_AGENT: Agent = (listAgents as unknown as api.AgentsResult).agents[0];
 
 /** The same agent further on: todos ticked, money spent, a message not yet delivered. */
 export const BUSY_AGENT: Agent = {

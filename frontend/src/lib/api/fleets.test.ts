@@ -27,7 +27,7 @@ describe('backend.fleets', () => {
     const sent = [
       ['CreateFleet', { yaml: 'name: release\n', policy: { risk: 'read_only', sandboxDir: '/s' } }],
       ['ParseFleet', { yaml: 'name: release\n' }],
-      ['FleetBulk', { id: 'fleet-1', task_ids: ['build'], action: 'steer', text: 'go' }],
+      ['FleetBulk', { id: 'fleet-1', taskIds: ['build'], action: 'steer', text: 'go' }],
       ['AbortFleet', { id: 'fleet-1' }],
       ['ExportFleet', { id: 'fleet-1' }],
     ];

@@ -1,6 +1,6 @@
 // Fleets' API: their types (generated from Go, gen/fleet.ts) and the calls of the table
 // (backend/api) that the Backend exposes as `backend.fleets`, written once for both transports.
-import { camelKeys, type Agent, type AgentRecord } from './agents';
+import type { Agent, AgentRecord } from './agents';
 import { BackendError, errorMessage } from './errors';
 import type * as api from './gen/api';
 import type * as fleet from './gen/fleet';
@@ -167,13 +167,13 @@ export class FleetsCalls implements FleetsApi {
     return asFleet(await this.call('ResumeFleet', { id }));
   }
   async bulk(id: string, taskIds: string[], action: FleetAction, text = '') {
-    return asBulk(await this.call('FleetBulk', { id, task_ids: taskIds, action, text }));
+    return asBulk(await this.call('FleetBulk', { id, taskIds, action, text }));
   }
   async agents() {
-    return camelKeys((await this.call('ListAgents', {})).agents);
+    return (await this.call('ListAgents', {})).agents;
   }
   async setRole(paneId: string, role: string, purpose: string) {
-    return camelKeys(await this.call('SetAgentRole', { pane: paneId, role, purpose }));
+    return this.call('SetAgentRole', { pane: paneId, role, purpose });
   }
 }
 

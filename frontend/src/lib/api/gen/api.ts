@@ -278,7 +278,7 @@ export interface FleetYAML {
  */
 export interface FleetBulkArgs {
   id: string;
-  task_ids: string[];
+  taskIds: string[];
   action: fleet.Action;
   text?: string;
 }

@@ -18,7 +18,7 @@ export interface Persona {
   tools?: string[];
   skills?: string[]; // attached up front
   temperature?: number /* float64 */;
-  max_tokens?: number /* int */;
+  maxTokens?: number /* int */;
   prompt: string;
   /**
    * Source is the file it came from ("builtin:ID" for an embedded default).

@@ -23,11 +23,11 @@ export interface InboxItem {
  * AgentRecord is what is stored of a pane's agent; the rest of Agent is read from the fleets.
  */
 export interface AgentRecord {
-  pane_id: string;
+  paneId: string;
   role: string;
   purpose: string;
   inbox: InboxItem[];
-  updated_at: string;
+  updatedAt: string;
 }
 
 /**
@@ -39,12 +39,12 @@ export type AgentStatus = "idle" | "working" | "waiting" | "blocked";
  * AgentTask is a fleet task as an agent's card lists it.
  */
 export interface AgentTask {
-  fleet_id: string;
-  fleet_name: string;
-  task_id: string;
+  fleetId: string;
+  fleetName: string;
+  taskId: string;
   goal: string;
   status: TaskStatus;
-  goal_id?: string;
+  goalId?: string;
   reason?: string;
   priority?: number /* int */;
   branch?: string;
@@ -52,7 +52,7 @@ export interface AgentTask {
    * Persona is the persona id its goal works as (the goal's spec), for the current task.
    */
   persona?: string;
-  ended_at?: string;
+  endedAt?: string;
 }
 
 /**
@@ -60,28 +60,28 @@ export interface AgentTask {
  */
 export interface Progress {
   steps: number /* int */;
-  max_steps?: number /* int */;
-  todos_done: number /* int */;
-  todos_total: number /* int */;
-  cost_usd: number /* float64 */;
+  maxSteps?: number /* int */;
+  todosDone: number /* int */;
+  todosTotal: number /* int */;
+  costUsd: number /* float64 */;
   tokens: number /* int */;
-  goal_status?: string;
+  goalStatus?: string;
 }
 
 /**
  * Agent is a pane's agent as the Fleet Dashboard's card and get_fleet_status show it.
  */
 export interface Agent {
-  pane_id: string;
+  paneId: string;
   role: string;
   purpose: string;
   status: AgentStatus;
-  current_task?: AgentTask;
+  currentTask?: AgentTask;
   queue: AgentTask[];
   history: AgentTask[];
   progress?: Progress;
   inbox: InboxItem[];
-  updated_at: string;
+  updatedAt: string;
 }
 
 /**
