@@ -10,7 +10,7 @@ import {
   type BrowserTab,
   type PageInfo,
 } from '../api';
-import { followBackend } from './follow';
+import { applyPaneTabEvent, ListenerMap, PaneTabStore } from './paneTabs.svelte';
 
 /** Receives a watched pane's screencast frames. */
 export type FrameListener = (frame: BrowserFrame) => void;
@@ -29,33 +29,17 @@ export interface PaneNotice {
  * Calls report their failure in the pane they concern (the notice), not the app-wide banner:
  * "could not load https://…" belongs next to the page that could not load it.
  */
-export class BrowserStore {
-  /** paneId → its tabs, in the backend's order. Replaced wholesale, never mutated. */
-  private panes = $state.raw<Record<string, BrowserTab[]>>({});
+export class BrowserStore extends PaneTabStore<BrowserTab> {
   /** paneId → the notice shown in that pane. */
   notices = $state.raw<Record<string, PaneNotice>>({});
 
-  private readonly frameListeners = new Map<string, Set<FrameListener>>();
-  /** Counts tab events per pane, so a call's older tab list is not applied over a newer event. */
-  private readonly paneEvents = new Map<string, number>();
+  private readonly frameListeners = new ListenerMap<FrameListener>();
   /** Panes with a viewport request in flight, and the newest size asked for meanwhile. */
   private readonly viewportBusy = new Set<string>();
   private readonly viewportNext = new Map<string, { width: number; height: number }>();
 
-  constructor(private readonly backend: Backend) {}
-
-  /**
-   * Follows browser events, and re-reads the tabs of known panes whenever the live connection
-   * reopens (events sent while it was down are gone; the transport watches again by itself).
-   */
-  sync(): () => void {
-    return followBackend(
-      this.backend,
-      (e) => this.handleEvent(e),
-      (first) => {
-        if (!first) for (const paneId of Object.keys(this.panes)) void this.refresh(paneId);
-      },
-    );
+  constructor(backend: Backend) {
+    super(backend, true);
   }
 
   handleEvent(e: BackendEvent): void {
@@ -65,18 +49,15 @@ export class BrowserStore {
 
   apply(ev: BrowserEvent): void {
     switch (ev.type) {
-      case 'frame': {
-        const set = this.frameListeners.get(ev.frame.paneId);
-        if (set) for (const fn of [...set]) fn(ev.frame);
+      case 'frame':
+        this.frameListeners.each(ev.frame.paneId, (fn) => fn(ev.frame));
         return;
-      }
       case 'error':
         this.setNotice(ev.paneId, { kind: 'error', message: ev.error });
         return;
       case 'tab': {
         const paneId = ev.tab.paneId;
-        this.paneEvents.set(paneId, (this.paneEvents.get(paneId) ?? 0) + 1);
-        this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), ev.kind, ev.tab));
+        this.tabEvent(paneId, ev.kind, ev.tab);
         if (ev.kind === 'download' && ev.detail) {
           this.setNotice(paneId, {
             kind: 'info',
@@ -93,21 +74,6 @@ export class BrowserStore {
     }
   }
 
-  tabs(paneId: string): BrowserTab[] {
-    return this.panes[paneId] ?? EMPTY;
-  }
-
-  /** Whether the pane's tabs were ever read (open answered, or an event named the pane). */
-  known(paneId: string): boolean {
-    return paneId in this.panes;
-  }
-
-  /** The tab the pane shows: the backend's active one, else the first. */
-  activeTab(paneId: string): BrowserTab | undefined {
-    const tabs = this.tabs(paneId);
-    return tabs.find((t) => t.active) ?? tabs[0];
-  }
-
   notice(paneId: string): PaneNotice | undefined {
     return this.notices[paneId];
   }
@@ -122,45 +88,23 @@ export class BrowserStore {
   // ---- calls ---------------------------------------------------------------------------------
 
   /** Opens a first (blank) tab if the pane has none. Rejects, for the pane to show why. */
-  async open(paneId: string, width: number, height: number, url = ''): Promise<BrowserTab[]> {
-    const seen = this.paneEvents.get(paneId) ?? 0;
-    const tabs = await this.backend.browserOpen(paneId, url, width, height);
-    if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setTabs(paneId, tabs);
-    else await this.refresh(paneId); // an event came in meanwhile: ask again rather than guess
-    return this.tabs(paneId);
-  }
-
-  async refresh(paneId: string): Promise<void> {
-    const seen = this.paneEvents.get(paneId) ?? 0;
-    try {
-      const tabs = await this.backend.browserTabs(paneId);
-      if ((this.paneEvents.get(paneId) ?? 0) === seen) this.setTabs(paneId, tabs);
-    } catch (err) {
-      this.fail(paneId, err);
-    }
+  open(paneId: string, width: number, height: number, url = ''): Promise<BrowserTab[]> {
+    return this.openWith(paneId, () => this.backend.browserOpen(paneId, url, width, height));
   }
 
   async newTab(paneId: string, url = ''): Promise<BrowserTab | undefined> {
     const tab = await this.attempt(paneId, () => this.backend.browserNewTab(paneId, url));
-    if (tab) this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), 'opened', { ...tab, active: true }));
+    if (tab) this.applyTab(paneId, 'opened', { ...tab, active: true });
     return tab;
   }
 
   async activate(paneId: string, tabId: string): Promise<void> {
-    const tab = this.tabs(paneId).find((t) => t.tabId === tabId);
-    // Shown at once; the backend's 'activated' event confirms it.
-    if (tab) this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), 'activated', tab));
-    const fresh = await this.attempt(paneId, () => this.backend.browserActivate(paneId, tabId));
-    if (fresh) this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), 'url', fresh));
+    const fresh = await this.activateWith(paneId, tabId, () => this.backend.browserActivate(paneId, tabId));
+    if (fresh) this.applyTab(paneId, 'url', fresh);
   }
 
-  async closeTab(paneId: string, tabId: string): Promise<void> {
-    const ok = await this.attempt(paneId, async () => {
-      await this.backend.browserCloseTab(paneId, tabId);
-      return true;
-    });
-    const tab = this.tabs(paneId).find((t) => t.tabId === tabId);
-    if (ok && tab) this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), 'closed', tab));
+  closeTab(paneId: string, tabId: string): Promise<void> {
+    return this.closeWith(paneId, tabId, () => this.backend.browserCloseTab(paneId, tabId));
   }
 
   navigate(paneId: string, url: string): Promise<PageInfo | undefined> {
@@ -190,7 +134,7 @@ export class BrowserStore {
     const tab = await this.attempt(paneId, () => this.backend.browserReconnect(paneId));
     if (tab) {
       this.dismissNotice(paneId);
-      this.setTabs(paneId, applyBrowserEvent(this.tabs(paneId), 'reconnected', tab));
+      this.applyTab(paneId, 'reconnected', tab);
     }
   }
 
@@ -249,20 +193,19 @@ export class BrowserStore {
 
   /** Routes the pane's frames to `fn` until the returned function is called. */
   onFrame(paneId: string, fn: FrameListener): () => void {
-    let set = this.frameListeners.get(paneId);
-    if (!set) {
-      set = new Set();
-      this.frameListeners.set(paneId, set);
-    }
-    set.add(fn);
-    return () => {
-      const s = this.frameListeners.get(paneId);
-      s?.delete(fn);
-      if (s?.size === 0) this.frameListeners.delete(paneId);
-    };
+    return this.frameListeners.add(paneId, fn);
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  protected fetchTabs(paneId: string): Promise<BrowserTab[]> {
+    return this.backend.browserTabs(paneId);
+  }
+
+  /** A failed call shows in the pane it concerns. */
+  protected fail(paneId: string, err: unknown): void {
+    this.setNotice(paneId, { kind: 'error', message: errorMessage(err) });
+  }
 
   /** A navigation: shows the page it reached on the active tab, or the error in the pane. */
   private async pageAction(paneId: string, act: () => Promise<PageInfo>, typed?: string): Promise<PageInfo | undefined> {
@@ -297,67 +240,20 @@ export class BrowserStore {
     );
   }
 
-  private setTabs(paneId: string, tabs: BrowserTab[]): void {
-    this.panes = { ...this.panes, [paneId]: tabs };
-  }
-
   private setNotice(paneId: string, notice: PaneNotice): void {
     const held = this.notices[paneId];
     if (held && held.kind === notice.kind && held.message === notice.message) return;
     this.notices = { ...this.notices, [paneId]: notice };
   }
 
-  private fail(paneId: string, err: unknown): void {
-    this.setNotice(paneId, { kind: 'error', message: errorMessage(err) });
-  }
-
-  private async attempt<T>(paneId: string, call: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await call();
-    } catch (err) {
-      this.fail(paneId, err);
-      return undefined;
-    }
-  }
 }
-
-const EMPTY: BrowserTab[] = [];
 
 function sameUrl(a: string, b: string): boolean {
   const norm = (u: string) => u.trim().replace(/\/+$/, '');
   return norm(a) === norm(b);
 }
 
-/**
- * A pane's tabs after one event. The tab in an event is the backend's full view of it; only
- * 'activated' (and an 'opened' tab that is active) moves the active mark. When the active tab
- * closes, the backend shows its neighbour (its 'activated' event follows): mirrored at once.
- */
+/** A pane's browser tabs after one event; an 'activated' event also brings the tab's new state. */
 export function applyBrowserEvent(tabs: readonly BrowserTab[], kind: string, tab: BrowserTab): BrowserTab[] {
-  const i = tabs.findIndex((t) => t.tabId === tab.tabId);
-  switch (kind) {
-    case 'closed': {
-      if (i === -1) return tabs.slice();
-      const rest = tabs.filter((t) => t.tabId !== tab.tabId);
-      if (tabs[i].active && rest.length) {
-        const next = rest[Math.min(i, rest.length - 1)];
-        return rest.map((t) => (t.tabId === next.tabId ? { ...t, active: true } : t));
-      }
-      return rest;
-    }
-    case 'activated':
-      return withActive(i === -1 ? [...tabs, { ...tab, active: true }] : tabs.map((t, j) => (j === i ? { ...tab } : t)), tab.tabId);
-    default: {
-      // Every other kind carries the tab's new state; keep our active mark unless the event
-      // says this tab is active (its snapshot may predate a later activation).
-      const held = i === -1 ? undefined : tabs[i];
-      const next = { ...tab, active: tab.active || (held?.active ?? false) };
-      const list = i === -1 ? [...tabs, next] : tabs.map((t, j) => (j === i ? next : t));
-      return next.active ? withActive(list, next.tabId) : list;
-    }
-  }
-}
-
-function withActive(tabs: readonly BrowserTab[], tabId: string): BrowserTab[] {
-  return tabs.map((t) => (t.active === (t.tabId === tabId) ? t : { ...t, active: t.tabId === tabId }));
+  return applyPaneTabEvent(tabs, kind, tab, true);
 }

@@ -22,3 +22,21 @@ export function followBackend(
     stopConn?.();
   };
 }
+
+/**
+ * followBackend for a store that holds one list the backend pushes whole: re-reads it whenever
+ * the live connection reopens (events sent while it was down are gone), once something has
+ * been loaded. Returns the stop function.
+ */
+export function followList(
+  backend: Pick<Backend, 'subscribe' | 'onConnectionChange'>,
+  store: { readonly loaded: boolean; handleEvent(e: BackendEvent): void; load(): Promise<void> },
+): () => void {
+  return followBackend(
+    backend,
+    (e) => store.handleEvent(e),
+    () => {
+      if (store.loaded) void store.load();
+    },
+  );
+}

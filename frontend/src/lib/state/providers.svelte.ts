@@ -9,7 +9,8 @@ import type {
   SecretsBackend,
   TestResult,
 } from '../api';
-import { followBackend } from './follow';
+import { followList } from './follow';
+import { mergeList, withNewer } from './versions';
 import { errorMessage } from '../api';
 
 /** The event topic whose data is a full ProviderList snapshot. */
@@ -48,18 +49,9 @@ export class ProviderStore {
 
   constructor(private readonly backend: Backend) {}
 
-  /**
-   * Follows backend events, and re-reads the list when the live connection reopens (events sent
-   * while it was down are gone), once something has been loaded. Returns the stop function.
-   */
+  /** Follows the backend's providers events and reloads after a reconnect (see followList). */
   sync(): () => void {
-    return followBackend(
-      this.backend,
-      (e) => this.handleEvent(e),
-      () => {
-        if (this.loaded) void this.load();
-      },
-    );
+    return followList(this.backend, this);
   }
 
   handleEvent(e: BackendEvent): void {
@@ -87,8 +79,7 @@ export class ProviderStore {
 
   /** Membership, order and defaults come from the list; no provider goes back in time. */
   applyList(list: ProviderList): void {
-    const current = new Map(this.providers.map((p) => [p.id, p]));
-    this.providers = list.providers.map((p) => newer(current.get(p.id), p));
+    this.providers = mergeList(this.providers, list.providers);
     this.defaultId = list.defaultId;
     this.criticDefaultId = list.criticDefaultId;
     this.secretsBackend = list.secretsBackend === 'keyring' || list.secretsBackend === 'file' ? list.secretsBackend : '';
@@ -101,16 +92,8 @@ export class ProviderStore {
 
   /** Applies one provider returned by a call; `insert` for a new one. */
   applyProvider(p: Provider, insert = false): void {
-    const i = this.providers.findIndex((q) => q.id === p.id);
-    if (i === -1) {
-      if (insert) this.providers = [...this.providers, p];
-      return;
-    }
-    const kept = newer(this.providers[i], p);
-    if (kept === this.providers[i]) return;
-    const next = this.providers.slice();
-    next[i] = kept;
-    this.providers = next;
+    if (insert && !this.providers.some((q) => q.id === p.id)) this.providers = [...this.providers, p];
+    else this.providers = withNewer(this.providers, p);
   }
 
   byId(id: string): Provider | undefined {
@@ -182,14 +165,6 @@ export class ProviderStore {
     delete next[id];
     this.tests = next;
   }
-}
-
-/** The incoming version unless the one we hold is strictly newer. */
-function newer(held: Provider | undefined, incoming: Provider): Provider {
-  if (!held) return incoming;
-  const a = Date.parse(held.updatedAt);
-  const b = Date.parse(incoming.updatedAt);
-  return a > b ? held : incoming; // NaN compares false: an unparseable time never blocks an update
 }
 
 function isProviderList(v: unknown): v is ProviderList {

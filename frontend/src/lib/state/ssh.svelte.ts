@@ -1,5 +1,6 @@
 import type { Backend, BackendEvent, RemoteSession, SSHServer, SSHServerInput } from '../api';
-import { followBackend } from './follow';
+import { followList } from './follow';
+import { mergeList, withNewer } from './versions';
 import { errorMessage, normalizeSSHServers, SSH_TOPIC } from '../api';
 
 /**
@@ -24,18 +25,9 @@ export class SSHStore {
 
   constructor(private readonly backend: Backend) {}
 
-  /**
-   * Follows backend events, and re-reads the list when the live connection reopens (events sent
-   * while it was down are gone), once something has been loaded. Returns the stop function.
-   */
+  /** Follows the backend's servers events and reloads after a reconnect (see followList). */
   sync(): () => void {
-    return followBackend(
-      this.backend,
-      (e) => this.handleEvent(e),
-      () => {
-        if (this.loaded) void this.load();
-      },
-    );
+    return followList(this.backend, this);
   }
 
   handleEvent(e: BackendEvent): void {
@@ -69,8 +61,7 @@ export class SSHStore {
 
   /** Membership and order come from the list; no server goes back in time. */
   applyList(list: SSHServer[]): void {
-    const current = new Map(this.servers.map((s) => [s.id, s]));
-    this.servers = list.map((s) => newer(current.get(s.id), s));
+    this.servers = mergeList(this.servers, list);
     this.loaded = true;
   }
 
@@ -83,14 +74,8 @@ export class SSHStore {
   /** Adds (id '') or edits a server. */
   async save(id: string, input: SSHServerInput): Promise<SSHServer> {
     const saved = await this.backend.saveSSHServer(id, input);
-    const i = this.servers.findIndex((s) => s.id === saved.id);
-    if (i === -1) {
-      if (id === '') this.servers = [...this.servers, saved];
-    } else {
-      const next = this.servers.slice();
-      next[i] = newer(next[i], saved);
-      this.servers = next;
-    }
+    if (id === '' && !this.servers.some((s) => s.id === saved.id)) this.servers = [...this.servers, saved];
+    else this.servers = withNewer(this.servers, saved);
     return saved;
   }
 
@@ -106,12 +91,4 @@ export class SSHStore {
   killSession(serverId: string, name: string): Promise<void> {
     return this.backend.killRemoteSession(serverId, name);
   }
-}
-
-/** The incoming version unless the one we hold is strictly newer. */
-function newer(held: SSHServer | undefined, incoming: SSHServer): SSHServer {
-  if (!held) return incoming;
-  const a = Date.parse(held.updatedAt);
-  const b = Date.parse(incoming.updatedAt);
-  return a > b ? held : incoming; // NaN compares false: an unparseable time never blocks an update
 }

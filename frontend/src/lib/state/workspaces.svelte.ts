@@ -9,6 +9,7 @@ import type {
 import { busyPanes } from '../api';
 import { markStartup } from '../startup/marks';
 import { followBackend } from './follow';
+import { mergeList, withNewer } from './versions';
 
 /** The event topic whose data is a full WorkspaceList snapshot. */
 export const WORKSPACES_TOPIC = 'workspaces';
@@ -84,8 +85,7 @@ export class WorkspaceStore {
 
   /** Membership, order and the active workspace come from the snapshot; no workspace goes back in time. */
   applySnapshot(list: WorkspaceList): void {
-    const current = new Map(this.workspaces.map((w) => [w.id, w]));
-    this.workspaces = list.workspaces.map((w) => newer(current.get(w.id), w));
+    this.workspaces = mergeList(this.workspaces, list.workspaces);
     this.activeId = list.activeId;
     this.loaded = true;
   }
@@ -95,17 +95,11 @@ export class WorkspaceStore {
    * a workspace that is gone (deleted meanwhile) stays gone.
    */
   applyWorkspace(ws: Workspace, insert = false): void {
-    const i = this.workspaces.findIndex((w) => w.id === ws.id);
-    if (i === -1) {
-      if (!insert) return;
+    if (insert && !this.workspaces.some((w) => w.id === ws.id)) {
       this.workspaces = [...this.workspaces, ws].sort((a, b) => a.position - b.position);
-      return;
+    } else {
+      this.workspaces = withNewer(this.workspaces, ws);
     }
-    const kept = newer(this.workspaces[i], ws);
-    if (kept === this.workspaces[i]) return;
-    const next = this.workspaces.slice();
-    next[i] = kept;
-    this.workspaces = next;
   }
 
   byId(id: string): Workspace | undefined {
@@ -226,14 +220,6 @@ export class WorkspaceStore {
       return undefined;
     }
   }
-}
-
-/** The incoming version unless the one we hold is strictly newer. */
-function newer(held: Workspace | undefined, incoming: Workspace): Workspace {
-  if (!held) return incoming;
-  const a = Date.parse(held.updatedAt);
-  const b = Date.parse(incoming.updatedAt);
-  return a > b ? held : incoming; // NaN compares false: an unparseable time never blocks an update
 }
 
 function isWorkspaceList(v: unknown): v is WorkspaceList {
