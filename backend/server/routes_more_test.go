@@ -20,13 +20,7 @@ func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
 	h := newHarness(t)
 	tok := h.login(t).AccessToken
 	const key = "sk-proj-LEAKCANARY-1234567890abcdef"
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
+	ctx, conn := h.openWS(t, tok, 10*time.Second)
 	for h.providers.Events().Subscribers() == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -91,13 +85,7 @@ func TestTerminalOverWebSocket(t *testing.T) {
 		t.Fatalf("a made-up pane got a terminal: %d", resp.StatusCode)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
+	ctx, conn := h.openWS(t, tok, 15*time.Second)
 	sendMsg := func(m clientMessage) {
 		b, _ := json.Marshal(m)
 		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
@@ -185,13 +173,7 @@ func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `"title":"Local page"`) {
 		t.Fatalf("open: %d %s", resp.StatusCode, body)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
+	ctx, conn := h.openWS(t, tok, 20*time.Second)
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		conn.Write(ctx, websocket.MessageText, b)

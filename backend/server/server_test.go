@@ -353,6 +353,20 @@ func dialWS(ctx context.Context, h *harness, token, origin string) (*websocket.C
 		&websocket.DialOptions{HTTPHeader: hdr, Subprotocols: protocols})
 }
 
+// openWS opens the WebSocket as a logged-in browser does, and a context of timeout to read and
+// write it in; both end with the test.
+func (h *harness) openWS(t *testing.T, token string, timeout time.Duration) (context.Context, *websocket.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	conn, _, err := dialWS(ctx, h, token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	return ctx, conn
+}
+
 func TestWebSocketChecksOriginAndStreamsEvents(t *testing.T) {
 	h := newHarness(t)
 	tok := h.login(t)
@@ -404,13 +418,8 @@ func TestWebSocketClosesWhenTokenExpires(t *testing.T) {
 	h.auth.now = func() time.Time { return realNow().Add(-AccessTTL + 2*time.Second) }
 	tok, _ := h.auth.Issue()
 	h.auth.now = realNow
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok.AccessToken, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = conn.Read(ctx)
+	ctx, conn := h.openWS(t, tok.AccessToken, 10*time.Second)
+	_, _, err := conn.Read(ctx)
 	if websocket.CloseStatus(err) != wsCloseTokenExpired {
 		t.Fatalf("read ended with %v, want close %d", err, wsCloseTokenExpired)
 	}

@@ -60,13 +60,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 	h := newHarness(t)
 	tok := h.login(t)
 	other := h.login(t) // another browser's session survives this one's logout
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok.AccessToken, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
+	ctx, conn := h.openWS(t, tok.AccessToken, 10*time.Second)
 	if resp, body := h.do(t, "POST", "/api/logout", tok.AccessToken, ""); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("logout: %d %s", resp.StatusCode, body)
 	}

@@ -108,13 +108,7 @@ func TestWebSocketOutlivesTheReadTimeout(t *testing.T) {
 		}
 	}
 	tok := h.login(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, _, err := dialWS(ctx, h, tok.AccessToken, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
+	ctx, conn := h.openWS(t, tok.AccessToken, 10*time.Second)
 	time.Sleep(1 * time.Second) // three read timeouts
 	if resp, body := h.do(t, "POST", "/api/workspaces", tok.AccessToken, `{"name":"after the timeout"}`); resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create workspace: %d %s", resp.StatusCode, body)
