@@ -3,26 +3,12 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, BrowserTab } from '../../lib/api';
+import { browserTab } from '../../lib/api/tabs.fixture';
 import { createAppContext } from '../../lib/state/context';
 import Harness from './BrowserHarness.test.svelte';
 
-function tab(tabId: string, over: Partial<BrowserTab> = {}): BrowserTab {
-  return {
-    paneId: 'p1',
-    tabId,
-    workspaceId: 'w1',
-    url: 'https://example.com/',
-    title: 'Example',
-    loading: false,
-    crashed: false,
-    discarded: false,
-    active: false,
-    canGoBack: false,
-    canGoForward: false,
-    prompt: null,
-    ...over,
-  };
-}
+/** A tab showing example.com. */
+const tab = (tabId: string, over: Partial<BrowserTab> = {}) => browserTab(tabId, { url: 'https://example.com/', title: 'Example', ...over });
 
 // jsdom has no layout, observers or canvas: the test drives them.
 let intersect: (visible: boolean) => void = () => {};

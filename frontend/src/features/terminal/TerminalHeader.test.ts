@@ -3,25 +3,9 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, TabInfo } from '../../lib/api';
+import { terminalTab as tab } from '../../lib/api/tabs.fixture';
 import { createAppContext } from '../../lib/state/context';
 import Harness from './TerminalHeaderHarness.test.svelte';
-
-function tab(tabId: string, over: Partial<TabInfo> = {}): TabInfo {
-  return {
-    paneId: 'p1',
-    tabId,
-    title: 'bash',
-    running: true,
-    exitCode: null,
-    cols: 80,
-    rows: 24,
-    confined: false,
-    active: false,
-    remote: '',
-    pid: 9,
-    ...over,
-  };
-}
 
 async function setup(tabs: TabInfo[]) {
   const backend = {

@@ -1,26 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, TabInfo, Workspace } from '../../lib/api';
+import { terminalTab } from '../../lib/api/tabs.fixture';
 import { withShortcuts } from '../../lib/state/commands';
 import { createAppContext } from '../../lib/state/context';
 import { COMMAND } from '../../lib/state/keymap';
 import { keyConditionHolds, newSSHTab, targetPaneId, terminalCommands } from './commands';
 
-function tab(paneId: string, over: Partial<TabInfo> = {}): TabInfo {
-  return {
-    paneId,
-    tabId: `${paneId}-t1`,
-    title: 'bash',
-    running: true,
-    exitCode: null,
-    cols: 80,
-    rows: 24,
-    confined: false,
-    active: true,
-    remote: '',
-    pid: 7,
-    ...over,
-  };
-}
+/** The pane's one tab, active. */
+const tab = (paneId: string, over: Partial<TabInfo> = {}) => terminalTab(`${paneId}-t1`, { paneId, active: true, ...over });
 
 function context(kinds: Array<'terminal' | 'browser'>) {
   const backend = {

@@ -1,25 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, BrowserTab, ConnectionState } from '../api';
+import type { Backend, BackendEvent, BrowserTab } from '../api';
 import { BackendError } from '../api';
+import { browserTab as tab } from '../api/tabs.fixture';
 import { applyBrowserEvent, BrowserStore } from './browsers.svelte';
-
-function tab(tabId: string, over: Partial<BrowserTab> = {}): BrowserTab {
-  return {
-    paneId: 'p1',
-    tabId,
-    workspaceId: 'w1',
-    url: 'about:blank',
-    title: '',
-    loading: false,
-    crashed: false,
-    discarded: false,
-    active: false,
-    canGoBack: false,
-    canGoForward: false,
-    prompt: null,
-    ...over,
-  };
-}
+import { fakeLive } from './live.fixture';
 
 const tabEvent = (kind: string, t: BrowserTab, detail?: string): BackendEvent => ({
   topic: 'browser',
@@ -28,9 +12,9 @@ const tabEvent = (kind: string, t: BrowserTab, detail?: string): BackendEvent =>
 });
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const backend = {
+    ...live.backend,
     kind: 'web',
     browserOpen: vi.fn(async () => [tab('b1', { active: true })]),
     browserTabs: vi.fn(async () => [tab('b1', { active: true })]),
@@ -46,17 +30,9 @@ function fakeBackend(over: Partial<Backend> = {}) {
     browserWatch: vi.fn(),
     browserUnwatch: vi.fn(),
     browserInput: vi.fn(),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => (emit = () => {});
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => (setConn = () => {});
-    },
     ...over,
   } as unknown as Backend;
-  return { backend, emit: (e: BackendEvent) => emit(e), setConn: (s: ConnectionState) => setConn(s) };
+  return { backend, emit: live.emit, setConn: live.setConn };
 }
 
 const marks = (tabs: BrowserTab[]) => tabs.map((t) => `${t.tabId}${t.active ? '*' : ''}`);

@@ -3,15 +3,14 @@ import {
   normalizeChatConversation,
   normalizeChatState,
   type Backend,
-  type BackendEvent,
   type ChatApi,
   type ChatConversation,
   type ChatMessage,
   type ChatView,
-  type ConnectionState,
   type TestResult,
 } from '../api';
 import { ChatStore } from './chat.svelte';
+import { fakeLive } from './live.fixture';
 
 function msg(ws: string, seq: number, text: string, source: ChatMessage['source'] = 'user'): ChatMessage {
   return { conversationId: ws, workspaceId: ws, seq, source, message: { role: 'user', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
@@ -28,8 +27,7 @@ function conversation(id: string, ws = 'w', over: Partial<ChatConversation> = {}
 // In the older tests below one id names both a workspace and its conversation: events carry
 // the workspace's id as their conversation's unless they say otherwise.
 function fakeBackend(chat: Partial<ChatApi> = {}, testProvider?: (id: string) => Promise<TestResult>) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const api: ChatApi = {
     list: vi.fn(async (ws: string) => [conversation(`${ws}-c1`, ws)]),
     create: vi.fn(async (ws: string) => conversation(`${ws}-new`, ws)),
@@ -49,20 +47,13 @@ function fakeBackend(chat: Partial<ChatApi> = {}, testProvider?: (id: string) =>
   const backend = {
     chat: api,
     testProvider: testProvider ?? (async () => ({ ok: true, message: '', latencyMs: 1, models: [] })),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => {};
-    },
+    ...live.backend,
   } as unknown as Backend;
   const chatEvent = (data: object) => {
     const d = data as { type: string; workspaceId: string; conversationId?: string };
-    emit({ topic: 'chat', type: d.type, data: { ...d, conversationId: d.conversationId ?? d.workspaceId } });
+    live.emit({ topic: 'chat', type: d.type, data: { ...d, conversationId: d.conversationId ?? d.workspaceId } });
   };
-  return { backend, api, chatEvent, setConn: (s: ConnectionState) => setConn(s) };
+  return { backend, api, chatEvent, setConn: live.setConn };
 }
 
 describe('ChatStore', () => {

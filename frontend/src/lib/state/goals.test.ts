@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, ConnectionState, Goal, GoalApproval, GoalEvent, GoalStep, GoalsApi } from '../api';
+import type { Backend, BackendEvent, Goal, GoalApproval, GoalEvent, GoalStep, GoalsApi } from '../api';
 import { normalizeGoal } from '../api';
 import { GoalStore } from './goals.svelte';
+import { fakeLive } from './live.fixture';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString();
 
@@ -24,8 +25,7 @@ function approval(id: string, goalId: string): GoalApproval {
 }
 
 function setup(over: Partial<GoalsApi> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const goals = {
     list: vi.fn(async () => [goal('a', { updatedAt: at(1) }), goal('b', { status: 'completed', updatedAt: at(5) })]),
     pendingApprovals: vi.fn(async () => [] as GoalApproval[]),
@@ -43,20 +43,13 @@ function setup(over: Partial<GoalsApi> = {}) {
   const backend = {
     kind: 'web',
     goals,
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => {};
-    },
+    ...live.backend,
   } as unknown as Backend;
   const notify = vi.fn();
   const store = new GoalStore(backend, () => {}, notify);
   store.refreshDelayMs = 0;
   store.sync();
-  return { store, goals, notify, emit: (e: BackendEvent) => emit(e), setConn: (s: ConnectionState) => setConn(s) };
+  return { store, goals, notify, emit: live.emit, setConn: live.setConn };
 }
 
 const ids = (gs: Goal[]) => gs.map((g) => g.id);

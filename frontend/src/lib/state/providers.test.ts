@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, ConnectionState, Provider, ProviderList } from '../api';
+import type { Backend, BackendEvent, Provider, ProviderList } from '../api';
 import { BackendError } from '../api';
+import { fakeLive } from './live.fixture';
 import { ProviderStore } from './providers.svelte';
 
 function provider(id: string, over: Partial<Provider> = {}): Provider {
@@ -32,23 +33,15 @@ function list(providers: Provider[], defaultId = '', criticDefaultId = ''): Prov
 const event = (data: ProviderList): BackendEvent => ({ topic: 'providers', type: 'updated', data });
 
 function store(over: Partial<Backend> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const backend = {
+    ...live.backend,
     kind: 'web',
     listProviders: vi.fn(async () => list([provider('p1')], 'p1', 'p1')),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => (emit = () => {});
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => (setConn = () => {});
-    },
     ...over,
   } as unknown as Backend;
   const s = new ProviderStore(backend);
-  return { s, backend, emit: (e: BackendEvent) => emit(e), setConn: (c: ConnectionState) => setConn(c) };
+  return { s, backend, emit: live.emit, setConn: live.setConn };
 }
 
 describe('ProviderStore events', () => {

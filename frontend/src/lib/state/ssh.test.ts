@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, ConnectionState, SSHServer } from '../api';
+import type { Backend, SSHServer } from '../api';
+import { fakeLive } from './live.fixture';
 import { SSHStore } from './ssh.svelte';
 
 function server(id: string, over: Partial<SSHServer> = {}): SSHServer {
@@ -7,25 +8,17 @@ function server(id: string, over: Partial<SSHServer> = {}): SSHServer {
 }
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const backend = {
+    ...live.backend,
     listSSHServers: vi.fn(async () => [server('a')]),
     saveSSHServer: vi.fn(async (id: string) => server(id || 'new', { updatedAt: '2025-01-02T00:00:00Z' })),
     deleteSSHServer: vi.fn(async () => {}),
     remoteSessions: vi.fn(async () => []),
     killRemoteSession: vi.fn(async () => {}),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => {};
-    },
     ...over,
   } as unknown as Backend;
-  return { backend, emit: (e: BackendEvent) => emit(e), setConn: (s: ConnectionState) => setConn(s) };
+  return { backend, emit: live.emit, setConn: live.setConn };
 }
 
 describe('SSHStore', () => {

@@ -1,30 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, ConnectionState, TabInfo } from '../api';
+import type { Backend, BackendEvent, TabInfo } from '../api';
+import { terminalTab as tab } from '../api/tabs.fixture';
+import { fakeLive } from './live.fixture';
 import { applyTabEvent, TerminalStore } from './terminals.svelte';
-
-function tab(tabId: string, over: Partial<TabInfo> = {}): TabInfo {
-  return {
-    paneId: 'p1',
-    tabId,
-    title: 'bash',
-    running: true,
-    exitCode: null,
-    cols: 80,
-    rows: 24,
-    confined: false,
-    active: false,
-    remote: '',
-    pid: 1,
-    ...over,
-  };
-}
 
 const tabEvent = (kind: string, t: TabInfo): BackendEvent => ({ topic: 'terminal', type: 'tab', data: { kind, tab: t } });
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
-  let setConn: (s: ConnectionState) => void = () => {};
+  const live = fakeLive();
   const backend = {
+    ...live.backend,
     kind: 'web',
     terminalOpen: vi.fn(async () => [tab('t1', { active: true })]),
     terminalTabs: vi.fn(async () => [tab('t1', { active: true })]),
@@ -37,17 +22,9 @@ function fakeBackend(over: Partial<Backend> = {}) {
     terminalDetach: vi.fn(async () => {}),
     terminalInput: vi.fn(),
     terminalResize: vi.fn(),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => (emit = () => {});
-    },
-    onConnectionChange: (h: (s: ConnectionState) => void) => {
-      setConn = h;
-      return () => (setConn = () => {});
-    },
     ...over,
   } as unknown as Backend;
-  return { backend, emit: (e: BackendEvent) => emit(e), setConn: (s: ConnectionState) => setConn(s) };
+  return { backend, emit: live.emit, setConn: live.setConn };
 }
 
 describe('applyTabEvent', () => {

@@ -1,0 +1,26 @@
+import type { BackendEvent, ConnectionState } from '../api';
+
+/**
+ * The live side of a fake backend for tests of the stores: `backend` (spread it into the fake)
+ * has subscribe and onConnectionChange as a store calls them; `emit` sends the subscriber an
+ * event and `setConn` reports a connection state, as the real transports do. Each stop
+ * function detaches its handler, so nothing reaches a store that stopped following.
+ */
+export function fakeLive() {
+  let emit: (e: BackendEvent) => void = () => {};
+  let setConn: (s: ConnectionState) => void = () => {};
+  return {
+    backend: {
+      subscribe: (h: (e: BackendEvent) => void) => {
+        emit = h;
+        return () => (emit = () => {});
+      },
+      onConnectionChange: (h: (s: ConnectionState) => void) => {
+        setConn = h;
+        return () => (setConn = () => {});
+      },
+    },
+    emit: (e: BackendEvent) => emit(e),
+    setConn: (s: ConnectionState) => setConn(s),
+  };
+}
