@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,4 +49,19 @@ func failed(stderr io.Writer, cmd string, err error) int {
 // warnLogger is the commands' log: warnings and worse, on stderr, so stdout stays the answer.
 func warnLogger(stderr io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// printList prints what `goal list` and `fleet list` list, one a line: each as JSON with --json,
+// else as line writes it. warn runs on each first, to say on stderr that a stopped process
+// left it stored as running.
+func printList[T any](stdout io.Writer, records []T, asJSON bool, warn func(T), line func(T) string) {
+	for _, r := range records {
+		warn(r)
+		if asJSON {
+			b, _ := json.Marshal(r)
+			fmt.Fprintln(stdout, string(b))
+			continue
+		}
+		fmt.Fprintln(stdout, line(r))
+	}
 }

@@ -385,16 +385,10 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "clusterspace fleet list: %v\n", err)
 			return ExitError
 		}
-		for _, f := range fs {
-			stale(f)
-			if *asJSON {
-				b, _ := json.Marshal(f)
-				fmt.Fprintln(stdout, string(b))
-				continue
-			}
+		printList(stdout, fs, *asJSON, stale, func(f fleet.Fleet) string {
 			n := f.Counts()
-			fmt.Fprintf(stdout, "%-20s %-11s %d/%d tasks completed  %s\n", f.ID, f.Status, n[fleet.TaskCompleted], len(f.Tasks), truncateLine(f.Name, 50))
-		}
+			return fmt.Sprintf("%-20s %-11s %d/%d tasks completed  %s", f.ID, f.Status, n[fleet.TaskCompleted], len(f.Tasks), truncateLine(f.Name, 50))
+		})
 		return ExitOK
 	}
 	f, err := r.Store.Fleet(ctx, id)

@@ -535,15 +535,9 @@ func goalRead(cmd, id, dataDir string, asJSON bool, logger *slog.Logger, stdout,
 			fmt.Fprintf(stderr, "clusterspace goal list: %v\n", err)
 			return ExitError
 		}
-		for _, g := range gs {
-			stale(g)
-			if asJSON {
-				b, _ := json.Marshal(g)
-				fmt.Fprintln(stdout, string(b))
-				continue
-			}
-			fmt.Fprintf(stdout, "%-18s %-17s %4d steps  %s\n", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
-		}
+		printList(stdout, gs, asJSON, stale, func(g goal.Goal) string {
+			return fmt.Sprintf("%-18s %-17s %4d steps  %s", g.ID, g.Status, g.State.Steps, truncateLine(g.Spec.Goal, 60))
+		})
 		return ExitOK
 	}
 	g, err := r.Store.Goal(ctx, id)

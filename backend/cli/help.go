@@ -27,24 +27,10 @@ Usage:
   Every command prints its own help with --help (clusterspace goal run --help).
 
 serve options:
-  --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
-  --data-dir DIR          data directory (default $CLUSTERSPACE_DATA_DIR, else
-                          $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace)
-  --config-dir DIR        personas, skills, templates, tool plugins, mcp.json (default
-                          $CLUSTERSPACE_CONFIG_DIR, else $XDG_CONFIG_HOME/clusterspace,
-                          else ~/.config/clusterspace)
-  --password-file FILE    set the login password from the first line of FILE
-  --allow-remote          allow listening on a non-loopback address
-  --allowed-origin URL    another browser origin allowed to connect (repeatable)
-`
+` + serveOptions
 
-// ServeHelp is what `clusterspace serve --help` prints.
-const ServeHelp = `Usage: clusterspace serve [options]
-  Serves the desktop window's UI over HTTP and a WebSocket, for any browser, behind a login.
-  On its first start it prints a generated password once and keeps only its hash.
-
-Options:
-  --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
+// serveOptions are serve's options, in the top-level help and serve's own.
+const serveOptions = `  --addr HOST:PORT        where to listen (default 127.0.0.1:4444; port 0 picks a free one)
   --data-dir DIR          data directory (default $CLUSTERSPACE_DATA_DIR, else
                           $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace)
   --config-dir DIR        personas, skills, templates, tool plugins, mcp.json (default
@@ -54,7 +40,15 @@ Options:
   --allow-remote          allow listening on a non-loopback address (traffic is plain HTTP:
                           put it behind TLS)
   --allowed-origin URL    another browser origin allowed to connect (repeatable)
-Only one process at a time owns a data dir; a second one is refused with exit status 1.
+`
+
+// ServeHelp is what `clusterspace serve --help` prints.
+const ServeHelp = `Usage: clusterspace serve [options]
+  Serves the desktop window's UI over HTTP and a WebSocket, for any browser, behind a login.
+  On its first start it prints a generated password once and keeps only its hash.
+
+Options:
+` + serveOptions + `Only one process at a time owns a data dir; a second one is refused with exit status 1.
 Exit status: 0 stopped (Ctrl+C or SIGTERM), 1 runtime error (or the data dir is in use),
 64 bad usage or configuration.
 `
