@@ -12,6 +12,11 @@ markStartup('script');
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element to mount ClusterSpace into');
 
+// The desktop window draws with the generic font families (app.css, :root[data-window]): each
+// named family costs WebKit a font lookup in the first layout, most of what our first paint
+// spends above a minimal Wails window's (docs/measurements.md). Set before the first render.
+if (window.go?.main?.App) document.documentElement.dataset.window = 'desktop';
+
 const backend = pickBackend();
 reportUncaughtErrors(window, backend);
 mount(App, { target, props: { backend } });
