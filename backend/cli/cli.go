@@ -65,3 +65,21 @@ func printList[T any](stdout io.Writer, records []T, asJSON bool, warn func(T), 
 		fmt.Fprintln(stdout, line(r))
 	}
 }
+
+// printShown prints what `goal show` and `fleet show` read: the record as indented JSON with
+// --json, else as details writes it; warn runs first, as in printList. A record that cannot be
+// read is a mistake in the id (exit 64).
+func printShown[T any](stdout, stderr io.Writer, cmd string, record T, err error, asJSON bool, warn func(T), details func(T)) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "clusterspace %s: %v\n", cmd, err)
+		return ExitUsage
+	}
+	warn(record)
+	if asJSON {
+		b, _ := json.MarshalIndent(record, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return ExitOK
+	}
+	details(record)
+	return ExitOK
+}

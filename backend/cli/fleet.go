@@ -392,34 +392,29 @@ func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	f, err := r.Store.Fleet(ctx, id)
-	if err != nil {
-		fmt.Fprintf(stderr, "clusterspace fleet show: %v\n", err)
-		return ExitUsage
-	}
-	stale(f)
-	if *asJSON {
-		b, _ := json.MarshalIndent(f, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-		return ExitOK
-	}
-	fmt.Fprintf(stdout, "%s  %s  %s  (%d at once)\n", f.ID, f.Status, f.Name, f.Spec.Concurrency)
+	return printShown(stdout, stderr, "fleet show", f, err, *asJSON, stale, func(f fleet.Fleet) { printFleet(stdout, f) })
+}
+
+// printFleet writes a fleet as `fleet show` lists it: a line for the fleet, then its tasks,
+// each with its branch and report under it.
+func printFleet(w io.Writer, f fleet.Fleet) {
+	fmt.Fprintf(w, "%s  %s  %s  (%d at once)\n", f.ID, f.Status, f.Name, f.Spec.Concurrency)
 	for _, t := range f.Tasks {
 		deps := ""
 		if len(t.DependsOn) > 0 {
 			deps = " after " + strings.Join(t.DependsOn, ",")
 		}
-		fmt.Fprintf(stdout, "  %-16s %-10s pane %-14s %s%s\n", t.ID, t.Status, t.Pane, t.GoalID, deps)
+		fmt.Fprintf(w, "  %-16s %-10s pane %-14s %s%s\n", t.ID, t.Status, t.Pane, t.GoalID, deps)
 		if t.Reason != "" {
-			fmt.Fprintf(stdout, "      blocked: %s\n", t.Reason)
+			fmt.Fprintf(w, "      blocked: %s\n", t.Reason)
 		}
-		printBranch(stdout, t)
+		printBranch(w, t)
 		report := t.Report
 		if i := strings.Index(report, "\nBranch: "); i >= 0 && t.Worktree != nil {
 			report = report[:i] // the branch and its diff stat are listed just above
 		}
 		if report != "" {
-			fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(report, "\n", "\n      "))
+			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(report, "\n", "\n      "))
 		}
 	}
-	return ExitOK
 }

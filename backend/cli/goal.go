@@ -541,22 +541,13 @@ func goalRead(cmd, id, dataDir string, asJSON bool, logger *slog.Logger, stdout,
 		return ExitOK
 	}
 	g, err := r.Store.Goal(ctx, id)
-	if err != nil {
-		fmt.Fprintf(stderr, "clusterspace goal show: %v\n", err)
-		return ExitUsage
-	}
-	stale(g)
-	if asJSON {
-		b, _ := json.MarshalIndent(g, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-		return ExitOK
-	}
-	fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
-	evs, _ := r.Store.GoalEvents(ctx, id, 0)
-	for _, e := range evs {
-		printEvent(stdout, e, false)
-	}
-	return ExitOK
+	return printShown(stdout, stderr, "goal show", g, err, asJSON, stale, func(g goal.Goal) {
+		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
+		evs, _ := r.Store.GoalEvents(ctx, id, 0)
+		for _, e := range evs {
+			printEvent(stdout, e, false)
+		}
+	})
 }
 
 func truncateLine(s string, n int) string {
