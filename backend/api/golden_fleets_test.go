@@ -7,19 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
-
-type waitingModels struct{ cfg llm.Config }
-
-func (m waitingModels) Model(context.Context, string) (agent.Model, error) {
-	return engine.ModelFor(m.cfg, nil)
-}
 
 // goldenFleet has a task that works (its agent waits, step after step, until aborted) and one
 // that waits for it, so the answers carry a running task with its goal and progress, a queue,
@@ -47,8 +38,7 @@ tasks:
 func TestGoldenFleetAnswers(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30,
 		ToolCalls: []llmtest.ToolCall{{Name: "wait", Args: json.RawMessage(`{"ms": 100}`)}}}}})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-	g := newGoldenEngine(t, engine.WithModels(func(goal.Models) goal.Models { return waitingModels{cfg} }))
+	g := newGoldenEngine(t, engine.WithModel(model.Config()))
 	yaml, _ := json.Marshal(goldenFleet)
 	created := g.call("CreateFleet", `{"yaml": `+string(yaml)+`}`)
 	var f fleet.Fleet

@@ -18,7 +18,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -41,7 +40,7 @@ func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 	// A goal the test's goal assigns (its description says "walk task") gives up at once.
 	assigned := llmtest.Role{Name: "assigned", Match: llmtest.Match{LastUser: "walk task"}, Reply: abort()}
 	r := &boundaryRig{t: t, srv: llmtest.New(t, llmtest.Script{Roles: []llmtest.Role{assigned}})}
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+	cfg := r.srv.Config()
 	deny := func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
 		r.mu.Lock()
 		r.asked = append(r.asked, a)
@@ -49,7 +48,7 @@ func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
 	base := []Option{WithLogger(slog.New(slog.DiscardHandler)), WithAutoApprove(deny),
-		withScripted(cfg)}
+		WithModel(cfg)}
 	eng, err := Open(context.Background(), t.TempDir(), append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

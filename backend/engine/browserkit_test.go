@@ -36,11 +36,11 @@ const kitPane = "web-1"
 func newKitRig(t *testing.T, startURL string) *kitRig {
 	t.Helper()
 	srv := llmtest.New(t, llmtest.Script{})
-	cfg := scriptedConfig(srv)
+	cfg := srv.Config()
 	dir := t.TempDir()
 	eng := openEngine(t, dir,
 		WithPaneExists(func(string) bool { return true }),
-		withScripted(cfg))
+		WithModel(cfg))
 	t.Cleanup(func() { eng.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

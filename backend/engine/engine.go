@@ -118,6 +118,16 @@ func WithModels(wrap func(stored goal.Models) goal.Models) Option {
 	return func(o *options) { o.models = wrap }
 }
 
+// WithModel answers every model reference, the critic's too, with the model cfg names, whatever
+// the stored providers say: one model for every goal and fleet agent (a scripted server in tests).
+func WithModel(cfg llm.Config) Option {
+	return WithModels(func(goal.Models) goal.Models { return oneModel{cfg} })
+}
+
+type oneModel struct{ cfg llm.Config }
+
+func (m oneModel) Model(context.Context, string) (agent.Model, error) { return ModelFor(m.cfg, nil) }
+
 // WithAutoApprove answers goal approvals without asking a person (the CLI's --approve).
 func WithAutoApprove(a agent.AutoAnswer) Option { return func(o *options) { o.autoApprove = a } }
 

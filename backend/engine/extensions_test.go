@@ -117,10 +117,10 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		mu.Unlock()
 		return agent.ApprovalDeny, "not today", true
 	}
-	llmCfg := scriptedConfig(srv)
+	llmCfg := srv.Config()
 	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
 		WithPaneExists(func(string) bool { return true }), WithAutoApprove(deny),
-		withScripted(llmCfg))
+		WithModel(llmCfg))
 	defer eng.Close()
 	if n := len(mcptest.Processes(mark)); n != 0 {
 		t.Fatalf("%d MCP server processes before any goal", n)
@@ -247,14 +247,14 @@ func TestPluginFetchAllowedUnderTheCeiling(t *testing.T) {
 		llmtest.Calls(llmtest.Call("weather", map[string]any{})),
 		llmtest.Calls(llmtest.Call(tools.ToolAbortWithReport, map[string]string{"reason": "done testing", "what_was_learned": "fetch works"})),
 	)
-	llmCfg := scriptedConfig(srv)
+	llmCfg := srv.Config()
 	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
 		WithPaneExists(func(string) bool { return true }),
 		WithAutoApprove(func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
 			t.Errorf("asked about %s: %s", a.Tool, a.Reason)
 			return agent.ApprovalDeny, "", true
 		}),
-		withScripted(llmCfg))
+		WithModel(llmCfg))
 	defer eng.Close()
 	zero := 0
 	spec := goal.Spec{PaneID: "term-1", Goal: "weather", Criterion: criterion.Spec{Kind: "manual"},
@@ -285,9 +285,9 @@ func TestPluginsAndMCPToolsInTheChat(t *testing.T) {
 		llmtest.Calls(llmtest.Call("word_count", map[string]string{"text": "one two"}), llmtest.Call("mcp__t__echo", map[string]string{"text": "chat"})),
 		llmtest.Text("Two words, and the echo came back."),
 	)
-	llmCfg := scriptedConfig(srv)
+	llmCfg := srv.Config()
 	eng := openEngine(t, t.TempDir(), WithConfigDir(cfg),
-		withScripted(llmCfg))
+		WithModel(llmCfg))
 	defer eng.Close()
 	list, _ := eng.Workspaces.List(context.Background())
 	wsID := list.Workspaces[0].ID

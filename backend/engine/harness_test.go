@@ -6,10 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/llm"
-	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
 // The setup the engine's tests share.
@@ -23,16 +19,6 @@ func openEngine(t testing.TB, dataDir string, opts ...Option) *Engine {
 		t.Fatal(err)
 	}
 	return eng
-}
-
-// scriptedConfig is the provider config of the scripted server srv.
-func scriptedConfig(srv *llmtest.Server) llm.Config {
-	return llm.Config{Name: "scripted", Kind: "openai", BaseURL: srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
-}
-
-// withScripted answers every model reference, the critic's too, with the server cfg names.
-func withScripted(cfg llm.Config) Option {
-	return WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })
 }
 
 // markerTemplate writes the pane template "marker" into configDir's templates/: a terminal

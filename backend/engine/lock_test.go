@@ -20,12 +20,12 @@ import (
 // and a Reader lists the goal without touching it: no "interrupted" status, no event.
 func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("thinking", 2)}})
-	cfg := scriptedConfig(srv)
+	cfg := srv.Config()
 	dir := t.TempDir()
 	quiet := slog.New(slog.DiscardHandler)
 	eng, err := Open(context.Background(), dir, WithLogger(quiet), WithCommand("serve"),
 		WithPaneExists(func(string) bool { return true }),
-		withScripted(cfg))
+		WithModel(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

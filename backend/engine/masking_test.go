@@ -170,9 +170,9 @@ func TestMCPTokenEchoedByItsServerIsMasked(t *testing.T) {
 	)
 	var logs syncbuf.Buffer
 	dir := t.TempDir()
-	llmCfg := scriptedConfig(srv)
+	llmCfg := srv.Config()
 	eng, err := Open(context.Background(), dir, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithConfigDir(cfg),
-		withScripted(llmCfg))
+		WithModel(llmCfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,9 @@ import (
 func TestRemovingPanesEndsWhatTheyHold(t *testing.T) {
 	ctx := context.Background()
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("thinking", 2)}})
-	cfg := scriptedConfig(srv)
+	cfg := srv.Config()
 	eng := openEngine(t, t.TempDir(),
-		withScripted(cfg))
+		WithModel(cfg))
 	defer eng.Close()
 	list, _ := eng.Workspaces.List(ctx)
 	wsID := list.ActiveID

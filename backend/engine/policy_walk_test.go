@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -19,10 +17,10 @@ import (
 // be refused by the policy (so it never ran), whatever the tool is.
 func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
-	cfg := scriptedConfig(srv)
+	cfg := srv.Config()
 	eng := openEngine(t, t.TempDir(),
 		WithPaneExists(func(string) bool { return true }),
-		withScripted(cfg))
+		WithModel(cfg))
 	defer eng.Close()
 	names := eng.Registry.Names()
 	if len(names) < 10 {
@@ -55,11 +53,4 @@ func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 		}
 	}
 	t.Logf("walked %d tools: %s", len(names), strings.Join(names, ", "))
-}
-
-// scriptedModels answers every model reference, the critic's too, with one scripted server.
-type scriptedModels struct{ cfg llm.Config }
-
-func (m scriptedModels) Model(context.Context, string) (agent.Model, error) {
-	return ModelFor(m.cfg, nil)
 }

@@ -375,9 +375,9 @@ func TestPaneLaunchSettingsSurviveARestart(t *testing.T) {
 func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
 	srv.Push(llmtest.Stalled("thinking", 1)) // the goal's model hangs mid-answer: the goal runs on
-	cfg := scriptedConfig(srv)
+	cfg := srv.Config()
 	eng := openEngine(t, t.TempDir(),
-		withScripted(cfg))
+		WithModel(cfg))
 	t.Cleanup(func() { eng.Close() })
 	list, _ := eng.Workspaces.List(context.Background())
 	r := &toolRig{t: t, eng: eng, ws: list.Workspaces[0]}

@@ -14,7 +14,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/policy"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -71,13 +70,12 @@ func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 // open opens the rig's engine on its data dir (as the window does: interrupted fleets go on).
 func (r *rig) open() {
 	r.t.Helper()
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: r.srv.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	deny := func(agent.Approval) (agent.ApprovalStatus, string, bool) {
 		return agent.ApprovalDeny, "denied in this test", true
 	}
 	opts := append([]engine.Option{engine.WithLogger(slog.New(slog.DiscardHandler)),
 		engine.WithAutoApprove(deny), engine.WithCommand("desktop"),
-		engine.WithModels(func(goal.Models) goal.Models { return scriptedModels{cfg} })}, r.opts...)
+		engine.WithModel(r.srv.Config())}, r.opts...)
 	eng, err := engine.Open(context.Background(), r.dataDir, opts...)
 	if err != nil {
 		r.t.Fatal(err)
@@ -92,12 +90,6 @@ func (r *rig) close() {
 		r.t.Fatal(err)
 	}
 	r.eng = nil
-}
-
-type scriptedModels struct{ cfg llm.Config }
-
-func (m scriptedModels) Model(context.Context, string) (agent.Model, error) {
-	return engine.ModelFor(m.cfg, nil)
 }
 
 // spec is the template of the rig's fleets: write_local in the sandbox, no critic.

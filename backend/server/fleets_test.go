@@ -14,20 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
-
-type fleetScriptedModels struct{ cfg llm.Config }
-
-func (m fleetScriptedModels) Model(context.Context, string) (agent.Model, error) {
-	return engine.ModelFor(m.cfg, nil)
-}
 
 var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
@@ -45,11 +36,10 @@ func newFleetHarness(t *testing.T) *fleetHarness {
 		}
 		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "done"}))
 	}}}})
-	cfg := llm.Config{Name: "scripted", Kind: "openai", BaseURL: model.OpenAIURL(), Model: "scripted", MaxRetries: -1}
 	dir := t.TempDir()
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
-		engine.WithModels(func(goal.Models) goal.Models { return fleetScriptedModels{cfg} }))
+		engine.WithModel(model.Config()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,6 +113,12 @@ func newServer(t testing.TB, script Script) *Server {
 // OpenAIURL is the base URL for OpenAI-style clients.
 func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
 
+// Config is a provider on this server, as a person would set one up: OpenAI-style, model
+// "scripted", and no retries, so a failure shows at once.
+func (s *Server) Config() llm.Config {
+	return llm.Config{Name: "scripted", Kind: "openai", BaseURL: s.OpenAIURL(), Model: "scripted", MaxRetries: -1}
+}
+
 // Close stops the server, releasing stalled streams first.
 func (s *Server) Close() {
 	s.once.Do(func() {
