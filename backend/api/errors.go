@@ -82,6 +82,18 @@ func namesField[E error](field func(E) string) func(error) (string, bool) {
 	}
 }
 
+// featureError is a feature's refusal with its status: a mistake in the field named names (400
+// naming it), or no record for the key the call gave (notFound: 404 naming key).
+func featureError(err error, named func(error) (string, bool), notFound error, key string) error {
+	if field, ok := named(err); ok {
+		return &StatusError{Status: http.StatusBadRequest, Field: field, Err: err}
+	}
+	if errors.Is(err, notFound) {
+		return &StatusError{Status: http.StatusNotFound, Field: key, Err: err}
+	}
+	return err
+}
+
 // Classify maps a call's error to an HTTP status and the body both doors send.
 func Classify(err error) (int, ErrorBody) {
 	body := ErrorBody{Error: err.Error()}

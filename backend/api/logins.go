@@ -42,14 +42,7 @@ var errLoginsOff = &StatusError{Status: http.StatusServiceUnavailable, Err: erro
 
 // loginError names the field a login got wrong (400), or the login that is not there (404).
 func loginError(err error) error {
-	var fe *logins.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return &StatusError{Status: http.StatusBadRequest, Field: fe.Field, Err: err}
-	case errors.Is(err, logins.ErrNotFound):
-		return &StatusError{Status: http.StatusNotFound, Field: "id", Err: err}
-	}
-	return err
+	return featureError(err, namesField(func(e *logins.FieldError) string { return e.Field }), logins.ErrNotFound, "id")
 }
 
 // addLogins declares Settings → Logins. The list never carries a password; RevealLogin is its

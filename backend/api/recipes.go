@@ -40,14 +40,7 @@ var errRecipesOff = &StatusError{Status: http.StatusServiceUnavailable, Err: err
 // recipeError names the field a recipe or a run got wrong (400), or the recipe that is not
 // there (404).
 func recipeError(err error) error {
-	var fe *recipes.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return &StatusError{Status: http.StatusBadRequest, Field: fe.Field, Err: err}
-	case errors.Is(err, recipes.ErrNotFound):
-		return &StatusError{Status: http.StatusNotFound, Field: "name", Err: err}
-	}
-	return err
+	return featureError(err, namesField(func(e *recipes.FieldError) string { return e.Field }), recipes.ErrNotFound, "name")
 }
 
 // addRecipes declares the browser recipes: listed and run from a browser pane's menu, saved
