@@ -11,6 +11,7 @@ import {
   type ChatMessage,
   type ChatState,
 } from '../../lib/api';
+import { fakeChatApi } from '../../lib/api/chat.fixture';
 import { createAppContext } from '../../lib/state/context';
 import Harness from './ChatPanelHarness.test.svelte';
 
@@ -23,22 +24,12 @@ function msg(seq: number, source: ChatMessage['source'], text: string): ChatMess
 function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; chat?: Partial<ChatApi> } = {}) {
   let emit: (e: BackendEvent) => void = () => {};
   // The workspace's one conversation has the workspace's id, so events name both alike.
-  const chat: ChatApi = {
-    list: vi.fn(async (ws: string) => [normalizeChatConversation({ conversationId: ws, workspaceId: ws })]),
+  const chat = fakeChatApi({
     create: vi.fn(async (ws: string) => normalizeChatConversation({ conversationId: 'c-new', workspaceId: ws })),
     rename: vi.fn(async (id: string, title: string) => normalizeChatState({ conversationId: id, workspaceId: WS, title })),
-    remove: vi.fn(async () => {}),
     get: vi.fn(async (ws: string) => ({ messages: opts.messages ?? [], state: normalizeChatState({ workspaceId: ws, ...opts.state }) })),
-    send: vi.fn(async () => {}),
-    stop: vi.fn(async () => {}),
-    resume: vi.fn(async () => {}),
-    clear: vi.fn(async () => {}),
-    setCritic: vi.fn(async (ws: string, on: boolean) => normalizeChatState({ workspaceId: ws, criticMode: on })),
-    setSettings: vi.fn(async (ws: string) => normalizeChatState({ workspaceId: ws })),
-    setEditing: vi.fn(async () => {}),
-    answerApproval: vi.fn(async () => ({}) as never),
     ...opts.chat,
-  };
+  });
   const backend = {
     kind: 'web',
     chat,

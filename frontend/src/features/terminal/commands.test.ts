@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Backend, TabInfo, Workspace } from '../../lib/api';
+import type { Backend, TabInfo } from '../../lib/api';
 import { terminalTab } from '../../lib/api/tabs.fixture';
+import { rowWorkspace } from '../../lib/api/workspace.fixture';
 import { withShortcuts } from '../../lib/state/commands';
 import { createAppContext } from '../../lib/state/context';
 import { COMMAND } from '../../lib/state/keymap';
@@ -18,20 +19,11 @@ function context(kinds: Array<'terminal' | 'browser'>) {
     terminalNewTab: vi.fn(async (paneId: string) => tab(paneId, { tabId: `${paneId}-t2` })),
   } as unknown as Backend;
   const ctx = createAppContext(backend);
-  const ws: Workspace = {
-    id: 'w1',
-    name: 'One',
-    position: 0,
-    rows: 1,
-    cols: kinds.length,
-    rowWeights: [1],
-    colWeights: kinds.map(() => 1),
-    focusedPaneId: '',
-    maximizedPaneId: '',
-    panes: kinds.map((kind, i) => ({ id: `p${i}`, kind, label: `pane ${i}`, row: 0, col: i })),
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-  };
+  const ws = rowWorkspace(
+    'w1',
+    kinds.map((kind, i) => ({ id: `p${i}`, kind, label: `pane ${i}` })),
+    { name: 'One' },
+  );
   ctx.workspaces.applySnapshot({ workspaces: [ws], activeId: 'w1' });
   return { ctx, backend };
 }

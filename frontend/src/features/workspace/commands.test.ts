@@ -1,25 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, Workspace } from '../../lib/api';
+import { rowWorkspace } from '../../lib/api/workspace.fixture';
 import { withShortcuts } from '../../lib/state/commands';
 import { createAppContext } from '../../lib/state/context';
 import { COMMAND, commandForKey } from '../../lib/state/keymap';
 import { workspaceCommands } from './commands';
 
 function ws(id: string, name: string, position: number): Workspace {
-  return {
-    id,
-    name,
-    position,
-    rows: 1,
-    cols: 1,
-    rowWeights: [1],
-    colWeights: [1],
-    focusedPaneId: '',
-    maximizedPaneId: '',
-    panes: [],
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-  };
+  return rowWorkspace(id, [], { name, position });
 }
 
 function context(names: string[]) {

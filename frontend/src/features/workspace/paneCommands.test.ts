@@ -1,29 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, Workspace } from '../../lib/api';
+import { rowWorkspace, type PaneSpec } from '../../lib/api/workspace.fixture';
 import { withShortcuts } from '../../lib/state/commands';
 import { createAppContext } from '../../lib/state/context';
 import { COMMAND, startAsCommand } from '../../lib/state/keymap';
 import { paneCommands, targetPane } from './paneCommands';
 
 function ws(over: Partial<Workspace> = {}): Workspace {
-  return {
-    id: 'w1',
-    name: 'W',
-    position: 0,
-    rows: 1,
-    cols: 2,
-    rowWeights: [1],
-    colWeights: [1, 1],
-    panes: [
-      { id: 'pane-a', kind: 'terminal', label: 'A', row: 0, col: 0 },
-      { id: 'pane-b', kind: 'browser', label: 'B', row: 0, col: 1 },
-    ],
-    focusedPaneId: 'pane-b',
-    maximizedPaneId: '',
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:01Z',
-    ...over,
-  };
+  const panes: PaneSpec[] = [
+    { id: 'pane-a', kind: 'terminal', label: 'A' },
+    { id: 'pane-b', kind: 'browser', label: 'B' },
+  ];
+  return rowWorkspace('w1', panes, { name: 'W', focusedPaneId: 'pane-b', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:01Z', ...over });
 }
 
 async function context(start: Workspace) {

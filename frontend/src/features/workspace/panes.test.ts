@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BackendError, type Backend, type BackendEvent, type LaunchTemplate, type Pane, type Workspace } from '../../lib/api';
+import { rowWorkspace } from '../../lib/api/workspace.fixture';
 import { createAppContext } from '../../lib/state/context';
 import { FOCUS_DEBOUNCE_MS } from '../../lib/state/panes.svelte';
 import Harness from './PaneHarness.test.svelte';
@@ -10,21 +11,8 @@ import Harness from './PaneHarness.test.svelte';
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}Z`;
 
 function ws(over: Partial<Workspace> = {}, kinds: Array<Pane['kind']> = ['browser', 'browser']): Workspace {
-  return {
-    id: 'w1',
-    name: 'W',
-    position: 0,
-    rows: 1,
-    cols: kinds.length,
-    rowWeights: [1],
-    colWeights: kinds.map(() => 1),
-    panes: kinds.map((kind, i) => ({ id: `pane-${'abcd'[i]}`, kind, label: `Pane ${i + 1}`, row: 0, col: i })),
-    focusedPaneId: 'pane-a',
-    maximizedPaneId: '',
-    createdAt: at(0),
-    updatedAt: at(1),
-    ...over,
-  };
+  const panes = kinds.map((kind, i) => ({ id: `pane-${'abcd'[i]}`, kind, label: `Pane ${i + 1}` }));
+  return rowWorkspace('w1', panes, { name: 'W', focusedPaneId: 'pane-a', createdAt: at(0), updatedAt: at(1), ...over });
 }
 
 const TEMPLATES: LaunchTemplate[] = [

@@ -9,6 +9,7 @@ import {
   type ChatView,
   type TestResult,
 } from '../api';
+import { fakeChatApi } from '../api/chat.fixture';
 import { ChatStore } from './chat.svelte';
 import { fakeLive } from './live.fixture';
 
@@ -28,22 +29,12 @@ function conversation(id: string, ws = 'w', over: Partial<ChatConversation> = {}
 // the workspace's id as their conversation's unless they say otherwise.
 function fakeBackend(chat: Partial<ChatApi> = {}, testProvider?: (id: string) => Promise<TestResult>) {
   const live = fakeLive();
-  const api: ChatApi = {
+  const api = fakeChatApi({
     list: vi.fn(async (ws: string) => [conversation(`${ws}-c1`, ws)]),
-    create: vi.fn(async (ws: string) => conversation(`${ws}-new`, ws)),
     rename: vi.fn(async (id: string, title: string) => normalizeChatState({ conversationId: id, workspaceId: 'w', title })),
-    remove: vi.fn(async () => {}),
     get: vi.fn(async (ws: string) => view(ws, [msg(ws, 1, `hello ${ws}`)])),
-    send: vi.fn(async () => {}),
-    stop: vi.fn(async () => {}),
-    resume: vi.fn(async () => {}),
-    clear: vi.fn(async () => {}),
-    setCritic: vi.fn(async (ws: string, on: boolean) => normalizeChatState({ workspaceId: ws, criticMode: on })),
-    setSettings: vi.fn(async (ws: string) => normalizeChatState({ workspaceId: ws })),
-    setEditing: vi.fn(async () => {}),
-    answerApproval: vi.fn(async () => ({}) as never),
     ...chat,
-  };
+  });
   const backend = {
     chat: api,
     testProvider: testProvider ?? (async () => ({ ok: true, message: '', latencyMs: 1, models: [] })),

@@ -1,24 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, ConnectionState, Workspace, WorkspaceList } from '../api';
 import { BackendError } from '../api';
+import { rowWorkspace } from '../api/workspace.fixture';
 import { WorkspaceStore } from './workspaces.svelte';
 
 function ws(id: string, over: Partial<Workspace> = {}): Workspace {
-  return {
-    id,
-    name: `Workspace ${id}`,
-    position: Number(id.replace(/\D/g, '')) || 0,
-    rows: 1,
-    cols: 1,
-    rowWeights: [1],
-    colWeights: [1],
-    focusedPaneId: '',
-    maximizedPaneId: '',
-    panes: [{ id: `${id}-p0`, kind: 'terminal', label: 'shell', row: 0, col: 0 }],
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    ...over,
-  };
+  const position = Number(id.replace(/\D/g, '')) || 0;
+  return rowWorkspace(id, [{ id: `${id}-p0`, kind: 'terminal', label: 'shell' }], { position, ...over });
 }
 
 const at = (s: number) => `2025-01-01T00:00:${String(s).padStart(2, '0')}Z`;
