@@ -171,6 +171,17 @@ func (s *Service) lookup(ctx context.Context, id string) (*session, Config, erro
 	return s.session(cfg), cfg, nil
 }
 
+// lockSession looks the conversation up and takes its ops lock, so no other operation on it
+// runs until unlock.
+func (s *Service) lockSession(ctx context.Context, id string) (ss *session, unlock func(), err error) {
+	ss, _, err = s.lookup(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss.ops.Lock()
+	return ss, ss.ops.Unlock, nil
+}
+
 func (s *Service) publish(e Event) {
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
@@ -318,12 +329,11 @@ func (s *Service) Resume(ctx context.Context, id string) error {
 	if s.ctx.Err() != nil {
 		return errShutdown
 	}
-	ss, _, err := s.lookup(ctx, id)
+	ss, unlock, err := s.lockSession(ctx, id)
 	if err != nil {
 		return err
 	}
-	ss.ops.Lock()
-	defer ss.ops.Unlock()
+	defer unlock()
 	if busy, err := ss.waitSettled(ctx); busy || err != nil {
 		return err
 	}
@@ -425,12 +435,11 @@ func (ss *session) start(conv []Message, next Source) error {
 // Stop ends the running stream or tool call and the loop; what streamed so far is kept as a
 // partial message. It returns once the loop has ended (well within a second).
 func (s *Service) Stop(ctx context.Context, id string) error {
-	ss, _, err := s.lookup(ctx, id)
+	ss, unlock, err := s.lockSession(ctx, id)
 	if err != nil {
 		return err
 	}
-	ss.ops.Lock()
-	defer ss.ops.Unlock()
+	defer unlock()
 	return ss.stop(ctx, errStopped)
 }
 
@@ -452,12 +461,11 @@ func (ss *session) stop(ctx context.Context, cause error) error {
 
 // Clear stops the chat and deletes its conversation; the mode, critic prompt and settings stay.
 func (s *Service) Clear(ctx context.Context, id string) error {
-	ss, _, err := s.lookup(ctx, id)
+	ss, unlock, err := s.lockSession(ctx, id)
 	if err != nil {
 		return err
 	}
-	ss.ops.Lock()
-	defer ss.ops.Unlock()
+	defer unlock()
 	if err := ss.stop(ctx, errCleared); err != nil {
 		return err
 	}
