@@ -105,14 +105,7 @@ func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
 		call("write_file", map[string]string{"path": "a.txt", "content": "a"}),
 		llmtest.Stalled("working", 3),
 	}}, withCatalog)
-	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Persona = "steady" }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEvent(t, events, goal.EventDelta)
-	r.svc.Shutdown()
-	r.broker.Shutdown()
+	g := quitMidGoal(t, r, "steady")
 
 	os.WriteFile(file, []byte("---\nname: Steady\ntemperature: 0.6\n---\nSTEADY-MARKER v2\n"), 0o644)
 	cat.Reload()
@@ -137,14 +130,7 @@ func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
 
 	// Gone: the resume is refused by name and the goal stays resumable.
 	r2 := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("working", 3)}}, withCatalog)
-	events2 := r2.broker.Subscribe(t.Context())
-	g2, err := r2.svc.Start(context.Background(), r2.spec(func(s *goal.Spec) { s.Persona = "steady" }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEvent(t, events2, goal.EventDelta)
-	r2.svc.Shutdown()
-	r2.broker.Shutdown()
+	g2 := quitMidGoal(t, r2, "steady")
 	os.Remove(file)
 	cat.Reload()
 	r2.start(withCatalog)
@@ -154,4 +140,19 @@ func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
 	if cur, _ := r2.svc.Get(context.Background(), g2.ID); cur.Status != goal.StatusInterrupted {
 		t.Errorf("after the refused resume the goal is %s, want still interrupted", cur.Status)
 	}
+}
+
+// quitMidGoal starts a goal working as persona, then shuts the service down once its model
+// streams, as quitting the app mid-goal does; the goal is left to resume.
+func quitMidGoal(t *testing.T, r *rig, persona string) goal.Goal {
+	t.Helper()
+	events := r.broker.Subscribe(t.Context())
+	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Persona = persona }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, goal.EventDelta)
+	r.svc.Shutdown()
+	r.broker.Shutdown()
+	return g
 }
