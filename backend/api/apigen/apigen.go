@@ -423,25 +423,12 @@ func tsType(t reflect.Type, names map[string]string, used map[string]bool) strin
 
 // exportedTypes lists the exported type names a package of this module declares.
 func exportedTypes(path string) ([]string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(root, strings.TrimPrefix(path, module))
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(dir)
+	files, err := parsePackage(path)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
+	for _, f := range files {
 		for _, d := range f.Decls {
 			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
 				for _, spec := range g.Specs {
@@ -453,6 +440,32 @@ func exportedTypes(path string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parsePackage parses the Go files of a package of this module, its tests left out.
+func parsePackage(path string) ([]*ast.File, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, strings.TrimPrefix(path, module))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // moduleRoot is the dir of this module's go.mod, found upwards from the working dir.
@@ -476,25 +489,12 @@ func moduleRoot() (string, error) {
 // enumValues finds, in a package of this module, the string constants declared with a named
 // type of the package (type Kind string; const KindTerminal Kind = "terminal"), by type.
 func enumValues(path string) (map[string][]string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(root, strings.TrimPrefix(path, module))
-	entries, err := os.ReadDir(dir)
+	files, err := parsePackage(path)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
-	fset := token.NewFileSet()
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
+	for _, f := range files {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.CONST {
