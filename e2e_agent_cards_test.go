@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
@@ -37,11 +36,9 @@ func TestAgentCardsEndToEnd(t *testing.T) {
 		// Works until aborted; each wait a little different, so the guard sees no repetition.
 		return toolCall("wait", map[string]int{"ms": 200 + int(calls.Add(1)%500)})
 	}}}})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	addScriptedProvider(t, srv, model)
+	srv, ctx := openAppWithModel(t, model)
 	token := apiToken(t, srv.URL)
-	var f struct{ ID string }
-	apiCall(t, "POST", srv.URL+"/api/fleets", token, map[string]any{"yaml": `name: review
+	fleetID := postFleet(t, srv, token, `name: review
 tasks:
   - id: review
     goal: Review the change
@@ -49,17 +46,9 @@ tasks:
     role: Reviewer
     persona: engineer
     check_shell: "true"
-`}, &f)
+`)
 
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
-	step(t, ctx, "open the Fleet Dashboard from the palette",
-		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
-		chromedp.WaitVisible(`[data-testid=palette-input]`),
-		chromedp.SendKeys(`[data-testid=palette-input]`, "Fleet Dashboard"),
-		waitJS(`[...document.querySelectorAll('[data-testid=palette-item]')].some(e => e.textContent.includes('Toggle Fleet Dashboard'))`),
-		pressEnter(),
-		chromedp.WaitVisible(`[data-testid=fleet-agents]`))
+	openFleetDashboard(t, ctx, chromedp.WaitVisible(`[data-testid=fleet-agents]`))
 
 	step(t, ctx, "the pane's agent card shows its role, status, task and the goal's persona by name",
 		chromedp.WaitVisible(agentCard("review-term", `[data-testid=agent-persona]`)),
@@ -95,7 +84,7 @@ tasks:
 		t.Errorf("the server's agents after the edit: %+v", agents.Agents)
 	}
 
-	apiCall(t, "POST", srv.URL+"/api/fleets/"+f.ID+"/abort", token, map[string]any{}, nil)
+	apiCall(t, "POST", srv.URL+"/api/fleets/"+fleetID+"/abort", token, map[string]any{}, nil)
 	step(t, ctx, "the aborted fleet's agent goes idle, its task in its history",
 		waitJS(agentCardText("review-term", `[data-testid=agent-status]`)+` === 'idle'`),
 		waitJS(agentCardText("review-term", `[data-testid=agent-history]`)+` === '1'`),

@@ -18,9 +18,7 @@ import (
 // page is made to behave as focused).
 func TestTwoBrowserPanesBothAnimate(t *testing.T) {
 	site := browsertest.NewSite(t)
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	state := readState(t, ctx)
 	panes := []string{state.Panes[0].ID, state.Panes[1].ID}
 	views := make([]string, len(panes))

@@ -40,9 +40,7 @@ func TestBrowserPaneEndToEnd(t *testing.T) {
 	}))
 	defer page.Close()
 
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	pane := readState(t, ctx).Panes[1].ID
 	paneSelector := fmt.Sprintf(`[data-testid=pane][data-pane-id=%q]`, pane)
 	view := fmt.Sprintf(`[data-testid=browser-view][data-pane-id=%q]`, pane)

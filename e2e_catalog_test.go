@@ -35,10 +35,7 @@ func TestCatalogInTheNewGoalDialog(t *testing.T) {
 		{Name: "critic", Match: llmtest.Match{System: criticSystemMatch}, Reply: llmtest.Text("PROGRESSING\nfine")},
 	}})
 	model.Push(toolCall("claim_complete", map[string]string{"rationale": "fixed, the test passes"}))
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	addScriptedProvider(t, srv, model)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openAppWithModel(t, model)
 	pane := readState(t, ctx).Panes[0].ID
 
 	openDashboard(t, ctx)

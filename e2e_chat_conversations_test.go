@@ -22,9 +22,7 @@ func TestChatConversationsEndToEnd(t *testing.T) {
 		picked  = "picked-model-xl"
 	)
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text(firstA), llmtest.Text(secondA)}})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	setUpChat(t, ctx, srv.URL, model)
+	_, ctx := openChat(t, model)
 
 	shown := `JSON.stringify([...document.querySelectorAll('[data-testid=chat-message]')].map(m => m.querySelector('[data-testid=chat-text]')?.textContent.trim()))`
 	idle := waitJS(`document.querySelector('[data-testid=chat-panel]').dataset.running === 'false'`)

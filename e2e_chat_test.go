@@ -100,9 +100,7 @@ func TestChatCriticEndToEnd(t *testing.T) {
 			llmtest.Text(revision),
 		},
 	})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	setUpChat(t, ctx, srv.URL, model)
+	_, ctx := openChat(t, model)
 
 	step(t, ctx, "send /critic: the badge and the critic placeholder appear",
 		sendChat("/critic"),
@@ -209,9 +207,7 @@ func requestMessages(r llmtest.Request) []string {
 // the call shows collapsed, and opens to its arguments and its result.
 func TestChatToolCallEndToEnd(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	setUpChat(t, ctx, srv.URL, model)
+	_, ctx := openChat(t, model)
 
 	// The tool types into the first pane's shell, once the UI has started it.
 	pane := readState(t, ctx).Panes[0].ID
@@ -283,9 +279,7 @@ func TestChatStopEndToEnd(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
 		{Text: "A partial answer that never ends", Chunks: 4, Fault: &llmtest.Fault{Stall: true, StallAfter: 3}},
 	}})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	setUpChat(t, ctx, srv.URL, model)
+	_, ctx := openChat(t, model)
 
 	step(t, ctx, "ask: the reply starts, then hangs",
 		sendChat("Tell me everything."),
@@ -315,9 +309,7 @@ func TestChatStopEndToEnd(t *testing.T) {
 // that writes asks first, on the shared approval card in the panel; allowed once, it runs.
 func TestChatApprovalEndToEnd(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	setUpChat(t, ctx, srv.URL, model)
+	_, ctx := openChat(t, model)
 	pane := readState(t, ctx).Panes[0].ID
 	step(t, ctx, "wait for the terminal",
 		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=terminal][data-pane-id=%q]')?.dataset.ready === 'true'`, pane)))
@@ -361,9 +353,8 @@ func TestChatApprovalEndToEnd(t *testing.T) {
 func TestChatImageAttachmentEndToEnd(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("A red square.")}})
 	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Vision", "kind": "openai",
+	token := apiToken(t, srv.URL)
+	apiCall(t, "POST", srv.URL+"/api/providers", token, map[string]any{"name": "Vision", "kind": "openai",
 		"baseUrl": model.OpenAIURL(), "model": "scripted-model", "visionModel": "scripted-vision"}, nil)
 
 	img := image.NewRGBA(image.Rect(0, 0, 32, 32))

@@ -46,12 +46,8 @@ func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
 	if code != cli.ExitGoalAborted {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"ok  shout                  HELLO!", "ok  mcp__t__echo           echo: from the cli",
-		"approval  asked for mcp__t__add (network_write): mcp__t__add is network_write, above this goal's ceiling read_only", "ERR mcp__t__add"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	wantOutput(t, out, "ok  shout                  HELLO!", "ok  mcp__t__echo           echo: from the cli",
+		"approval  asked for mcp__t__add (network_write): mcp__t__add is network_write, above this goal's ceiling read_only", "ERR mcp__t__add")
 	var results []string
 	for _, r := range srv.ChatRequests() {
 		results = append(results, string(r.Body))
@@ -85,9 +81,7 @@ func TestSettingsPluginsAndMCPEndToEnd(t *testing.T) {
 	os.WriteFile(filepath.Join(cfg, "mcp.json"), data, 0o600)
 	t.Setenv("CLUSTERSPACE_CONFIG_DIR", cfg)
 
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	srv, ctx := openApp(t)
 	step(t, ctx, "open Settings → Plugins",
 		chromedp.Click(`[data-testid=settings-open]`),
 		chromedp.WaitVisible(`[data-testid=settings]`),

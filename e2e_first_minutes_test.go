@@ -19,9 +19,7 @@ import (
 // Cancel; the status bar has a chat button and shows the palette's shortcut.
 func TestFirstMinutesProviderNoticeTestBeforeSaveAndDraftKept(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{Models: []string{"scripted-small", "scripted-large"}})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 
 	step(t, ctx, "the status bar offers the chat and shows the palette's shortcut",
 		waitJS(`(document.querySelector('[data-testid=status-palette]')?.textContent ?? '').includes('Ctrl+Shift+P')`),

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -64,18 +63,10 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 			return toolCall("wait", map[string]int{"ms": 300}) // works until aborted
 		}
 	}}}})
-	dataDir, sandbox := t.TempDir(), t.TempDir()
-	srv := startServe(t, dataDir, e2ePassword)
-	addScriptedProvider(t, srv, model)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	sandbox := t.TempDir()
+	_, ctx := openAppWithModel(t, model)
 
-	step(t, ctx, "open the Fleet Dashboard from the palette",
-		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
-		chromedp.WaitVisible(`[data-testid=palette-input]`),
-		chromedp.SendKeys(`[data-testid=palette-input]`, "Fleet Dashboard"),
-		waitJS(`[...document.querySelectorAll('[data-testid=palette-item]')].some(e => e.textContent.includes('Toggle Fleet Dashboard'))`),
-		pressEnter(),
+	openFleetDashboard(t, ctx,
 		chromedp.WaitVisible(`[data-testid=fleet-dashboard]`),
 		waitJS(`(document.querySelector('[data-testid=fleet-empty]')?.textContent ?? '').includes('New Fleet')`))
 

@@ -56,11 +56,7 @@ func TestGoalCLICompletesThroughARealTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"confined by the kernel", "step 1    ok  write_to_terminal", "verify    passed", "ended     completed"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	wantOutput(t, out, "confined by the kernel", "step 1    ok  write_to_terminal", "verify    passed", "ended     completed")
 }
 
 func TestGoalCLIFailedAndAbortedExitCodes(t *testing.T) {
@@ -250,11 +246,7 @@ func TestGoalCLIVisualCheckFailsThenPasses(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"The page is blank", "A green heading says all systems go", "ended     completed"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	wantOutput(t, out, "The page is blank", "A green heading says all systems go", "ended     completed")
 	var judged int
 	for _, r := range srv.ChatRequests() {
 		body := string(r.Body)

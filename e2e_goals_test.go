@@ -59,9 +59,7 @@ func apiCall(t *testing.T, method, url, token string, body, out any) {
 // so its critic default too), through the HTTP API the Settings panel uses.
 func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server) {
 	t.Helper()
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken,
+	apiCall(t, "POST", srv.URL+"/api/providers", apiToken(t, srv.URL),
 		map[string]any{"name": "Scripted", "kind": "openai", "baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
 }
 
@@ -69,18 +67,17 @@ func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server)
 // into a browser pane, through the HTTP API; it returns the token and the pane's id.
 func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
 	t.Helper()
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	token = apiToken(t, srv.URL)
 	var list struct {
 		Workspaces []struct {
 			ID    string
 			Panes []struct{ ID string }
 		}
 	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
 	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
-	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), tokens.AccessToken, map[string]string{"kind": "browser"}, nil)
-	return tokens.AccessToken, pane
+	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), token, map[string]string{"kind": "browser"}, nil)
+	return token, pane
 }
 
 // openDashboard presses Ctrl+Shift+D, as a person would, and waits for the dashboard.
@@ -351,9 +348,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 // empty, kind by kind, and sees each message next to its field; then the backend's refusals
 // land next to the fields they name.
 func TestGoalDashboardNewGoalRequiredFields(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	pane := readState(t, ctx).Panes[0].ID
 	openDashboard(t, ctx)
 

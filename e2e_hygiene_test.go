@@ -18,15 +18,14 @@ import (
 // trailing data, bad limits, and no directory listing of the built UI.
 func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	token := apiToken(t, srv.URL)
 	var list struct {
 		ActiveID   string `json:"activeId"`
 		Workspaces []struct {
 			Panes []struct{ ID string } `json:"panes"`
 		} `json:"workspaces"`
 	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
 	ws, pane := list.ActiveID, list.Workspaces[0].Panes[0].ID
 	goal := func(settings string) string {
 		return `{"paneId":"` + pane + `","goal":"x","criterion":{"kind":"manual"},"settings":` + settings + `}`
@@ -54,7 +53,7 @@ func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 	}
 	for _, c := range cases {
 		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
-		req.Header.Set("Authorization", "Bearer "+tokens.AccessToken)
+		req.Header.Set("Authorization", "Bearer "+token)
 		if c.body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -74,7 +73,7 @@ func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 		}
 	}
 	// Nothing those requests refused changed the grid.
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
 	if n := len(list.Workspaces[0].Panes); n != 4 {
 		t.Errorf("a refused request changed the grid: %d panes", n)
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -49,23 +48,10 @@ func running(argv ...string) bool {
 	return false
 }
 
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out: %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // Shrinking the grid over a pane whose shell runs a program asks first, listing what is
 // busy; Cancel keeps everything, confirming ends the removed panes' shells and the program.
 func TestGridShrinkAsksThenEndsTheRemovedShells(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	srv, ctx := openApp(t)
 	state := readState(t, ctx)
 	var bottom string
 	for _, p := range state.Panes {
@@ -76,12 +62,12 @@ func TestGridShrinkAsksThenEndsTheRemovedShells(t *testing.T) {
 	step(t, ctx, "wait for the four shells",
 		waitJS(`document.querySelectorAll('[data-testid=terminal][data-ready=true]').length === 4`))
 	pid := srv.cmd.Process.Pid
-	waitUntil(t, "four shells under serve", func() bool { return childShells(pid) == 4 })
+	waitFor(t, "four shells under serve", func() bool { return childShells(pid) == 4 })
 	term := fmt.Sprintf(`[data-testid=terminal][data-pane-id=%q]`, bottom)
 	step(t, ctx, "start a long program in a bottom pane",
 		chromedp.Click(term),
 		chromedp.SendKeys(term+` textarea`, "sleep 3017\r", chromedp.ByQuery))
-	waitUntil(t, "sleep 3017 to run", func() bool { return running("sleep", "3017") })
+	waitFor(t, "sleep 3017 to run", func() bool { return running("sleep", "3017") })
 
 	step(t, ctx, "shrink to one row, see what is busy, cancel",
 		pickOption(`[data-testid=grid-rows]`, "1"),
@@ -100,6 +86,6 @@ func TestGridShrinkAsksThenEndsTheRemovedShells(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
 		chromedp.Click(`[data-testid=confirm-ok]`),
 		waitJS(`document.querySelector('[data-testid=pane-grid]').dataset.rows === '1'`))
-	waitUntil(t, "the removed panes' processes to end", func() bool { return !running("sleep", "3017") && childShells(pid) == 2 })
+	waitFor(t, "the removed panes' processes to end", func() bool { return !running("sleep", "3017") && childShells(pid) == 2 })
 	t.Logf("shells under serve: 4 before the 2×2 → 1×2 shrink, %d after", childShells(pid))
 }

@@ -12,9 +12,7 @@ import (
 // maximize from the menu and Ctrl+Enter, Alt+Arrow, converting a busy pane (asked first), a
 // template menu, and a workspace made through the API (as the agent's create_workspace does).
 func TestPaneControlsInTheUIEndToEnd(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	srv, ctx := openApp(t)
 	st := readState(t, ctx)
 	a, b, c := st.Panes[0].ID, st.Panes[1].ID, st.Panes[2].ID
 	pa, pb := paneSel(a), paneSel(b)

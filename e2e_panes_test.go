@@ -24,17 +24,15 @@ type firstWorkspace struct {
 func serveWithScriptedModel(t *testing.T, model *llmtest.Server) (*serveProcess, string, firstWorkspace) {
 	t.Helper()
 	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
-		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+	addScriptedProvider(t, srv, model)
+	token := apiToken(t, srv.URL)
 	var list struct{ Workspaces []firstWorkspace }
-	apiCall(t, "GET", srv.URL+"/api/workspaces", tokens.AccessToken, nil, &list)
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
 	// These tests drive the agent's tools, not its approvals: the chat may write without asking
 	// (a new conversation asks first; e2e_walkthrough_keys_test.go covers that).
-	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+list.Workspaces[0].ID+"/chat/settings", tokens.AccessToken,
+	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+list.Workspaces[0].ID+"/chat/settings", token,
 		map[string]any{"askAbove": "write_local"}, nil)
-	return srv, tokens.AccessToken, list.Workspaces[0]
+	return srv, token, list.Workspaces[0]
 }
 
 // paneFromList is a scripted model that reads list_panes' result and calls tool with the id

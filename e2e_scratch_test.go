@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -22,9 +21,5 @@ func TestGoalCLIConfinedShellHasScratchDirs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"confined by the kernel", "private scratch dir", "TMPDIR, XDG_CACHE_HOME, GOCACHE", "verify    passed"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	wantOutput(t, out, "confined by the kernel", "private scratch dir", "TMPDIR, XDG_CACHE_HOME, GOCACHE", "verify    passed")
 }

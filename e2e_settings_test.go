@@ -46,9 +46,7 @@ func fillProvider(t *testing.T, ctx context.Context, kindKey, name, baseURL, mod
 func TestSettingsProvidersEndToEnd(t *testing.T) {
 	const key = "sk-e2e-KEYCANARY-0123456789"
 	model := llmtest.New(t, llmtest.Script{Models: []string{"scripted-small", "scripted-vision"}, APIKey: key})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 
 	step(t, ctx, "open settings",
 		chromedp.Click(`[data-testid=settings-open]`),

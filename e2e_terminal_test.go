@@ -17,9 +17,7 @@ func terminalText(paneID string) string {
 // against `clusterspace serve`, sees the output in the terminal's buffer, reloads the page,
 // and finds the output replayed from the backend's scrollback.
 func TestTerminalPaneEndToEnd(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	state := readState(t, ctx)
 	pane := state.Panes[0].ID
 	term := fmt.Sprintf(`[data-testid=terminal][data-pane-id=%q]`, pane)

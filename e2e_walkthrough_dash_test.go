@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -223,11 +222,9 @@ func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 			return toolCall("wait", map[string]int{"ms": 200 + int(waits.Add(1)%300)})
 		}
 	}}}})
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	addScriptedProvider(t, srv, model)
+	srv, ctx := openAppWithModel(t, model)
 	token := apiToken(t, srv.URL)
-	var f struct{ ID string }
-	apiCall(t, "POST", srv.URL+"/api/fleets", token, map[string]any{"yaml": `name: pair
+	fleetID := postFleet(t, srv, token, `name: pair
 tasks:
   - id: first
     goal: Make the thing
@@ -239,17 +236,10 @@ tasks:
     pane: second-term
     depends_on: [first]
     check_manual: true
-`}, &f)
-	defer apiCall(t, "POST", srv.URL+"/api/fleets/"+f.ID+"/abort", token, map[string]any{}, nil)
+`)
+	defer apiCall(t, "POST", srv.URL+"/api/fleets/"+fleetID+"/abort", token, map[string]any{}, nil)
 
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
-	step(t, ctx, "open the Fleet Dashboard from the palette",
-		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
-		chromedp.WaitVisible(`[data-testid=palette-input]`),
-		chromedp.SendKeys(`[data-testid=palette-input]`, "Fleet Dashboard"),
-		waitJS(`[...document.querySelectorAll('[data-testid=palette-item]')].some(e => e.textContent.includes('Toggle Fleet Dashboard'))`),
-		pressEnter(),
+	openFleetDashboard(t, ctx,
 		chromedp.WaitVisible(`[data-testid=fleet-detail]`),
 		waitJS(`document.querySelector('[data-testid=task-card][data-task=first]')?.dataset.status === 'completed'`),
 		waitJS(`document.querySelector('[data-testid=task-card][data-task=second]')?.dataset.status === 'running'`),
@@ -297,9 +287,7 @@ const minPaneWidthPx = 360
 // TestWalkthroughPanesHoldBesideSidePanels: at 1280×800 with the chat and the goals panel
 // (docked beside the panes) open, every pane keeps its title, id and tabs whole.
 func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	step(t, ctx, "open the chat and the goals beside the panes",
 		chromedp.WaitVisible(`[data-testid=terminal-tab]`),
 		chromedp.Click(`[data-testid=status-chat]`),
@@ -350,9 +338,7 @@ func TestWalkthroughPanesHoldBesideSidePanels(t *testing.T) {
 // item takes the focus, ↓ and End move through the items, Esc closes the menu and gives the
 // focus back to the button that opened it.
 func TestWalkthroughPaneMenuKeyboard(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 	focused := `(document.activeElement?.dataset.testid ?? '')`
 	step(t, ctx, "open the first pane's menu",
 		chromedp.WaitVisible(`[data-testid=pane-menu]`),

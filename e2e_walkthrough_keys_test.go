@@ -180,10 +180,7 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 func TestWalkthroughKeysChatAsksBeforeTyping(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
 	srv := startServe(t, t.TempDir(), e2ePassword)
-	var tokens struct{ AccessToken string }
-	apiCall(t, "POST", srv.URL+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
-	apiCall(t, "POST", srv.URL+"/api/providers", tokens.AccessToken, map[string]any{"name": "Scripted", "kind": "openai",
-		"baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+	addScriptedProvider(t, srv, model)
 	ctx := newBrowser(t)
 	pane := loggedInWithShells(t, ctx, srv.URL).Panes[0].ID
 

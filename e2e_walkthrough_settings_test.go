@@ -70,9 +70,7 @@ const focusInSettings = `document.querySelector('[data-testid=settings]')?.conta
 // connection" on an empty provider form says which field to fill; and no tab, list or form has a
 // serious accessibility problem.
 func TestWalkthroughSettings(t *testing.T) {
-	srv := startServe(t, t.TempDir(), e2ePassword)
-	ctx := newBrowser(t)
-	logIn(t, ctx, srv.URL, e2ePassword)
+	_, ctx := openApp(t)
 
 	for _, sz := range []struct{ w, h int64 }{{1280, 800}, {900, 700}, {800, 600}} {
 		size := fmt.Sprintf("%dx%d", sz.w, sz.h)
