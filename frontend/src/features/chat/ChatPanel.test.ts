@@ -10,6 +10,7 @@ import {
   type ChatApi,
   type ChatMessage,
   type ChatState,
+  type Provider,
 } from '../../lib/api';
 import { fakeChatApi } from '../../lib/api/chat.fixture';
 import { createAppContext } from '../../lib/state/context';
@@ -154,6 +155,27 @@ describe('ChatPanel conversation', () => {
     const text = screen.getByTestId('chat-text');
     expect(text.querySelector('img')).toBeNull();
     expect(text.textContent).toContain('<img src=x onerror=alert(1)>');
+  });
+});
+
+describe('ChatPanel settings', () => {
+  it('offers the saved providers for the actor and the critic, and saves each choice in its own field', async () => {
+    const { ctx, chat } = setup({ state: { settings: { ...normalizeChatState({}).settings, criticProvider: 'gone' } } });
+    await loaded();
+    const provider = (id: string, name: string) => ({ id, name, model: `${id}-model`, updatedAt: '2025-01-01T00:00:00Z' }) as Provider;
+    ctx.providers.applyList({ providers: [provider('p1', 'One'), provider('p2', 'Two')], defaultId: 'p1', criticDefaultId: 'p1', secretsBackend: 'file' });
+    await fireEvent.click(screen.getByTestId('chat-settings-toggle'));
+    const actor = (await screen.findByTestId('chat-provider')) as HTMLSelectElement;
+    const critic = screen.getByTestId('chat-critic-provider') as HTMLSelectElement;
+    const labels = (sel: HTMLSelectElement) => [...sel.options].map((o) => o.textContent);
+    expect(labels(actor)).toEqual(['Default (One)', 'One · p1-model', 'Two · p2-model']);
+    // A critic provider that is no longer saved still shows, as what is chosen.
+    expect(labels(critic)).toEqual(['Same as the actor', 'One · p1-model', 'Two · p2-model', 'gone']);
+    expect(critic.value).toBe('gone');
+    await fireEvent.change(actor, { target: { value: 'p2' } });
+    await vi.waitFor(() => expect(chat.setSettings).toHaveBeenCalledWith(WS, expect.objectContaining({ provider: 'p2', criticProvider: 'gone' })));
+    await fireEvent.change(critic, { target: { value: 'p1' } });
+    await vi.waitFor(() => expect(chat.setSettings).toHaveBeenLastCalledWith(WS, expect.objectContaining({ criticProvider: 'p1' })));
   });
 });
 
