@@ -11,7 +11,7 @@ export type Golden = Partial<Record<CallName, unknown>>;
 /** How a refusal travels: the desktop rejects with the error body's JSON, the web answers with a status. */
 export interface Refusal {
   status: number;
-  body: { error: string; field?: string; text?: string };
+  body: { error: string; field?: string; text?: string; busy?: unknown[] };
 }
 
 /** A desktop backend whose one binding answers from `golden` (or refuses) and records the calls. */
