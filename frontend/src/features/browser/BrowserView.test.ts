@@ -2,9 +2,10 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Backend, BackendEvent, BrowserTab } from '../../lib/api';
+import type { Backend, BrowserTab } from '../../lib/api';
 import { browserTab } from '../../lib/api/tabs.fixture';
 import { createAppContext } from '../../lib/state/context';
+import { fakeLive } from '../../lib/state/live.fixture';
 import Harness from './BrowserHarness.test.svelte';
 
 /** A tab showing example.com. */
@@ -41,7 +42,7 @@ afterEach(() => {
 });
 
 async function setup(tabs: BrowserTab[]) {
-  let emit: (e: BackendEvent) => void = () => {};
+  const live = fakeLive();
   const backend = {
     kind: 'web',
     browserOpen: vi.fn(async () => tabs),
@@ -59,10 +60,7 @@ async function setup(tabs: BrowserTab[]) {
     browserUnwatch: vi.fn(),
     browserInput: vi.fn(),
     browserAnswerPrompt: vi.fn(async () => {}),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
+    ...live.backend,
   } as unknown as Backend;
   const ctx = createAppContext(backend);
   ctx.browsers.sync();
@@ -70,7 +68,7 @@ async function setup(tabs: BrowserTab[]) {
   await vi.waitFor(() => expect(backend.browserOpen).toHaveBeenCalled());
   await vi.waitFor(() => expect(ctx.browsers.tabs('p1').length).toBe(tabs.length));
   flushSync();
-  return { ctx, backend, view, emit: (e: BackendEvent) => emit(e) };
+  return { ctx, backend, view, emit: live.emit };
 }
 
 const tabs = () => screen.queryAllByTestId('browser-tab');

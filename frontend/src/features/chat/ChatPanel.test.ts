@@ -6,7 +6,6 @@ import {
   normalizeChatConversation,
   normalizeChatState,
   type Backend,
-  type BackendEvent,
   type ChatApi,
   type ChatMessage,
   type ChatState,
@@ -14,6 +13,7 @@ import {
 } from '../../lib/api';
 import { fakeChatApi } from '../../lib/api/chat.fixture';
 import { createAppContext } from '../../lib/state/context';
+import { fakeLive } from '../../lib/state/live.fixture';
 import Harness from './ChatPanelHarness.test.svelte';
 
 const WS = 'ws-1';
@@ -23,7 +23,7 @@ function msg(seq: number, source: ChatMessage['source'], text: string): ChatMess
 }
 
 function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; chat?: Partial<ChatApi> } = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
+  const live = fakeLive();
   // The workspace's one conversation has the workspace's id, so events name both alike.
   const chat = fakeChatApi({
     create: vi.fn(async (ws: string) => normalizeChatConversation({ conversationId: 'c-new', workspaceId: ws })),
@@ -35,15 +35,12 @@ function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; cha
     kind: 'web',
     chat,
     listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
+    ...live.backend,
   } as unknown as Backend;
   const ctx = createAppContext(backend);
   ctx.chat.sync();
   render(Harness, { ctx, workspaceId: WS });
-  const chatEvent = (data: object) => emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, conversationId: WS, ...data } });
+  const chatEvent = (data: object) => live.emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, conversationId: WS, ...data } });
   return { ctx, chat, chatEvent };
 }
 
@@ -181,17 +178,15 @@ describe('ChatPanel settings', () => {
 
 describe('ChatPanel workspaces', () => {
   it('shows each workspace its own conversation and keeps each one its draft', async () => {
-    let emit: (e: BackendEvent) => void = () => {};
-    const chat = {
-      list: vi.fn(async (ws: string) => [normalizeChatConversation({ conversationId: ws, workspaceId: ws })]),
+    const live = fakeLive();
+    const chat = fakeChatApi({
       get: vi.fn(async (ws: string) => ({ messages: [{ ...msg(1, 'user', `only in ${ws}`), workspaceId: ws }], state: normalizeChatState({ workspaceId: ws }) })),
-      setEditing: vi.fn(async () => {}),
-    } as unknown as ChatApi;
+    });
     const backend = {
       kind: 'web',
       chat,
       listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
-      subscribe: (h: (e: BackendEvent) => void) => ((emit = h), () => {}),
+      ...live.backend,
     } as unknown as Backend;
     const ctx = createAppContext(backend);
     ctx.chat.sync();
@@ -203,7 +198,7 @@ describe('ChatPanel workspaces', () => {
     await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in two'));
     expect(input().value).toBe('');
     // An event of the other workspace does not show here.
-    emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', conversationId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
+    live.emit({ topic: 'chat', type: 'message_finished', data: { workspaceId: 'one', conversationId: 'one', type: 'message_finished', source: 'user', message: { ...msg(2, 'user', 'late for one'), workspaceId: 'one' } } });
     await new Promise((r) => setTimeout(r, 10));
     expect(screen.getAllByTestId('chat-text').map((e) => e.textContent)).toEqual(['only in two']);
 

@@ -2,9 +2,10 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BackendError, type Backend, type BackendEvent, type LaunchTemplate, type Pane, type Workspace } from '../../lib/api';
+import { BackendError, type Backend, type LaunchTemplate, type Pane, type Workspace } from '../../lib/api';
 import { rowWorkspace } from '../../lib/api/workspace.fixture';
 import { createAppContext } from '../../lib/state/context';
+import { fakeLive } from '../../lib/state/live.fixture';
 import { FOCUS_DEBOUNCE_MS } from '../../lib/state/panes.svelte';
 import Harness from './PaneHarness.test.svelte';
 
@@ -42,7 +43,7 @@ afterEach(() => {
 });
 
 function setup(start: Workspace, over: Record<string, unknown> = {}) {
-  let emit: (e: BackendEvent) => void = () => {};
+  const live = fakeLive();
   let clock = 10;
   const backend = {
     kind: 'web',
@@ -56,17 +57,14 @@ function setup(start: Workspace, over: Record<string, unknown> = {}) {
     setPaneLaunch: vi.fn(async () => ({ ...start, updatedAt: at(clock++) })),
     convertPane: vi.fn(async () => ({ ...start, updatedAt: at(clock++) })),
     launchTemplates: vi.fn(async () => TEMPLATES),
-    subscribe: (h: (e: BackendEvent) => void) => {
-      emit = h;
-      return () => {};
-    },
+    ...live.backend,
     ...over,
   } as unknown as Backend;
   const ctx = createAppContext(backend);
   ctx.workspaces.sync();
   ctx.workspaces.applySnapshot({ workspaces: [start], activeId: start.id });
   const announce = (w: Workspace) => {
-    emit({ topic: 'workspaces', type: 'updated', data: { workspaces: [w], activeId: w.id } });
+    live.emit({ topic: 'workspaces', type: 'updated', data: { workspaces: [w], activeId: w.id } });
     flushSync();
   };
   return { ctx, backend, announce };
