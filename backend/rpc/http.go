@@ -96,6 +96,9 @@ func restArgs(w http.ResponseWriter, r *http.Request, m *Method, route string, m
 			}
 		case m.Body != "":
 			obj[m.Body] = body
+		case r.Method == http.MethodPost && strings.TrimSpace(string(body)) == "null":
+			// An action's route read no body before it was a call of the table; a client that
+			// sends null for "nothing" is still served.
 		default:
 			if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
 				// Let the strict decoder say what is wrong with it.

@@ -134,6 +134,13 @@ func TestOneCallAnswersAtItsEnvelopeAndItsRESTRoutes(t *testing.T) {
 	if status, body = do(t, srv, "DELETE", "/api/things/a?force=true", ""); status != http.StatusNoContent {
 		t.Errorf("delete: %d %s", status, body)
 	}
+	// An action (POST) whose client sends null for "nothing"; a change (PUT) may not.
+	if status, body = do(t, srv, "POST", "/api/things", `null`); status != http.StatusCreated {
+		t.Errorf("POST with null: %d %s", status, body)
+	}
+	if status, body = do(t, srv, "PUT", "/api/things/a/move", `null`); status != http.StatusBadRequest || !strings.Contains(body, "null is not a request") {
+		t.Errorf("PUT with null: %d %s", status, body)
+	}
 	// A body that is one argument (null included).
 	status, body = do(t, srv, "PUT", "/api/things/a/launch", `null`)
 	if status != 200 || !strings.Contains(body, `"launch":null`) {
