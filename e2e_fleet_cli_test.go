@@ -177,7 +177,10 @@ func TestFleetCLIRefusesBadFilesWith64(t *testing.T) {
 	m := newFleetModel(t, func(string, int) llmtest.Reply { return fleetClaim("x") })
 	cases := map[string]string{
 		"name: c\ntasks:\n  - {id: a, goal: A, depends_on: [b]}\n  - {id: b, goal: B, depends_on: [a]}\n": `task "b": depends_on: a dependency cycle: a → b → a`,
-		"name: c\ntasks:\n  - {id: a, goal: A, depends_on: [zzz]}\n":                                      `task "a": depends_on: no task has id "zzz"`,
+		"name: c\ntasks:\n  - {id: a, goal: A, depends_on: [zzz]}\n":                                      `line 3: task "a": depends_on: no task has id "zzz"`,
+		"name: c\ntasks:\n  - id: a\n    goal: \"A\\0B\"\n":                                               `line 4: task "a": goal: holds the control character U+0000`,
+		"name: c\ntasks:\n  - id: a\n    pane: \"a\\e[2J\"\n    goal: A\n":                                `line 4: task "a": pane: holds the control character U+001B`,
+		"name: c\ntasks:\n  - id: a\n    goal: " + strings.Repeat("g", 70<<10) + "\n":                     `line 4: task "a": goal: is 71680 bytes; at most 65536`,
 		"name: c\ntasks:\n  - {id: a, goal: A, check_shell: ls, check_manual: true}\n":                    `task "a": check_manual: conflicts with check_shell`,
 		"name: c\ntasks:\n  - {id: a, goal: A, json_source: claim, check_json: \"(((\"}\n":                `task "a": check_json:`,
 		"name: c\nconcurrency: 99\ntasks:\n  - {id: a, goal: A}\n":                                        `concurrency: must be a whole number from 1 to 20`,

@@ -24,6 +24,8 @@ type ErrorBody struct {
 	Field string `json:"field,omitempty"`
 	// Task is the fleet task the field belongs to (a fleet file's mistakes).
 	Task string `json:"task,omitempty"`
+	// Line is the fleet file's line the mistake is on.
+	Line int `json:"line,omitempty"`
 	// RetryAfter is seconds until a locked-out login may be tried again.
 	RetryAfter int `json:"retryAfter,omitempty"`
 	// Busy lists the panes a refused removal would interrupt, for the UI's confirm dialog.
@@ -119,7 +121,7 @@ func Classify(err error) (int, ErrorBody) {
 	case errors.As(err, &un):
 		return http.StatusNotFound, body
 	case errors.As(err, &ffe):
-		body.Field, body.Task = ffe.Field, ffe.Task
+		body.Field, body.Task, body.Line = ffe.Field, ffe.Task, ffe.Line
 		if u, uerr := strconv.Unquote(ffe.Task); uerr == nil {
 			body.Task = u
 		}

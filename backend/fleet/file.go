@@ -7,6 +7,7 @@
 package fleet
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -84,13 +85,19 @@ type FieldError struct {
 	Task  string // the task's id, or its position when it has none
 	Field string
 	Msg   string
+	// Line is the file's line the mistake is on (0: not known, e.g. a task built by a tool).
+	Line int
 }
 
 func (e *FieldError) Error() string {
-	if e.Task == "" {
-		return e.Field + ": " + e.Msg
+	at := ""
+	if e.Line > 0 {
+		at = fmt.Sprintf("line %d: ", e.Line)
 	}
-	return fmt.Sprintf("task %s: %s: %s", e.Task, e.Field, e.Msg)
+	if e.Task == "" {
+		return at + e.Field + ": " + e.Msg
+	}
+	return fmt.Sprintf("%stask %s: %s: %s", at, e.Task, e.Field, e.Msg)
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -102,6 +109,21 @@ var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "templat
 // Parse reads and validates a fleet file. Every mistake is a *FieldError naming the task and
 // the field: unknown or duplicate ids, a missing goal, two criteria on one task, a cycle.
 func Parse(data []byte) (File, error) {
+	f, err := parse(data)
+	var fe *FieldError
+	if errors.As(err, &fe) && fe.Line == 0 {
+		fe.Line = lineOf(data, fe)
+	}
+	return f, err
+}
+
+// MaxFileBytes bounds a fleet file: 200 tasks of a long goal each fit with room to spare.
+const MaxFileBytes = 4 << 20
+
+func parse(data []byte) (File, error) {
+	if len(data) > MaxFileBytes {
+		return File{}, &FieldError{Field: "file", Msg: fmt.Sprintf("is %d bytes; at most %d (4 MiB)", len(data), MaxFileBytes)}
+	}
 	var raw map[string]any
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return File{}, &FieldError{Field: "file", Msg: "not valid YAML: " + oneLine(err.Error())}
@@ -123,6 +145,9 @@ func Parse(data []byte) (File, error) {
 	if f.Name == "" {
 		return File{}, &FieldError{Field: "name", Msg: "must not be empty: name the fleet"}
 	}
+	if err := goal.CheckText(f.Name, false); err != nil {
+		return File{}, &FieldError{Field: "name", Msg: err.Error()}
+	}
 	f.Concurrency = DefaultConcurrency
 	if v, ok := raw["concurrency"]; ok {
 		n, err := integer(v)
@@ -140,6 +165,9 @@ func Parse(data []byte) (File, error) {
 			return File{}, &FieldError{Field: fld.key, Msg: err.Error()}
 		}
 		*fld.dst = strings.TrimSpace(v)
+		if err := goal.CheckText(*fld.dst, fld.key == "setup"); err != nil {
+			return File{}, &FieldError{Field: fld.key, Msg: err.Error()}
+		}
 	}
 	if err := checkIsolation(f.Isolation); err != nil {
 		return File{}, &FieldError{Field: "isolation", Msg: err.Error()}
@@ -213,6 +241,9 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 			return t, fe(f.key, "%v", err)
 		}
 		*f.dst = strings.TrimSpace(v)
+		if err := goal.CheckText(*f.dst, f.key == "goal"); err != nil {
+			return t, fe(f.key, "%v", err)
+		}
 	}
 	if t.Goal == "" {
 		return t, fe("goal", "must not be empty: say what the task should achieve")
@@ -253,6 +284,9 @@ func parseTask(i int, m map[string]any) (TaskSpec, error) {
 		}
 		s, err := scalar(v)
 		if err != nil {
+			return t, fe(k, "%v", err)
+		}
+		if err := goal.CheckText(s, true); err != nil {
 			return t, fe(k, "%v", err)
 		}
 		if err := b.Set(k, s); err != nil {

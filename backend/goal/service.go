@@ -186,6 +186,9 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 	if spec.Goal == "" {
 		return spec, &FieldError{"goal", "must not be empty: say what should be achieved"}
 	}
+	if err := CheckText(spec.Goal, true); err != nil {
+		return spec, &FieldError{"goal", err.Error()}
+	}
 	if spec.PaneID == "" {
 		return spec, &FieldError{"paneId", "pick the pane the goal works in"}
 	}
