@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/procfd"
 )
 
 // Limits of worktree isolation.
@@ -140,20 +138,48 @@ func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*W
 				return nil, err
 			}
 			for _, m := range merges {
-				if _, err := git(ctx, wt.Dir, "merge", "--no-edit", m); err != nil {
-					return &wt, fmt.Errorf("merging the work of the tasks it depends on (branch %s) into %s failed: %v", m, wt.Branch, err)
+				if err := mergeDependency(ctx, &wt, m); err != nil {
+					return &wt, err
 				}
 			}
 		}
 	}
+	if wt.Base == "" {
+		// A worktree made by a run that ended before it was recorded (the app was killed
+		// during setup) or a branch kept from an earlier run: its base is where the branch
+		// left what it starts from, so its report counts only the task's own changes.
+		from, _ := baseOf(f, t, head)
+		if mb, err := git(ctx, top, "merge-base", from, "refs/heads/"+wt.Branch); err == nil {
+			wt.Base = mb
+		}
+	}
 	wt.WorkDir = filepath.Join(wt.Dir, rel)
 	if f.Spec.Setup != "" && !wt.SetupDone {
-		if err := runSetup(ctx, wt.WorkDir, f.Spec.Setup); err != nil {
+		if err := runSetup(ctx, wt, f.Spec.Setup); err != nil {
 			return &wt, err
 		}
 		wt.SetupDone = true
 	}
 	return &wt, nil
+}
+
+// mergeDependency merges the branch of a further task a fan-in task depends on into its new
+// worktree. A conflict is reported naming its files, and the merge is aborted: the worktree
+// is never left half-merged.
+func mergeDependency(ctx context.Context, wt *Worktree, branch string) error {
+	_, err := git(ctx, wt.Dir, "merge", "--no-edit", branch)
+	if err == nil {
+		return nil
+	}
+	files, _ := git(ctx, wt.Dir, "diff", "--name-only", "--diff-filter=U")
+	if _, abortErr := git(ctx, wt.Dir, "merge", "--abort"); abortErr != nil {
+		err = errors.Join(err, abortErr)
+	}
+	if files != "" {
+		return fmt.Errorf("the work of the tasks it depends on conflicts: merging branch %s into %s conflicts in %s. The merge was aborted; make those tasks change different files (or have one depend on the other), or merge the branches by hand and retry the task",
+			branch, wt.Branch, strings.Join(strings.Fields(files), ", "))
+	}
+	return fmt.Errorf("merging the work of the tasks it depends on (branch %s) into %s failed, and was aborted: %v", branch, wt.Branch, err)
 }
 
 // baseOf is the commit a task's branch starts from: the tip of the first task it depends
@@ -180,38 +206,13 @@ func baseOf(f *Fleet, t *Task, head string) (base string, merges []string) {
 	return base, merges
 }
 
-// runSetup runs the fleet's setup command in a new worktree; a failure carries the end of
-// its output.
-func runSetup(ctx context.Context, dir, command string) error {
-	ctx, cancel := context.WithTimeout(ctx, MaxSetup)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 2 * time.Second
-	procfd.SealInherited() // a setup may leave a daemon behind: it must not hold the window's pipes open
-	err := cmd.Run()
-	if err == nil {
-		return nil
-	}
-	text := strings.TrimSpace(out.String())
-	if len(text) > maxSetupOutput {
-		text = "…" + text[len(text)-maxSetupOutput:]
-	}
-	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("setup %q did not finish within %s; its output:\n%s", command, MaxSetup, text)
-	}
-	return fmt.Errorf("setup %q failed (%v); its output:\n%s", command, err, text)
-}
-
 // finishWorktree commits what the task left in its worktree on its branch (so nothing is
 // lost when the worktree is pruned) and records the branch's tip and diff stat.
 func finishWorktree(ctx context.Context, f *Fleet, t *Task, wt *Worktree) {
 	if wt == nil || wt.Pruned {
 		return
 	}
-	if _, err := git(ctx, wt.Dir, "add", "-A"); err == nil {
+	if _, err := git(ctx, wt.Dir, append([]string{"add", "-A", "--", "."}, setupExcludes(ctx, wt)...)...); err == nil {
 		if st, _ := git(ctx, wt.Dir, "status", "--porcelain"); st != "" {
 			msg := fmt.Sprintf("fleet %s: task %s (%s)\n\n%s", f.Name, t.ID, t.Status, t.Goal)
 			git(ctx, wt.Dir, "commit", "-q", "--no-verify", "-m", msg) // Best effort: the diff stat below shows what got in.
