@@ -451,3 +451,34 @@ func TestBroadcastFlagIsAnnouncedAndReported(t *testing.T) {
 		t.Fatal("flag still set")
 	}
 }
+
+// A shell slow to read what was typed (a loaded machine; here one that reads after a second
+// with echo off) has not settled just because nothing came back within StableAfter: the wait
+// goes on until its output comes, and settles on that.
+func TestStableWaitsForTheFirstOutputAfterTyping(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, terminal.Options{})
+	tab := openBash(t, m, bashSpec(t, "pane-51e070000000"))
+	// Echo off, then nothing is read or printed for a second.
+	if err := m.Write(tab.PaneID, "", []byte("stty -echo; sleep 1; read line; echo got-$line; stty echo\r")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the command line's own echo has come and gone
+	st, err := m.Status(tab.PaneID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := m.Write(tab.PaneID, "", []byte("typed\r")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.WaitForCompletion(context.Background(), tab.PaneID, "", terminal.WaitOptions{
+		Since: st.Cursor, Input: "typed\r", Stable: terminal.StableAfter, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := m.Tail(tab.PaneID, "", 5)
+	if took := time.Since(start); took < 900*time.Millisecond || !strings.Contains(text, "got-typed") {
+		t.Fatalf("the wait settled after %v (%+v) before the command read the line:\n%s", took, c, text)
+	}
+}

@@ -16,6 +16,12 @@ import (
 // short enough that the model is not kept waiting.
 const StableAfter = 300 * time.Millisecond
 
+// SilentAfter is how long a wait after typing counts as settled when not a byte has come back,
+// not even the echo: on a loaded machine a shell may take longer than StableAfter to read what
+// was typed, and calling that "stable" reports a screen the command never touched. A program
+// that reads with echo off and prints nothing still settles, after this.
+const SilentAfter = 2 * time.Second
+
 // Bounds on how much raw output one text view strips, so a huge line cannot make a tool call
 // slow or flood the model.
 const (
@@ -256,15 +262,19 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		case exited:
 			return Completion{Reason: CompletedExited, Cursor: end}, nil
 		}
-		if w.Stable > 0 && now.Sub(quietSince) >= w.Stable {
+		stable := w.Stable
+		if w.Input != "" && end == w.Since {
+			stable = max(stable, SilentAfter)
+		}
+		if stable > 0 && now.Sub(quietSince) >= stable {
 			return Completion{Reason: CompletedStable, Cursor: end}, nil
 		}
 		if !now.Before(deadline) {
 			return Completion{Reason: CompletedTimeout, Cursor: end}, nil
 		}
 		wait := deadline.Sub(now)
-		if w.Stable > 0 {
-			wait = min(wait, quietSince.Add(w.Stable).Sub(now))
+		if stable > 0 {
+			wait = min(wait, quietSince.Add(stable).Sub(now))
 		}
 		if echoPending {
 			wait = min(wait, quietSince.Add(echoGrace).Sub(now))
