@@ -63,6 +63,30 @@ func Generate(t *rpc.Table, dir string) error {
 	for _, p := range paths {
 		names[p] = filepath.Base(p)
 	}
+	// Every exported name of a generated package maps to itself in that namespace (tygo asks
+	// only for the ones a source uses; a package's own types it names bare), so one mapping
+	// serves every package, and one tygo run loads them all.
+	mappings := map[string]string{}
+	for k, v := range stdTypes {
+		mappings[k] = v
+	}
+	conf := &tygo.Config{}
+	for _, p := range paths {
+		exported, err := exportedTypes(p)
+		if err != nil {
+			return err
+		}
+		for _, typ := range exported {
+			mappings[names[p]+"."+typ] = names[p] + "." + typ
+		}
+		conf.Packages = append(conf.Packages, &tygo.PackageConfig{Path: p, OutputPath: filepath.Join(dir, names[p]+".ts"), FallbackType: "unknown"})
+	}
+	for _, pc := range conf.Packages {
+		pc.TypeMappings = mappings
+	}
+	if err := tygo.New(conf).Generate(); err != nil {
+		return err
+	}
 	for _, p := range paths {
 		if err := generatePackage(p, names, pkgs[p], dir); err != nil {
 			return fmt.Errorf("generate %s: %w", p, err)
@@ -100,40 +124,16 @@ func walk(t reflect.Type, pkgs map[string]map[string]reflect.Type, seen map[refl
 
 var importLine = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`)
 
-// generatePackage runs tygo on one package. Its references to the other generated packages
-// become references to their modules (import type * as name).
+// generatePackage turns tygo's output for one package into its module(s): the types the calls
+// carry, with references to the other generated packages as imports of their modules.
 func generatePackage(path string, names map[string]string, keep map[string]reflect.Type, dir string) error {
 	name := names[path]
 	out := filepath.Join(dir, name+".ts")
-	mappings := map[string]string{}
-	for k, v := range stdTypes {
-		mappings[k] = v
-	}
 	others := map[string]bool{}
 	for p, n := range names {
 		if p != path {
 			others[n] = true
 		}
-	}
-	// Every exported name of another package maps to itself in that namespace; tygo only asks
-	// for the ones the source uses.
-	for p, n := range names {
-		if p == path {
-			continue
-		}
-		exported, err := exportedTypes(p)
-		if err != nil {
-			return err
-		}
-		for _, typ := range exported {
-			mappings[n+"."+typ] = n + "." + typ
-		}
-	}
-	conf := &tygo.Config{Packages: []*tygo.PackageConfig{{
-		Path: path, OutputPath: out, TypeMappings: mappings, FallbackType: "unknown",
-	}}}
-	if err := tygo.New(conf).Generate(); err != nil {
-		return err
 	}
 	code, err := os.ReadFile(out)
 	if err != nil {
@@ -168,13 +168,14 @@ func generatePackage(path string, names map[string]string, keep map[string]refle
 			fmt.Fprintf(&b, "import type * as %s from './%s';\n", n, n)
 		}
 		// The package's names declared in its other parts, that this part uses.
+		code := codeOnly(part)
 		for j, other := range parts {
 			if j == i {
 				continue
 			}
 			var names []string
 			for _, m := range declNames.FindAllStringSubmatch(other, -1) {
-				if regexp.MustCompile(`(^|[^.\w])`+m[1]+`\b`).MatchString(codeOnly(part)) && !declares(part, m[1]) {
+				if regexp.MustCompile(`(^|[^.\w])`+m[1]+`\b`).MatchString(code) && !declares(part, m[1]) {
 					names = append(names, m[1])
 				}
 			}
