@@ -19,7 +19,7 @@ import (
 // asks before it types into the person's panes.
 
 // focusInPane is a JavaScript expression: the pane (its id) whose terminal holds the keyboard,
-// '' when focus is anywhere else.
+// ” when focus is anywhere else.
 const focusInPane = `(() => {
   const a = document.activeElement;
   const pane = a?.closest('[data-testid=pane]');

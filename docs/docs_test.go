@@ -147,7 +147,7 @@ func TestManualListsEveryShortcut(t *testing.T) {
 	if !ok {
 		t.Fatal(`docs/manual.md has no "## Keyboard shortcuts" section`)
 	}
-	keys := regexp.MustCompile(`keys: ['"` + "`" + `]([^'"` + "`" + `]+)['"` + "`" + `]`).FindAllStringSubmatch(string(keymap), -1)
+	keys := regexp.MustCompile(`keys: ['"`+"`"+`]([^'"`+"`"+`]+)['"`+"`"+`]`).FindAllStringSubmatch(string(keymap), -1)
 	if len(keys) < 10 {
 		t.Fatalf("found %d key bindings in keymap.ts", len(keys))
 	}

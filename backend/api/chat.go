@@ -74,20 +74,20 @@ type ChatView struct {
 // mode), with pictures.
 type ChatSendArgs struct {
 	ChatRef `tstype:",extends"`
-	Text   string      `json:"text"`
-	Images []llm.Image `json:"images"`
+	Text    string      `json:"text"`
+	Images  []llm.Image `json:"images"`
 }
 
 // ChatSetCriticArgs turns actor–critic mode on or off.
 type ChatSetCriticArgs struct {
 	ChatRef `tstype:",extends"`
-	On bool `json:"on"`
+	On      bool `json:"on"`
 }
 
 // ChatSetSettingsArgs sets the persona, skills, providers and model, iteration cap and
 // ask-above level.
 type ChatSetSettingsArgs struct {
-	ChatRef `tstype:",extends"`
+	ChatRef  `tstype:",extends"`
 	Settings chat.Settings `json:"settings"`
 }
 

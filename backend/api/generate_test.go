@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"reflect"
-	"strings"
-	"unicode"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/clusterspace/clusterspace/backend/api/apigen"
 )

@@ -118,16 +118,16 @@ type Config struct {
 
 // Conversation is one of a workspace's chats as the list shows it.
 type Conversation struct {
-	Config `tstype:",extends"` // the generated TypeScript extends Config, as the JSON flattens it
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"` // the last message stored (or the creation)
-	Messages  int       `json:"messages"`  // how many are stored: deleting asks first when any are
-	Running   bool      `json:"running"`
+	Config    `tstype:",extends"` // the generated TypeScript extends Config, as the JSON flattens it
+	CreatedAt time.Time           `json:"createdAt"`
+	UpdatedAt time.Time           `json:"updatedAt"` // the last message stored (or the creation)
+	Messages  int                 `json:"messages"`  // how many are stored: deleting asks first when any are
+	Running   bool                `json:"running"`
 }
 
 // State is a conversation as the UI shows it: the stored config and what runs now.
 type State struct {
-	Config `tstype:",extends"`
+	Config  `tstype:",extends"`
 	Running bool   `json:"running"`
 	Turn    Source `json:"turn,omitempty"` // actor or critic while one streams
 	Queued  int    `json:"queued"`         // user messages waiting for the current turn to end

@@ -327,7 +327,7 @@ func (s *Service) EnsureTerminal(ctx context.Context, paneID string, cols, rows 
 // TemplateInfo is a launch template with whether its command is installed here.
 type TemplateInfo struct {
 	workspace.Template `tstype:",extends"` // the generated TypeScript extends Template, as the JSON flattens it
-	Installed bool `json:"installed"`
+	Installed          bool                `json:"installed"`
 }
 
 // Templates lists the launch templates (the config dir's over the built-ins), each with
