@@ -42,9 +42,18 @@ func (t *Table) HTTP(errs Errors, maxBody int64) []Route {
 		if m.Route != "" {
 			rests = append([]REST{{m.Route, m.Status}}, rests...)
 		}
+		// The arguments' JSON names and the route's wildcards are known once, when the table is
+		// served: a route that names an argument the call lacks is a mistake of the table.
+		fields := jsonFields(m.Args)
 		for _, rest := range rests {
+			names := pathNames(rest.Route)
+			for _, name := range names {
+				if _, ok := fields[name]; !ok {
+					panic(fmt.Sprintf("rpc: %s's route names {%s}, which its arguments lack", m.Name, name))
+				}
+			}
 			out = append(out, Route{rest.Route, func(w http.ResponseWriter, r *http.Request) {
-				args, err := restArgs(w, r, m, rest.Route, maxBody)
+				args, err := restArgs(w, r, m, fields, names, maxBody)
 				if err != nil {
 					writeErr(w, errs, err)
 					return
@@ -81,7 +90,7 @@ func (t *Table) serve(w http.ResponseWriter, r *http.Request, m *Method, status 
 // restArgs builds a REST request's arguments: the JSON body (when there is one), with the
 // path values and the query parameters set on the fields of the same
 // names. A body may not name a field the path names.
-func restArgs(w http.ResponseWriter, r *http.Request, m *Method, route string, maxBody int64) ([]byte, error) {
+func restArgs(w http.ResponseWriter, r *http.Request, m *Method, fields map[string]reflect.Type, pathNames []string, maxBody int64) ([]byte, error) {
 	obj := map[string]json.RawMessage{}
 	if r.Method != http.MethodGet && r.Method != http.MethodDelete && r.Method != http.MethodHead {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -106,13 +115,9 @@ func restArgs(w http.ResponseWriter, r *http.Request, m *Method, route string, m
 			}
 		}
 	}
-	fields := jsonFields(m.Args)
 	set := func(name, value string, fromPath bool) error {
 		typ, ok := fields[name]
 		if !ok {
-			if fromPath {
-				panic(fmt.Sprintf("rpc: %s's route names {%s}, which its arguments lack", m.Name, name))
-			}
 			return &ArgsError{Field: name, Msg: fmt.Sprintf("%s: unknown query parameter; check the spelling", name)}
 		}
 		if _, dup := obj[name]; dup && fromPath {
@@ -125,7 +130,7 @@ func restArgs(w http.ResponseWriter, r *http.Request, m *Method, route string, m
 		obj[name] = v
 		return nil
 	}
-	for _, name := range pathNames(route) {
+	for _, name := range pathNames {
 		if err := set(name, r.PathValue(name), true); err != nil {
 			return nil, err
 		}
