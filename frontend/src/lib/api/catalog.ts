@@ -50,9 +50,6 @@ export interface CatalogApi {
   customize(kind: CatalogKind, id: string): Promise<string>;
 }
 
-/** Request fields the catalog names in its errors. */
-export const CATALOG_ERROR_FIELDS = ['task', 'kind', 'id', 'persona', 'skill'];
-
 /**
  * The catalog's calls over a transport's Call. `open` is the transport's when it can open a
  * file (the desktop); else the table's CatalogPath says where the file is.

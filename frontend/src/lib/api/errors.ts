@@ -68,30 +68,20 @@ export function errorMessage(err: unknown): string {
   }
 }
 
-/**
- * The field a Go error's text names in its "field: message" prefix, if it is one of `fields`.
- * Wails passes only the text, so this is how a desktop error finds its form field.
- */
-export function fieldFromMessage(message: string, fields: readonly string[]): string | undefined {
-  const m = /^([A-Za-z][A-Za-z.]*): /.exec(message);
-  return m && fields.includes(m[1]) ? m[1] : undefined;
-}
-
 export function isAuthRequired(err: unknown): boolean {
   return err instanceof BackendError && err.authRequired;
 }
 
 /**
- * Runs a bound Wails call. Wails rejects with the Go error's text as a plain string; callers get
- * a BackendError instead, with the field the text names when it is one of `fields`.
+ * Runs a bound Wails call that is not a call of the table (a dialog, a stream). Wails rejects
+ * with the Go error's text as a plain string; callers get a BackendError with that message.
  */
-export async function callWails<T>(fn: () => Promise<T>, fields: readonly string[] = []): Promise<T> {
+export async function callWails<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof BackendError) throw err;
-    const message = errorMessage(err);
-    throw new BackendError(message, { field: fieldFromMessage(message, fields) });
+    throw new BackendError(errorMessage(err));
   }
 }
 

@@ -6,7 +6,7 @@ import { HttpBackend } from './http';
 import { WailsBackend, wailsApp } from './wails';
 
 export * from './types';
-export { BackendError, busyPanes, errorMessage, fieldFromMessage, isAuthRequired } from './errors';
+export { BackendError, busyPanes, errorMessage, isAuthRequired } from './errors';
 export type { BusyPane } from './errors';
 export { base64ToBytes, bytesToBase64, parseTerminalEvent, tabKey, type TerminalEvent } from './terminal';
 export { parseBrowserEvent, type BrowserEvent } from './browser';

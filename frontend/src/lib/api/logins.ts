@@ -11,8 +11,6 @@ export type SavedLogin = logins.Login;
 /** password absent keeps the saved one (edit only); a new login needs one. */
 export type SavedLoginInput = logins.Input;
 
-export const LOGIN_ERROR_FIELDS = ['origin', 'username', 'password'] as const;
-
 export interface LoginsApi {
   /** True under `serve`: reveal needs the server's login password. */
   readonly revealNeedsPassword: boolean;

@@ -16,9 +16,6 @@ export type RecipeStepResult = recipes.StepResult;
 /** A run stops at the first step that fails; completed when every step ran without error. */
 export type RecipeRunResult = recipes.RunResult;
 
-/** Fields the backend may blame in a recipe or a run ("steps[2].args", "params", "name", …). */
-export const RECIPE_ERROR_FIELDS = ['name', 'description', 'steps', 'params', 'pane_id'] as const;
-
 export interface RecipesApi {
   list(): Promise<Recipe[]>;
   save(recipe: { name: string; description: string; steps: RecipeStep[] }): Promise<Recipe>;

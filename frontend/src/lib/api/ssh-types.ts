@@ -43,9 +43,6 @@ export interface RemoteSession {
   pane: boolean;
 }
 
-/** Request fields the SSH server API names in its errors (see PROVIDER_ERROR_FIELDS). */
-export const SSH_ERROR_FIELDS = ['name', 'host', 'port', 'user', 'keyPath', 'password'] as const;
-
 /** The exact SSHServerInput to send: the known fields, and password only when the caller set it. */
 export function wireSSHInput(input: SSHServerInput): SSHServerInput {
   const wire: SSHServerInput = {

@@ -62,20 +62,6 @@ export function wireConvertRequest(req: ConvertRequest): ConvertRequest {
   return wire;
 }
 
-/** Request fields the pane API names in its errors (see PROVIDER_ERROR_FIELDS). */
-export const PANE_ERROR_FIELDS = [
-  'paneId',
-  'kind',
-  'url',
-  'template',
-  'force',
-  'command',
-  'dir',
-  'name',
-  'rows',
-  'cols',
-] as const;
-
 /** A workspace: a rows×cols grid holding exactly rows*cols panes. Weights are CSS `fr` values. */
 export type Workspace = workspace.Workspace;
 
@@ -151,24 +137,6 @@ export type Price = config.Price;
 
 /** Model name → price. */
 export type PriceTable = Record<string, Price>;
-
-/**
- * Request fields the provider API names in its errors. The web transport gets the field from the
- * JSON error; the desktop one reads it from the "field: message" prefix of the Go error text.
- */
-export const PROVIDER_ERROR_FIELDS = [
-  'name',
-  'kind',
-  'baseUrl',
-  'model',
-  'temperature',
-  'maxTokens',
-  'contextWindow',
-  'defaultId',
-  'criticDefaultId',
-  'host',
-  'prices',
-] as const;
 
 /**
  * The exact ProviderInput to send: only the known fields (the server refuses unknown ones), and

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BackendError, fieldFromMessage } from './errors';
+import { BackendError } from './errors';
 import { WAILS_EVENT, WailsBackend, type WailsApp, type WailsRuntime } from './wails';
 
 function fakeApp(over: Partial<WailsApp> = {}): WailsApp {
@@ -54,17 +54,6 @@ describe('WailsBackend', () => {
     expect(seen).toEqual([{ topic: 'workspaces', type: 'activated', data: { workspaces: [], activeId: '' } }]);
     unsubscribe();
     expect(off).toHaveBeenCalled();
-  });
-});
-
-
-describe('fieldFromMessage', () => {
-  it('takes a known field from the "field: message" prefix and nothing else', () => {
-    const fields = ['name', 'baseUrl'];
-    expect(fieldFromMessage('baseUrl: "ftp://x" is not an http(s) URL', fields)).toBe('baseUrl');
-    expect(fieldFromMessage('rows: must be between 1 and 6', fields)).toBeUndefined();
-    expect(fieldFromMessage('provider "p1": not found', fields)).toBeUndefined();
-    expect(fieldFromMessage('could not store the API key: name: x', fields)).toBeUndefined();
   });
 });
 

@@ -1,14 +1,8 @@
 // Desktop transport: the Go App methods Wails binds on window.go.main.App, and backend events
 // forwarded with runtime.EventsEmit('backend', …).
 import type { Backend } from './backend';
-import type {
-  BackendEvent,
-  BrowserInputEvent,
-} from './types';
-import {
-  BROWSER_TOPIC,
-  PANE_ERROR_FIELDS,
-} from './types';
+import type { BackendEvent, BrowserInputEvent } from './types';
+import { BROWSER_TOPIC } from './types';
 import { base64ToBytes, tabKey } from './terminal';
 import { ChatCalls } from './chat';
 import { FleetsCalls } from './fleets';
@@ -18,7 +12,7 @@ import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
 import { RecipesCalls } from './recipes';
 import { TableBackend, type Call } from './table';
-import { BackendError, callWails as call, tableError, errorMessage, fieldFromMessage, type BusyPane } from './errors';
+import { BackendError, callWails as call, tableError, errorMessage } from './errors';
 
 /** The bound Go methods, as Wails exposes them (each returns a Promise; rejections are strings). */
 export interface WailsApp {
@@ -285,50 +279,4 @@ function browserLane(paneId: string, lane: 'watch' | 'input'): string {
 interface Lane {
   tail: Promise<void>;
   depth: number;
-}
-
-
-/**
- * A pane call's rejection as a BackendError. Wails hands over the Go error's text, whose
- * "field: " prefix names the field ("force: vim is running in this pane…"); a rejection that is
- * the JSON error body the web door sends ({error, field, busy}), as a string or an object, keeps
- * its list of what runs.
- */
-export function paneError(err: unknown): BackendError {
-  if (err instanceof BackendError) return err;
-  let body: unknown = err;
-  if (typeof err === 'string' && err.trimStart().startsWith('{')) {
-    try {
-      body = JSON.parse(err);
-    } catch {
-      body = err;
-    }
-  }
-  if (body && typeof body === 'object' && !(body instanceof Error)) {
-    const b = body as { error?: unknown; message?: unknown; field?: unknown; busy?: unknown };
-    const text = typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : '';
-    if (text) {
-      return new BackendError(text, {
-        field: typeof b.field === 'string' ? b.field : fieldFromMessage(text, PANE_ERROR_FIELDS),
-        busy: Array.isArray(b.busy) ? busyList(b.busy) : undefined,
-      });
-    }
-  }
-  const message = errorMessage(err);
-  // The engine's BusyError and GoalInPaneError (backend/panes), as their text reads.
-  const busy = BUSY_TEXT.exec(message);
-  if (busy) return new BackendError(message, { field: 'force', busy: [{ paneId: '', label: '', busy: busy[1].split(', ').filter(Boolean) }] });
-  if (GOAL_IN_PANE_TEXT.test(message)) return new BackendError(message, { field: 'paneId' });
-  return new BackendError(message, { field: fieldFromMessage(message, PANE_ERROR_FIELDS) });
-}
-
-/** "pane P is running vim, npm; converting it ends that: ask first, then convert with force" */
-const BUSY_TEXT = /^pane \S+ is running (.+); converting it ends that/;
-/** "goal G works in pane P: it cannot be converted or relaunched until the goal ends (…)" */
-const GOAL_IN_PANE_TEXT = /^goal \S+ works in pane \S+: it cannot be converted/;
-
-/** The busy list of an error body: panes with what is busy in each (older bodies: just the words). */
-function busyList(list: unknown[]): BusyPane[] {
-  if (list.every((x) => typeof x === 'string')) return [{ paneId: '', label: '', busy: list as string[] }];
-  return list as BusyPane[];
 }
