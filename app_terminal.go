@@ -8,28 +8,12 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
-// Terminal size until the view reports its own.
-const (
-	defaultTermCols = 80
-	defaultTermRows = 24
-)
-
 // termOutput is one batch of a tab's output as the UI receives it ([]byte is base64 in JSON).
 type termOutput struct {
 	PaneID string `json:"paneId"`
 	TabID  string `json:"tabId"`
 	Data   []byte `json:"data"`
 	Resync bool   `json:"resync,omitempty"`
-}
-
-func sizeOr(cols, rows int) (int, int) {
-	if cols <= 0 {
-		cols = defaultTermCols
-	}
-	if rows <= 0 {
-		rows = defaultTermRows
-	}
-	return cols, rows
 }
 
 // TerminalAttach returns the tab's scrollback and streams its output as "terminal"/"output"
