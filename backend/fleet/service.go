@@ -16,6 +16,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // Event types, published live (the store keeps the state they describe).
@@ -187,7 +188,7 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		if !isolated(&f, t) {
 			continue
 		}
-		_, head, err := repoHead(ctx, repoDirOf(s.goalSpec(&f, t, "")))
+		_, head, err := worktree.RepoHead(ctx, repoDirOf(s.goalSpec(&f, t, "")))
 		if err != nil {
 			field := "isolation"
 			if t.Isolation == "" {

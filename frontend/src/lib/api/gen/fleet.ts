@@ -227,25 +227,3 @@ export interface Fleet {
   createdAt: string;
   updatedAt: string;
 }
-
-/**
- * Worktree is a task's own git worktree and branch.
- */
-export interface Worktree {
-  repo: string; // the repository's top-level dir
-  dir: string; // the worktree
-  /**
-   * WorkDir is where the task's goal works: the worktree, or the same subdir of it that
-   * the fleet's sandbox is of the repository.
-   */
-  workDir: string;
-  branch: string;
-  base: string; // the commit the branch started from
-  /**
-   * Commit is the branch's tip once the task ended (its work committed by the fleet).
-   */
-  commit?: string;
-  diffStat?: string; // git diff --stat base...branch
-  setupDone?: boolean;
-  pruned?: boolean; // the worktree was removed; the branch stays
-}

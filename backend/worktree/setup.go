@@ -1,4 +1,4 @@
-package fleet
+package worktree
 
 import (
 	"bytes"
@@ -31,14 +31,14 @@ const (
 
 // worktreeGitDir is the worktree's own git dir.
 func worktreeGitDir(ctx context.Context, dir string) (string, error) {
-	return git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir")
+	return Git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir")
 }
 
-// runSetup runs the fleet's setup command in a new worktree, in its own process group, which
+// RunSetup runs the fleet's setup command in a new worktree, in its own process group, which
 // is killed whole when the task is aborted or the app quits; a setup still running there
 // from an earlier run of the app is ended first. What the setup leaves untracked is recorded
 // so the task's commit leaves it out. A failure carries the end of its output.
-func runSetup(ctx context.Context, wt Worktree, command string) error {
+func RunSetup(ctx context.Context, wt Worktree, command string) error {
 	gitDir, err := worktreeGitDir(ctx, wt.Dir)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func takeSetupLock(ctx context.Context, path string) (*os.File, error) {
 
 // recordSetupFiles writes down what the setup left untracked in the worktree.
 func recordSetupFiles(ctx context.Context, dir, gitDir string) error {
-	list, err := git(ctx, dir, "ls-files", "-z", "--others", "--exclude-standard", "--directory")
+	list, err := Git(ctx, dir, "ls-files", "-z", "--others", "--exclude-standard", "--directory")
 	if err != nil {
 		return fmt.Errorf("setup: cannot list the files it wrote: %v", err)
 	}
@@ -124,8 +124,8 @@ func recordSetupFiles(ctx context.Context, dir, gitDir string) error {
 	return nil
 }
 
-// setupExcludes are pathspecs leaving out of `git add` what the worktree's setup wrote.
-func setupExcludes(ctx context.Context, wt *Worktree) []string {
+// SetupExcludes are pathspecs leaving out of `git add` what the worktree's setup wrote.
+func SetupExcludes(ctx context.Context, wt *Worktree) []string {
 	gitDir, err := worktreeGitDir(ctx, wt.Dir)
 	if err != nil {
 		return nil
