@@ -57,6 +57,12 @@ type Spec struct {
 	// Base is the commit the fleet's isolated tasks branch from: the repository's HEAD when
 	// the fleet was created ("" without isolation).
 	Base string `json:"base,omitempty"`
+	// Target is the branch the tasks' work lands on: the branch checked out when the fleet
+	// was created ("" without isolation, or on a detached HEAD).
+	Target string `json:"target,omitempty"`
+	// LandCheck is the repository's own check (`land: check:` in the fleet file), run on the
+	// target with a task's work on it before the target moves.
+	LandCheck string `json:"landCheck,omitempty"`
 }
 
 // Task is a task as stored and shown.
@@ -74,6 +80,37 @@ type Task struct {
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
 	// Worktree is the task's own git worktree and branch (isolation: worktree), nil without.
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Review is where the task's work stands with its target, and what the person said of
+	// it (nil until it is reviewed, landed or refused).
+	Review *Review `json:"review,omitempty"`
+}
+
+// LandStatus is where a task's work stands with its target branch.
+type LandStatus string
+
+const (
+	LandLanded  LandStatus = "landed"  // its branch is on the target, verified there
+	LandRefused LandStatus = "refused" // the last landing conflicted or a check failed on the result
+)
+
+// Review is what happened to a task's work after it verified: landing, refusals and the
+// person's review, and the feedback its next run starts with.
+type Review struct {
+	Land       LandStatus `json:"land,omitempty"`
+	LandCommit string     `json:"landCommit,omitempty"` // the target's tip with the work on it
+	// Feedback is what the task's next run starts with (review comments, a refusal's
+	// conflict or failing output); it is cleared once that run has it.
+	Feedback string      `json:"feedback,omitempty"`
+	Story    []StoryNote `json:"story"`
+}
+
+// StoryNote is one entry of a task's story after its run: a landing, a refusal, a review
+// sent back, a reopening.
+type StoryNote struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"` // "landed" | "refused" | "reopened" | "review"
+	Text   string    `json:"text"`
+	Commit string    `json:"commit,omitempty"`
 }
 
 // Fleet is a fleet as stored and shown.

@@ -198,6 +198,9 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		}
 		if f.Spec.Base == "" {
 			f.Spec.Base = head
+			if br, err := worktree.Git(ctx, repoDirOf(s.goalSpec(&f, t, "")), "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+				f.Spec.Target = br
+			}
 		}
 	}
 	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {

@@ -63,7 +63,7 @@ func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*W
 		if err != nil {
 			return nil, err
 		}
-		wt = Worktree{Repo: top, Dir: filepath.Join(common, worktree.DirName, f.ID, t.ID), Branch: "fleet/" + f.ID + "/" + t.ID}
+		wt = Worktree{Repo: top, Dir: filepath.Join(common, worktree.DirName, f.ID, t.ID), Branch: "fleet/" + f.ID + "/" + t.ID, Target: f.Spec.Target}
 	}
 	if _, err := os.Stat(wt.Dir); err != nil {
 		worktree.Git(ctx, top, "worktree", "prune") // Best effort: forget worktrees whose dirs are gone.
@@ -206,6 +206,11 @@ func cloneTasks(ts []Task) []Task {
 		if out[i].Worktree != nil {
 			w := *out[i].Worktree
 			out[i].Worktree = &w
+		}
+		if out[i].Review != nil {
+			r := *out[i].Review
+			r.Story = append([]StoryNote(nil), r.Story...)
+			out[i].Review = &r
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // FieldError names the field of a request that is wrong.
@@ -137,6 +138,12 @@ type Spec struct {
 	// looked up again on resume, so an edited file counts.
 	Persona string   `json:"persona,omitempty"`
 	Skills  []string `json:"skills,omitempty"`
+	// Worktree is the goal's own git worktree and branch (`goal run --worktree`), nil
+	// without: it works there, and its branch is reviewed and landed like a fleet task's.
+	Worktree *worktree.Worktree `json:"worktree,omitempty"`
+	// Reopens is the goal this one goes on from with the person's feedback (its review
+	// sent back, or a refused landing), in the same worktree ("" for a first run).
+	Reopens string `json:"reopens,omitempty"`
 }
 
 // Todo is one item of the model's checklist.

@@ -31,11 +31,15 @@ func (s *Store) SaveFleet(ctx context.Context, f fleet.Fleet) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree)
-				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			review, err := optionalJSON(t.Review)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_tasks(fleet_id, task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree, review)
+				VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT(fleet_id, task_id) DO UPDATE SET seq = excluded.seq, spec = excluded.spec, status = excluded.status, reason = excluded.reason,
-					goal_id = excluded.goal_id, report = excluded.report, started_at = excluded.started_at, ended_at = excluded.ended_at, worktree = excluded.worktree`,
-				f.ID, t.ID, t.Seq, string(ts), string(t.Status), t.Reason, t.GoalID, t.Report, ms(t.CreatedAt), msPtr(t.StartedAt), msPtr(t.EndedAt), wt); err != nil {
+					goal_id = excluded.goal_id, report = excluded.report, started_at = excluded.started_at, ended_at = excluded.ended_at, worktree = excluded.worktree, review = excluded.review`,
+				f.ID, t.ID, t.Seq, string(ts), string(t.Status), t.Reason, t.GoalID, t.Report, ms(t.CreatedAt), msPtr(t.StartedAt), msPtr(t.EndedAt), wt, review); err != nil {
 				return fmt.Errorf("save task %s of fleet %s: %w", t.ID, f.ID, err)
 			}
 		}
@@ -91,22 +95,28 @@ func scanFleet(r scanner) (fleet.Fleet, error) {
 }
 
 func (s *Store) fleetTasks(ctx context.Context, id string) ([]fleet.Task, error) {
-	return queryAll(ctx, s.db, scanTask, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree
+	return queryAll(ctx, s.db, scanTask, `SELECT task_id, seq, spec, status, reason, goal_id, report, created_at, started_at, ended_at, worktree, review
 		FROM fleet_tasks WHERE fleet_id = ? ORDER BY seq`, id)
 }
 
 func scanTask(r scanner) (fleet.Task, error) {
 	var t fleet.Task
-	var id, spec, wt string
+	var id, spec, wt, review string
 	var created int64
 	var started, ended sql.NullInt64
-	if err := r.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended, &wt); err != nil {
+	if err := r.Scan(&id, &t.Seq, &spec, &t.Status, &t.Reason, &t.GoalID, &t.Report, &created, &started, &ended, &wt, &review); err != nil {
 		return t, err
 	}
 	if wt != "" {
 		t.Worktree = new(fleet.Worktree)
 		if err := json.Unmarshal([]byte(wt), t.Worktree); err != nil {
 			return t, fmt.Errorf("task %s: stored worktree unreadable: %w", id, err)
+		}
+	}
+	if review != "" {
+		t.Review = new(fleet.Review)
+		if err := json.Unmarshal([]byte(review), t.Review); err != nil {
+			return t, fmt.Errorf("task %s: stored review unreadable: %w", id, err)
 		}
 	}
 	if err := json.Unmarshal([]byte(spec), &t.TaskSpec); err != nil {

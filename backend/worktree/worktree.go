@@ -36,6 +36,9 @@ type Worktree struct {
 	WorkDir string `json:"workDir"`
 	Branch  string `json:"branch"`
 	Base    string `json:"base"` // the commit the branch started from
+	// Target is the branch the work lands on: the one checked out in the repository when
+	// the work began ("" when it was a detached HEAD; landing then needs one named).
+	Target string `json:"target,omitempty"`
 	// Commit is the branch's tip once the work ended (committed by the app).
 	Commit    string `json:"commit,omitempty"`
 	DiffStat  string `json:"diffStat,omitempty"` // git diff --stat base...branch

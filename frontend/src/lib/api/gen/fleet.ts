@@ -195,6 +195,16 @@ export interface Spec {
    * the fleet was created ("" without isolation).
    */
   base?: string;
+  /**
+   * Target is the branch the tasks' work lands on: the branch checked out when the fleet
+   * was created ("" without isolation, or on a detached HEAD).
+   */
+  target?: string;
+  /**
+   * LandCheck is the repository's own check (`land: check:` in the fleet file), run on the
+   * target with a task's work on it before the target moves.
+   */
+  landCheck?: string;
 }
 
 /**
@@ -213,6 +223,42 @@ export interface Task extends TaskSpec {
    * Worktree is the task's own git worktree and branch (isolation: worktree), nil without.
    */
   worktree?: Worktree;
+  /**
+   * Review is where the task's work stands with its target, and what the person said of
+   * it (nil until it is reviewed, landed or refused).
+   */
+  review?: Review;
+}
+
+/**
+ * LandStatus is where a task's work stands with its target branch.
+ */
+export type LandStatus = "landed" | "refused";
+
+/**
+ * Review is what happened to a task's work after it verified: landing, refusals and the
+ * person's review, and the feedback its next run starts with.
+ */
+export interface Review {
+  land?: LandStatus;
+  landCommit?: string; // the target's tip with the work on it
+  /**
+   * Feedback is what the task's next run starts with (review comments, a refusal's
+   * conflict or failing output); it is cleared once that run has it.
+   */
+  feedback?: string;
+  story: StoryNote[];
+}
+
+/**
+ * StoryNote is one entry of a task's story after its run: a landing, a refusal, a review
+ * sent back, a reopening.
+ */
+export interface StoryNote {
+  at: string;
+  kind: string; // "landed" | "refused" | "reopened" | "review"
+  text: string;
+  commit?: string;
 }
 
 /**

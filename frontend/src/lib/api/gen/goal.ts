@@ -5,6 +5,7 @@ import type * as agent from './agent';
 import type * as criterion from './criterion';
 import type * as llm from './llm';
 import type * as policy from './policy';
+import type * as worktree from './worktree';
 
 /**
  * Status is where a goal is in its life.
@@ -79,6 +80,16 @@ export interface Spec {
    */
   persona?: string;
   skills?: string[];
+  /**
+   * Worktree is the goal's own git worktree and branch (`goal run --worktree`), nil
+   * without: it works there, and its branch is reviewed and landed like a fleet task's.
+   */
+  worktree?: worktree.Worktree;
+  /**
+   * Reopens is the goal this one goes on from with the person's feedback (its review
+   * sent back, or a refused landing), in the same worktree ("" for a first run).
+   */
+  reopens?: string;
 }
 
 /**

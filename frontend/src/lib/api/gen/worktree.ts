@@ -15,6 +15,11 @@ export interface Worktree {
   branch: string;
   base: string; // the commit the branch started from
   /**
+   * Target is the branch the work lands on: the one checked out in the repository when
+   * the work began ("" when it was a detached HEAD; landing then needs one named).
+   */
+  target?: string;
+  /**
    * Commit is the branch's tip once the work ended (committed by the app).
    */
   commit?: string;
