@@ -12,6 +12,9 @@ import (
 // have done since is not part of it).
 func (f Fleet) File() File {
 	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency, Isolation: f.Spec.Isolation, Setup: f.Spec.Setup}
+	if f.Spec.LandCheck != "" || f.Spec.LandStrategy != "" {
+		file.Land = &LandSpec{Check: f.Spec.LandCheck, Strategy: f.Spec.LandStrategy}
+	}
 	for _, t := range f.Tasks {
 		ts := t.TaskSpec
 		ts.Policy, ts.Settings, ts.StartsPast = nil, nil, nil // the run's, not the file's
@@ -32,6 +35,16 @@ func Format(file File) ([]byte, error) {
 	}
 	if file.Setup != "" {
 		doc = append(doc, yaml.MapItem{Key: "setup", Value: file.Setup})
+	}
+	if l := file.Land; l != nil && (l.Check != "" || l.Strategy != "") {
+		var m yaml.MapSlice
+		if l.Check != "" {
+			m = append(m, yaml.MapItem{Key: "check", Value: l.Check})
+		}
+		if l.Strategy != "" {
+			m = append(m, yaml.MapItem{Key: "strategy", Value: l.Strategy})
+		}
+		doc = append(doc, yaml.MapItem{Key: "land", Value: m})
 	}
 	var tasks []yaml.MapSlice
 	for _, t := range file.Tasks {

@@ -66,8 +66,58 @@ type File struct {
 	// Isolation is IsolationWorktree to give every task its own git worktree ("" none).
 	Isolation string `json:"isolation,omitempty"`
 	// Setup is a shell command run in each new worktree before its task starts (npm ci…).
-	Setup string     `json:"setup,omitempty"`
+	Setup string `json:"setup,omitempty"`
+	// Land is how the tasks' work lands on the target branch (`land:`), nil for the
+	// repository's remembered choice.
+	Land  *LandSpec  `json:"land,omitempty"`
 	Tasks []TaskSpec `json:"tasks"`
+}
+
+// LandSpec is a fleet file's `land:`: the repository's own check run on the target with a
+// task's work on it before the target moves (its test command), and rebase or merge.
+type LandSpec struct {
+	Check    string `json:"check,omitempty"`
+	Strategy string `json:"strategy,omitempty"` // "rebase" | "merge" ("": the repository's remembered choice, else rebase)
+}
+
+// parseLand reads `land:`, a mapping of check and strategy.
+func parseLand(v any) (*LandSpec, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &FieldError{Field: "land", Msg: "is a mapping: land: {check: \"make test\", strategy: rebase}"}
+	}
+	var l LandSpec
+	for _, k := range sortedKeys(m) {
+		var dst *string
+		switch k {
+		case "check":
+			dst = &l.Check
+		case "strategy":
+			dst = &l.Strategy
+		default:
+			return nil, &FieldError{Field: "land." + k, Msg: "unknown field; land has check and strategy"}
+		}
+		s, err := str(m[k])
+		if err != nil {
+			return nil, &FieldError{Field: "land." + k, Msg: err.Error()}
+		}
+		*dst = strings.TrimSpace(s)
+		if err := goal.CheckText(*dst, k == "check"); err != nil {
+			return nil, &FieldError{Field: "land." + k, Msg: err.Error()}
+		}
+	}
+	if l.Strategy != "" && l.Strategy != "rebase" && l.Strategy != "merge" {
+		return nil, &FieldError{Field: "land.strategy", Msg: fmt.Sprintf("%q is not a strategy; use rebase (the task's commits replayed on the target) or merge (a merge commit)", l.Strategy)}
+	}
+	if l.Check != "" {
+		if err := criterion.CheckShellSyntax(l.Check); err != nil {
+			return nil, &FieldError{Field: "land.check", Msg: err.Error()}
+		}
+	}
+	return &l, nil
 }
 
 // IsolationWorktree gives a task its own git worktree on its own branch.
@@ -102,7 +152,7 @@ func (e *FieldError) Error() string {
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-var fileKeys = []string{"name", "concurrency", "isolation", "setup", "tasks"}
+var fileKeys = []string{"name", "concurrency", "isolation", "setup", "land", "tasks"}
 
 var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "template", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
 
@@ -171,6 +221,9 @@ func parse(data []byte) (File, error) {
 	}
 	if err := checkIsolation(f.Isolation); err != nil {
 		return File{}, &FieldError{Field: "isolation", Msg: err.Error()}
+	}
+	if f.Land, err = parseLand(raw["land"]); err != nil {
+		return File{}, err
 	}
 	if f.Setup != "" && f.Isolation != IsolationWorktree {
 		isolated := false

@@ -63,6 +63,8 @@ type Spec struct {
 	// LandCheck is the repository's own check (`land: check:` in the fleet file), run on the
 	// target with a task's work on it before the target moves.
 	LandCheck string `json:"landCheck,omitempty"`
+	// LandStrategy is the file's `land: strategy:` ("": the repository's remembered choice).
+	LandStrategy string `json:"landStrategy,omitempty"`
 }
 
 // Task is a task as stored and shown.

@@ -176,6 +176,9 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 	}
 	now := time.Now().UTC()
 	spec.Isolation, spec.Setup = file.Isolation, file.Setup
+	if file.Land != nil {
+		spec.LandCheck, spec.LandStrategy = file.Land.Check, file.Land.Strategy
+	}
 	if spec.Isolation == "none" {
 		spec.Isolation = ""
 	}

@@ -141,9 +141,6 @@ type Spec struct {
 	// Worktree is the goal's own git worktree and branch (`goal run --worktree`), nil
 	// without: it works there, and its branch is reviewed and landed like a fleet task's.
 	Worktree *worktree.Worktree `json:"worktree,omitempty"`
-	// Reopens is the goal this one goes on from with the person's feedback (its review
-	// sent back, or a refused landing), in the same worktree ("" for a first run).
-	Reopens string `json:"reopens,omitempty"`
 }
 
 // Todo is one item of the model's checklist.

@@ -106,6 +106,15 @@ func outputTail(stderr, stdout []byte) string {
 }
 
 // checkBashSyntax refuses a command bash cannot parse, at goal start rather than at claim time.
+// CheckShellSyntax refuses a command bash cannot parse (it runs nothing), for commands
+// given outside a criterion, such as a fleet file's land check.
+func CheckShellSyntax(command string) error {
+	if fe := checkBashSyntax("command", command); fe != nil {
+		return errors.New(fe.Msg)
+	}
+	return nil
+}
+
 func checkBashSyntax(field, command string) *FieldError {
 	ctx, cancel := context.WithTimeout(context.Background(), syntaxCheckTimeout)
 	defer cancel()

@@ -160,7 +160,21 @@ export interface File {
    * Setup is a shell command run in each new worktree before its task starts (npm ci…).
    */
   setup?: string;
+  /**
+   * Land is how the tasks' work lands on the target branch (`land:`), nil for the
+   * repository's remembered choice.
+   */
+  land?: LandSpec;
   tasks: TaskSpec[];
+}
+
+/**
+ * LandSpec is a fleet file's `land:`: the repository's own check run on the target with a
+ * task's work on it before the target moves (its test command), and rebase or merge.
+ */
+export interface LandSpec {
+  check?: string;
+  strategy?: string; // "rebase" | "merge" ("": the repository's remembered choice, else rebase)
 }
 
 /**
@@ -205,6 +219,10 @@ export interface Spec {
    * target with a task's work on it before the target moves.
    */
   landCheck?: string;
+  /**
+   * LandStrategy is the file's `land: strategy:` ("": the repository's remembered choice).
+   */
+  landStrategy?: string;
 }
 
 /**

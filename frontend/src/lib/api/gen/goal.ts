@@ -85,11 +85,6 @@ export interface Spec {
    * without: it works there, and its branch is reviewed and landed like a fleet task's.
    */
   worktree?: worktree.Worktree;
-  /**
-   * Reopens is the goal this one goes on from with the person's feedback (its review
-   * sent back, or a refused landing), in the same worktree ("" for a first run).
-   */
-  reopens?: string;
 }
 
 /**
