@@ -32,6 +32,7 @@ import type { ExtensionsApi } from './extensions';
 import type { GoalsApi } from './goals';
 import type { LoginsApi } from './logins';
 import type { RecipesApi } from './recipes';
+import type { ReviewApi } from './review';
 
 /**
  * Sign-in for transports that need it (web only). The desktop has no login, so its Backend has
@@ -202,6 +203,8 @@ export interface Backend {
   fleets: FleetsApi;
   /** The config dir's tool plugins and MCP servers (Settings → Plugins, Settings → MCP). */
   extensions: ExtensionsApi;
+  /** A task's or goal's branch as a diff, review comments sent back to its agent, landing. */
+  review: ReviewApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

@@ -26,6 +26,7 @@ import { ChatCalls } from './chat';
 import { downloadFleetFile, FleetsCalls } from './fleets';
 import { CatalogCalls } from './catalog';
 import { ExtensionsCalls } from './extensions';
+import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
 import { RecipesCalls } from './recipes';
@@ -65,6 +66,7 @@ export class HttpBackend extends TableBackend implements Backend {
   readonly logins: LoginsCalls;
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
+  readonly review: ReviewCalls;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -105,6 +107,7 @@ export class HttpBackend extends TableBackend implements Backend {
     this.logins = new LoginsCalls(this.call, true);
     this.fleets = new FleetsCalls(this.call, downloadFleetFile);
     this.extensions = new ExtensionsCalls(this.call);
+    this.review = new ReviewCalls(this.call);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

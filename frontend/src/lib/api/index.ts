@@ -18,6 +18,7 @@ export * from './agents';
 export * from './fleets';
 export * from './catalog';
 export * from './extensions';
+export * from './review';
 
 export type { Auth, Backend } from './backend';
 

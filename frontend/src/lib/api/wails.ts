@@ -8,6 +8,7 @@ import { ChatCalls } from './chat';
 import { FleetsCalls } from './fleets';
 import { CatalogCalls, type CatalogPath } from './catalog';
 import { ExtensionsCalls } from './extensions';
+import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
 import { RecipesCalls } from './recipes';
@@ -93,6 +94,7 @@ export class WailsBackend extends TableBackend implements Backend {
   readonly logins: LoginsCalls;
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
+  readonly review: ReviewCalls;
 
   constructor(
     private readonly app: WailsApp,
@@ -114,6 +116,7 @@ export class WailsBackend extends TableBackend implements Backend {
     this.logins = new LoginsCalls(this.call, false);
     this.fleets = new FleetsCalls(this.call, (name, yaml) => call(() => app.SaveFleetFile(name, yaml)));
     this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
+    this.review = new ReviewCalls(this.call);
   }
 
   /** A call of the table: the one binding App.Call(name, args). */

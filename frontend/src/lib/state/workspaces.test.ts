@@ -84,6 +84,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     fleets: {} as Backend['fleets'],
     catalog: {} as Backend['catalog'],
     extensions: {} as Backend['extensions'],
+    review: {} as Backend['review'],
     subscribe: (h) => {
       emit = h;
       return () => (emit = () => {});

@@ -1,0 +1,162 @@
+// Review and land: a task's or goal's branch as a diff, the person's comments on it, sending
+// them back to its agent, and landing the work on its target branch. ReviewCalls are their
+// calls of the table over either transport; the Backend exposes them as `backend.review`.
+//
+// A ref names the work: FLEET_ID/TASK_ID for a fleet task, a goal id for a goal run in its own
+// worktree, and a fleet id for landing a whole fleet.
+import type { Call } from './table';
+
+export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+/** One changed file of a branch against its base. */
+export interface ChangedFile {
+  path: string;
+  oldPath?: string;
+  status: ChangeStatus;
+  added: number;
+  removed: number;
+  binary?: boolean;
+}
+
+/** A page of a branch's changes: every file, and the unified diff (git's format) of some. */
+export interface ChangesPage {
+  ref: string;
+  kind: 'task' | 'goal';
+  branch: string;
+  base: string;
+  target?: string;
+  tip?: string;
+  files: ChangedFile[];
+  patch: string;
+  offset: number;
+  /** Where the next page starts; 0 when there is none. */
+  nextOffset: number;
+  /** The patch was cut short (a file too large to show whole). */
+  truncated: boolean;
+}
+
+export type CommentSide = 'new' | 'old';
+
+/** A review comment; file '' and line 0 is one on the whole change. */
+export interface ReviewComment {
+  id: string;
+  ref: string;
+  file: string;
+  line: number;
+  side: CommentSide;
+  body: string;
+  createdAt: string;
+  /** When it went to the agent with SendReview; absent while pending. */
+  sentAt?: string;
+}
+
+export interface NewReviewComment {
+  ref: string;
+  file: string;
+  line: number;
+  side: CommentSide;
+  body: string;
+}
+
+export interface SendReviewResult {
+  reopened: boolean;
+  feedback: string;
+}
+
+export type LandStrategy = 'rebase' | 'merge';
+export type OnRefuse = 'agent' | 'person';
+export type LandOutcomeStatus = 'landed' | 'refused' | 'skipped' | 'already';
+
+export interface LandOutcome {
+  ref: string;
+  taskId?: string;
+  status: LandOutcomeStatus;
+  commit?: string;
+  detail?: string;
+  sentBack?: boolean;
+}
+
+export interface LandResult {
+  outcomes: LandOutcome[];
+}
+
+/** The choice remembered for a repository, used when a Land names none. */
+export interface LandPrefs {
+  repo: string;
+  strategy: LandStrategy | '';
+  check?: string;
+  onRefuse?: OnRefuse | '';
+}
+
+export interface LandOptions {
+  strategy?: LandStrategy;
+  onRefuse?: OnRefuse;
+}
+
+export interface ReviewApi {
+  /** A page of the work's changes; with `file`, that file's diff alone. */
+  changes(ref: string, opts?: { file?: string; offset?: number; limit?: number }): Promise<ChangesPage>;
+  comments(ref: string): Promise<ReviewComment[]>;
+  addComment(c: NewReviewComment): Promise<ReviewComment>;
+  deleteComment(id: string): Promise<void>;
+  /** Sends the pending comments (and the note) to the agent, reopening its work. */
+  send(ref: string, note: string): Promise<SendReviewResult>;
+  /** Lands a task's or goal's work, or with a fleet id every verified task of the fleet. */
+  land(ref: string, opts?: LandOptions): Promise<LandResult>;
+  landPrefs(ref: string): Promise<LandPrefs>;
+}
+
+const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+function pageOf(raw: unknown): ChangesPage {
+  const p = (raw ?? {}) as Partial<ChangesPage>;
+  return {
+    ref: String(p.ref ?? ''),
+    kind: p.kind === 'goal' ? 'goal' : 'task',
+    branch: String(p.branch ?? ''),
+    base: String(p.base ?? ''),
+    target: p.target || undefined,
+    tip: p.tip || undefined,
+    files: arr<ChangedFile>(p.files),
+    patch: String(p.patch ?? ''),
+    offset: p.offset ?? 0,
+    nextOffset: p.nextOffset ?? 0,
+    truncated: p.truncated === true,
+  };
+}
+
+// Until the backend's calls are in gen/calls.ts the names are not in the table's type; this
+// is the same Call, loosely typed for them.
+type LooseCall = (name: string, args: unknown) => Promise<unknown>;
+
+export class ReviewCalls implements ReviewApi {
+  private readonly loose: LooseCall;
+  constructor(call: Call) {
+    this.loose = call as unknown as LooseCall;
+  }
+  async changes(ref: string, opts: { file?: string; offset?: number; limit?: number } = {}) {
+    return pageOf(await this.loose('GetChanges', { ref, ...opts }));
+  }
+  async comments(ref: string) {
+    const r = (await this.loose('ListReviewComments', { ref })) as { comments?: unknown } | null;
+    return arr<ReviewComment>(r?.comments);
+  }
+  async addComment(c: NewReviewComment) {
+    return (await this.loose('AddReviewComment', c)) as ReviewComment;
+  }
+  async deleteComment(id: string) {
+    await this.loose('DeleteReviewComment', { id });
+  }
+  async send(ref: string, note: string) {
+    const r = ((await this.loose('SendReview', { ref, note })) ?? {}) as Partial<SendReviewResult>;
+    return { reopened: r.reopened === true, feedback: String(r.feedback ?? '') };
+  }
+  async land(ref: string, opts: LandOptions = {}) {
+    const r = ((await this.loose('Land', { ref, ...opts })) ?? {}) as Partial<LandResult>;
+    return { outcomes: arr<LandOutcome>(r.outcomes) };
+  }
+  async landPrefs(ref: string) {
+    const r = ((await this.loose('GetLandPrefs', { ref })) ?? {}) as Partial<LandPrefs>;
+    return { repo: String(r.repo ?? ''), strategy: r.strategy ?? '', check: r.check, onRefuse: r.onRefuse ?? '' } as LandPrefs;
+  }
+}
