@@ -46,6 +46,14 @@ func (s *Service) Resume(ctx context.Context, id string) (Fleet, error) {
 		g, err := s.goals.Get(ctx, t.GoalID)
 		now := time.Now().UTC()
 		switch {
+		case err == nil && g.Status.Finished() && t.Review != nil && t.Review.Feedback != "":
+			// Sent back to its agent (a review, a refused landing) by a door that does not
+			// drive the fleet: its goal goes on now, with that feedback.
+			if err := s.reopenGoal(ctx, l, t); err != nil {
+				t.Status, t.Report, t.EndedAt = TaskFailed, err.Error(), &now
+				break
+			}
+			continue
 		case err != nil:
 			t.Status, t.Report, t.EndedAt = TaskFailed, "its goal is gone: "+err.Error(), &now
 		case g.Status.Finished():
