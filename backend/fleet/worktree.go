@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/worktree"
@@ -47,13 +46,9 @@ func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*W
 	if err != nil {
 		return nil, err
 	}
-	realDir, err := filepath.EvalSymlinks(repoDir)
+	rel, err := worktree.Subdir(top, repoDir)
 	if err != nil {
 		return nil, err
-	}
-	rel, err := filepath.Rel(top, realDir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = "."
 	}
 	var wt Worktree
 	if t.Worktree != nil {
@@ -65,23 +60,15 @@ func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*W
 		}
 		wt = Worktree{Repo: top, Dir: filepath.Join(common, worktree.DirName, f.ID, t.ID), Branch: "fleet/" + f.ID + "/" + t.ID, Target: f.Spec.Target}
 	}
-	if _, err := os.Stat(wt.Dir); err != nil {
-		worktree.Git(ctx, top, "worktree", "prune") // Best effort: forget worktrees whose dirs are gone.
-		if _, err := worktree.Git(ctx, top, "rev-parse", "--verify", "refs/heads/"+wt.Branch); err == nil {
-			// The branch is there from an earlier run (a retry, a prune): go on from it.
-			if _, err := worktree.Git(ctx, top, "worktree", "add", wt.Dir, wt.Branch); err != nil {
-				return nil, err
-			}
-		} else {
-			base, merges := baseOf(f, t, head)
-			wt.Base = base
-			if _, err := worktree.Git(ctx, top, "worktree", "add", "-b", wt.Branch, wt.Dir, base); err != nil {
-				return nil, err
-			}
-			for _, m := range merges {
-				if err := worktree.MergeDependency(ctx, &wt, m); err != nil {
-					return &wt, err
-				}
+	// A branch there from an earlier run (a retry, a prune) is gone on from; a new one starts
+	// from the task's base, with its other dependencies merged in.
+	base, merges := baseOf(f, t, head)
+	if fresh, err := wt.Add(ctx, base); err != nil {
+		return nil, err
+	} else if fresh {
+		for _, m := range merges {
+			if err := worktree.MergeDependency(ctx, &wt, m); err != nil {
+				return &wt, err
 			}
 		}
 	}
@@ -138,16 +125,7 @@ func finishWorktree(ctx context.Context, f *Fleet, t *Task, wt *Worktree) {
 }
 
 // branchLine is a task's branch and diff stat, for its report.
-func branchLine(wt *Worktree) string {
-	if wt == nil {
-		return ""
-	}
-	stat := wt.DiffStat
-	if stat == "" {
-		stat = "no changes"
-	}
-	return fmt.Sprintf("Branch: %s (worktree %s)\n%s", wt.Branch, wt.Dir, stat)
-}
+func branchLine(wt *Worktree) string { return worktree.BranchLine(wt) }
 
 // Prune removes the worktrees of a fleet's tasks; their branches, with the work committed,
 // stay. It is refused while a task of the fleet runs.

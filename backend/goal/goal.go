@@ -140,6 +140,8 @@ type Spec struct {
 	Skills  []string `json:"skills,omitempty"`
 	// Worktree is the goal's own git worktree and branch (`goal run --worktree`), nil
 	// without: it works there, and its branch is reviewed and landed like a fleet task's.
+	// Start makes it for a spec that has one, of any content (a goal run again keeps asking
+	// for one; its dirs are found in the person's checkout again): see worktree.go.
 	Worktree *worktree.Worktree `json:"worktree,omitempty"`
 }
 

@@ -68,6 +68,9 @@ func (r *run) prepare(conv []llm.Message, stored int) error {
 		return err
 	}
 	r.model, r.critic, r.crit = model, critic, crit
+	if err := r.reAddWorktree(); err != nil {
+		return err
+	}
 	if conv != nil && g.State.Steps > 0 {
 		// A resumed goal names its steps in stubs and cuts as before.
 		if steps, err := s.repo.GoalSteps(r.ctx, g.ID, 0, g.State.Steps); err == nil {

@@ -540,7 +540,11 @@ func (r *run) commit() {
 func (r *run) finish(status Status, report string) {
 	r.stopClock()
 	now := time.Now().UTC()
-	r.g.Status, r.g.Report = status, report
+	r.g.Status = status
+	if status.Finished() {
+		report = endWorktree(&r.g, report)
+	}
+	r.g.Report = report
 	if status != StatusInterrupted {
 		r.g.EndedAt = &now
 	}

@@ -81,7 +81,7 @@ func (sc *schedState) notify() {
 // Start validates a goal, stores it as pending and queues it. Every mistake in the spec is
 // refused here, naming the field, rather than discovered when the agent claims success.
 func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
-	spec, err := s.validate(ctx, spec)
+	spec, err := s.validate(ctx, outOfWorktree(spec))
 	if err != nil {
 		return Goal{}, err
 	}
@@ -98,7 +98,15 @@ func (s *Service) Start(ctx context.Context, spec Spec) (Goal, error) {
 	}
 	now := time.Now().UTC()
 	g := Goal{ID: agent.NewID("goal-"), Spec: spec, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	if spec.Worktree != nil {
+		if g.Spec, err = intoWorktree(ctx, g.ID, spec); err != nil {
+			return Goal{}, err
+		}
+	}
 	if err := s.save(ctx, g, Event{Type: EventStatus, Data: mustJSON(map[string]any{"status": StatusPending})}); err != nil {
+		if g.Spec.Worktree != nil {
+			removeWorktree(context.WithoutCancel(ctx), *g.Spec.Worktree)
+		}
 		return Goal{}, err
 	}
 	s.mu.Lock()

@@ -256,6 +256,11 @@ func (s *Service) validate(ctx context.Context, spec Spec) (Spec, error) {
 			return spec, &FieldError{"dependsOn", fmt.Sprintf("no goal %q to wait for", dep)}
 		}
 	}
+	if spec.Worktree != nil {
+		if _, _, err := worktreeRepo(ctx, spec); err != nil {
+			return spec, err
+		}
+	}
 	return spec, nil
 }
 
@@ -353,7 +358,8 @@ func (s *Service) Abort(ctx context.Context, id string) error {
 	s.queue = slices.DeleteFunc(s.queue, func(q string) bool { return q == id })
 	s.mu.Unlock()
 	now := time.Now().UTC()
-	g.Status, g.Report, g.EndedAt = StatusAborted, "Aborted by the user.", &now
+	g.Status, g.EndedAt = StatusAborted, &now
+	g.Report = endWorktree(&g, "Aborted by the user.")
 	return s.save(ctx, g, Event{Type: EventEnded, Data: mustJSON(map[string]any{"status": g.Status, "report": g.Report})})
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -44,6 +45,13 @@ type Worktree struct {
 	DiffStat  string `json:"diffStat,omitempty"` // git diff --stat base...branch
 	SetupDone bool   `json:"setupDone,omitempty"`
 	Pruned    bool   `json:"pruned,omitempty"` // the worktree was removed; the branch stays
+	// PortBase and PortCount are the work's own range of TCP ports (PORT is PortBase), so
+	// two pieces of work can run the same dev server at once; 0 without (see ports.go).
+	PortBase  int `json:"portBase,omitempty"`
+	PortCount int `json:"portCount,omitempty"`
+	// Scratch is the work's own dir for temporary files and caches (TMPDIR and XDG_CACHE_HOME
+	// point inside it), next to its worktree; removed with it.
+	Scratch string `json:"scratch,omitempty"`
 }
 
 // gitIdentity signs the commits the app makes of a task's or goal's work.
@@ -79,6 +87,53 @@ func RepoHead(ctx context.Context, dir string) (top, head string, err error) {
 	return top, head, nil
 }
 
+// Subdir is where dir lies in the repository whose top-level dir is top ("." for top itself,
+// or when dir is not inside it), so the same place can be found in a worktree of it.
+func Subdir(top, dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel = "."
+	}
+	return rel, nil
+}
+
+// Branch is the branch checked out in the repository at dir, "" for a detached HEAD: where
+// work made from its HEAD lands.
+func Branch(ctx context.Context, dir string) string {
+	br, err := Git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return br
+}
+
+// Add makes sure the worktree's dir is there: it is made again from the branch when the
+// branch is already there (a retry, a run after its worktree was removed), else a new branch
+// is made from base (and Base set to it); fresh reports the latter.
+func (wt *Worktree) Add(ctx context.Context, base string) (fresh bool, err error) {
+	if _, err := os.Stat(wt.Dir); err == nil {
+		return false, nil
+	}
+	Git(ctx, wt.Repo, "worktree", "prune") // Best effort: forget worktrees whose dirs are gone.
+	if _, err := Git(ctx, wt.Repo, "rev-parse", "--verify", "refs/heads/"+wt.Branch); err == nil {
+		if _, err := Git(ctx, wt.Repo, "worktree", "add", wt.Dir, wt.Branch); err != nil {
+			return false, err
+		}
+		wt.Pruned = false
+		return false, nil
+	}
+	wt.Base = base
+	if _, err := Git(ctx, wt.Repo, "worktree", "add", "-b", wt.Branch, wt.Dir, base); err != nil {
+		return false, err
+	}
+	wt.Pruned = false
+	return true, nil
+}
+
 // MergeDependency merges the branch of a further piece of work this one depends on (a
 // fan-in task's other dependencies) into its worktree. A conflict is reported naming its files, and the merge is aborted: the worktree
 // is never left half-merged.
@@ -96,6 +151,18 @@ func MergeDependency(ctx context.Context, wt *Worktree, branch string) error {
 			branch, wt.Branch, strings.Join(strings.Fields(files), ", "))
 	}
 	return fmt.Errorf("merging the work of the tasks it depends on (branch %s) into %s failed, and was aborted: %v", branch, wt.Branch, err)
+}
+
+// BranchLine is a piece of work's branch and diff stat, for its report ("" without one).
+func BranchLine(wt *Worktree) string {
+	if wt == nil {
+		return ""
+	}
+	stat := wt.DiffStat
+	if stat == "" {
+		stat = "no changes"
+	}
+	return fmt.Sprintf("Branch: %s (worktree %s)\n%s", wt.Branch, wt.Dir, stat)
 }
 
 // Finish commits what the work left in the worktree on its branch, with message (so nothing
