@@ -89,8 +89,10 @@ func StoreGoals(s StoredGoals) Goals { return storeGoals{s} }
 
 type storeFleets struct{ s StoredFleets }
 
-func (f storeFleets) Get(ctx context.Context, id string) (fleet.Fleet, error) { return f.s.Fleet(ctx, id) }
-func (f storeFleets) List(ctx context.Context) ([]fleet.Fleet, error)         { return f.s.ListFleets(ctx) }
+func (f storeFleets) Get(ctx context.Context, id string) (fleet.Fleet, error) {
+	return f.s.Fleet(ctx, id)
+}
+func (f storeFleets) List(ctx context.Context) ([]fleet.Fleet, error) { return f.s.ListFleets(ctx) }
 
 type storeGoals struct{ s StoredGoals }
 
