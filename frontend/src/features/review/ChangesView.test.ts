@@ -1,0 +1,259 @@
+// @vitest-environment jsdom
+// The Changes view over the real call table (HttpBackend's ReviewCalls) and a fake server that
+// answers the review calls from memory, with a diff git wrote (testdata/changes.patch).
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChangedFile, ReviewApi, ReviewComment } from '../../lib/api';
+import { HttpBackend } from '../../lib/api/http';
+import ChangesView from './ChangesView.svelte';
+import patch from './testdata/changes.patch?raw';
+
+const REF = 'fleet-1/build';
+
+const FILES: ChangedFile[] = [
+  { path: 'greet.go', status: 'modified', added: 2, removed: 1 },
+  { path: 'notes.md', status: 'added', added: 2, removed: 0 },
+  { path: 'old.txt', status: 'deleted', added: 0, removed: 1 },
+];
+
+/** One file's part of the patch, as GetChanges with `file` answers. */
+function filePart(file: string): string {
+  const parts = patch.split(/(?=^diff --git )/m);
+  return parts.find((p) => p.startsWith(`diff --git a/${file} `)) ?? '';
+}
+
+type Handler = (args: Record<string, unknown>) => unknown;
+
+/** A server holding the review's comments; `over` replaces a call's answer (a throw refuses it). */
+function server(over: Record<string, Handler> = {}) {
+  const sent: [string, Record<string, unknown>][] = [];
+  let comments: ReviewComment[] = [];
+  let n = 0;
+  const calls: Record<string, Handler> = {
+    GetChanges: (a) => ({
+      ref: a.ref,
+      kind: 'task',
+      branch: 'fleet/fleet-1/build',
+      base: 'ba47f32c0ffee',
+      target: 'main',
+      tip: 'a77ca87beef00',
+      files: FILES,
+      patch: a.file ? filePart(String(a.file)) : patch,
+      offset: 0,
+      nextOffset: 0,
+      truncated: false,
+    }),
+    ListReviewComments: () => ({ comments }),
+    AddReviewComment: (a) => {
+      const c = { id: `c${++n}`, ref: a.ref, file: a.file, line: a.line, side: a.side, body: a.body, createdAt: '2026-11-27T10:00:00Z' } as ReviewComment;
+      comments = [...comments, c];
+      return c;
+    },
+    DeleteReviewComment: (a) => {
+      comments = comments.filter((c) => c.id !== a.id);
+      return undefined;
+    },
+    SendReview: () => {
+      comments = comments.map((c) => ({ ...c, sentAt: '2026-11-27T10:01:00Z' }));
+      return { reopened: true, feedback: 'greet.go:4: say hello to whom?' };
+    },
+    GetLandPrefs: () => ({ repo: '/src/app', strategy: 'merge', check: 'go test ./...', onRefuse: 'agent' }),
+    Land: (a) => ({
+      outcomes: [{ ref: a.ref, taskId: 'build', status: 'refused', detail: 'CONFLICT (content): Merge conflict in greet.go\n<<<<<<< main', sentBack: true }],
+    }),
+    ...over,
+  };
+  const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
+    const name = String(url).slice('/api/rpc/'.length);
+    const args = init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : {};
+    sent.push([name, args]);
+    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+    const handler = calls[name];
+    if (!handler) return json(404, { error: `${name} is not a call of the table` });
+    try {
+      const body = handler(args);
+      return body === undefined ? new Response(null, { status: 204 }) : json(200, body);
+    } catch (err) {
+      return json(400, { error: (err as Error).message });
+    }
+  });
+  const storage = new Map<string, string>([
+    ['clusterspace.tokens', JSON.stringify({ accessToken: 'a', refreshToken: 'r', expiresAt: Date.now() + 60_000 })],
+  ]);
+  const backend = new HttpBackend({
+    fetch: fetch as unknown as typeof globalThis.fetch,
+    storage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v), removeItem: (k) => void storage.delete(k) },
+    openSocket: () => ({ close() {}, send() {} }) as never,
+  });
+  const named = (name: string) => sent.filter(([n]) => n === name).map(([, a]) => a);
+  return { api: backend.review as ReviewApi, sent, named };
+}
+
+/** The line-number button of a line in the drawn diff. */
+function lineNumber(file: string, side: 'new' | 'old', line: number): HTMLButtonElement {
+  const b = document.querySelector<HTMLButtonElement>(`button[data-line-key="${side}:${line}:${file}"]`);
+  if (!b) throw new Error(`no line number for ${side}:${line}:${file}`);
+  return b;
+}
+
+afterEach(() => localStorage.clear());
+
+describe('ChangesView', () => {
+  it("lists the branch's files with their status and lines, and draws the diff unified, then side by side (remembered)", async () => {
+    const { api } = server();
+    const view = render(ChangesView, { api, ref: REF });
+    await waitFor(() => expect(screen.getAllByTestId('changes-file')).toHaveLength(3));
+    const rows = screen.getAllByTestId('changes-file');
+    expect(rows.map((r) => `${r.dataset.path}:${r.dataset.status}`)).toEqual(['greet.go:modified', 'notes.md:added', 'old.txt:deleted']);
+    expect(rows[0].textContent).toContain('+2');
+    expect(rows[0].textContent).toContain('−1');
+    expect(screen.getByTestId('changes-branch').textContent).toContain('fleet/fleet-1/build');
+    expect(screen.getByTestId('changes-branch').textContent).toContain('main');
+
+    const diff = screen.getByTestId('diff');
+    await waitFor(() => expect(diff.querySelectorAll('.d2h-file-wrapper')).toHaveLength(3));
+    expect(diff.dataset.format).toBe('line-by-line');
+    expect(diff.textContent).toContain('greet says hello to the person.');
+    // Highlighted as Go: highlight.js coloured the keywords.
+    expect(diff.querySelector('.d2h-file-wrapper[data-file="greet.go"] .hljs-keyword')).not.toBeNull();
+    // Every line of every file is a button; a deleted file's lines are on the old side.
+    expect(lineNumber('greet.go', 'new', 4).tagName).toBe('BUTTON');
+    expect(lineNumber('old.txt', 'old', 1).getAttribute('aria-label')).toBe('Comment on line 1 (old) of old.txt');
+
+    await fireEvent.click(screen.getByTestId('changes-split'));
+    expect(diff.dataset.format).toBe('side-by-side');
+    expect(diff.querySelectorAll('.d2h-file-side-diff').length).toBeGreaterThan(0);
+    expect(screen.getByTestId('changes-split').getAttribute('aria-pressed')).toBe('true');
+    expect(lineNumber('greet.go', 'old', 3)).toBeTruthy();
+    view.unmount();
+
+    // The choice outlives the view.
+    render(ChangesView, { api, ref: REF });
+    await waitFor(() => expect(screen.getByTestId('diff').dataset.format).toBe('side-by-side'));
+  });
+
+  it('opens a comment box under a clicked line, saves it as pending, and sends the pending comments to the agent', async () => {
+    const { api, named } = server();
+    render(ChangesView, { api, ref: REF });
+    await waitFor(() => lineNumber('greet.go', 'new', 4));
+
+    await fireEvent.click(lineNumber('greet.go', 'new', 4));
+    const box = await screen.findByTestId('line-comment-box');
+    // The box is in a row right under its line.
+    const row = box.closest('tr')!;
+    expect(row.previousElementSibling).toBe(lineNumber('greet.go', 'new', 4).closest('tr'));
+    const text = within(box).getByTestId('line-comment-box-text') as HTMLTextAreaElement;
+    expect(document.activeElement).toBe(text);
+    await fireEvent.input(text, { target: { value: 'Say hello to whom?' } });
+    await fireEvent.click(within(box).getByTestId('line-comment-box-save'));
+
+    await waitFor(() => expect(screen.queryByTestId('line-comment-box')).toBeNull());
+    expect(named('AddReviewComment')).toEqual([{ ref: REF, file: 'greet.go', line: 4, side: 'new', body: 'Say hello to whom?' }]);
+    // Shown under its line, pending, and in the pending list; focus is back on the line number.
+    expect(screen.getByTestId('line-comment').textContent).toContain('Say hello to whom?');
+    expect(screen.getByTestId('line-comment').dataset.sent).toBe('false');
+    expect(document.activeElement).toBe(lineNumber('greet.go', 'new', 4));
+    expect(screen.getAllByTestId('pending-comment').map((c) => c.textContent)).toEqual([expect.stringContaining('greet.go:4')]);
+
+    // One on the whole change too.
+    const whole = screen.getByTestId('whole-comment-box');
+    await fireEvent.input(within(whole).getByTestId('whole-comment-box-text'), { target: { value: 'Add a test.' } });
+    await fireEvent.click(within(whole).getByTestId('whole-comment-box-save'));
+    await waitFor(() => expect(screen.getAllByTestId('pending-comment')).toHaveLength(2));
+    expect(named('AddReviewComment')[1]).toEqual({ ref: REF, file: '', line: 0, side: 'new', body: 'Add a test.' });
+    expect(screen.getByTestId('review-send').textContent).toContain('Send to agent (2)');
+
+    await fireEvent.input(screen.getByTestId('review-note'), { target: { value: 'Close, but not yet.' } });
+    await fireEvent.click(screen.getByTestId('review-send'));
+    await waitFor(() => expect(screen.getByTestId('review-sent').textContent).toContain('reopened'));
+    expect(named('SendReview')).toEqual([{ ref: REF, note: 'Close, but not yet.' }]);
+    // Sent: nothing pending any more, and the line's comment says so.
+    expect(screen.queryAllByTestId('pending-comment')).toHaveLength(0);
+    expect(screen.getByTestId('review-send').textContent).toContain('Send to agent (0)');
+    expect(screen.getByTestId('line-comment').dataset.sent).toBe('true');
+  });
+
+  it('deletes a pending comment, and shows a refused comment’s error inline', async () => {
+    let refuse = true;
+    const { api, named } = server({
+      AddReviewComment: (a) => {
+        if (refuse) throw new Error('line: greet.go has no line 99 on the new side: comment on a line the diff shows');
+        return { id: 'c1', ref: a.ref, file: a.file, line: a.line, side: a.side, body: a.body, createdAt: '' };
+      },
+    });
+    render(ChangesView, { api, ref: REF });
+    await waitFor(() => lineNumber('greet.go', 'new', 1));
+    await fireEvent.click(lineNumber('greet.go', 'new', 1));
+    const box = await screen.findByTestId('line-comment-box');
+    await fireEvent.input(within(box).getByTestId('line-comment-box-text'), { target: { value: 'Why?' } });
+    await fireEvent.click(within(box).getByTestId('line-comment-box-save'));
+    await waitFor(() => expect(within(box).getByTestId('line-comment-box-error').textContent).toContain('has no line 99'));
+    // The text stays for another try.
+    expect((within(box).getByTestId('line-comment-box-text') as HTMLTextAreaElement).value).toBe('Why?');
+
+    refuse = false;
+    await fireEvent.click(within(box).getByTestId('line-comment-box-save'));
+    await waitFor(() => expect(screen.getAllByTestId('pending-comment')).toHaveLength(1));
+    await fireEvent.click(screen.getByTestId('pending-delete'));
+    await waitFor(() => expect(screen.queryAllByTestId('pending-comment')).toHaveLength(0));
+    expect(named('DeleteReviewComment')).toEqual([{ id: 'c1' }]);
+    expect(screen.queryByTestId('line-comment')).toBeNull();
+  });
+
+  it("shows one file's diff alone, and says when it was cut short", async () => {
+    const { api, named } = server({
+      GetChanges: (a) => ({ ref: a.ref, kind: 'task', branch: 'b', base: 'x', files: FILES, patch: a.file ? filePart(String(a.file)) : patch, offset: 0, nextOffset: a.file ? 0 : 3, truncated: !!a.file }),
+    });
+    render(ChangesView, { api, ref: REF });
+    await waitFor(() => expect(screen.getByTestId('changes-more')).toBeTruthy());
+    expect(screen.queryByTestId('changes-truncated')).toBeNull();
+    await fireEvent.click(screen.getAllByTestId('changes-file')[1]);
+    await waitFor(() => expect(screen.getByTestId('diff').querySelectorAll('.d2h-file-wrapper')).toHaveLength(1));
+    expect(screen.getByTestId('diff').textContent).toContain('Say hello.');
+    expect(screen.getByTestId('changes-truncated').textContent).toContain('notes.md is too large');
+    expect(named('GetChanges').at(-1)).toEqual({ ref: REF, file: 'notes.md' });
+
+    // Back to all files; the next page is asked for from where the first ended.
+    await fireEvent.click(screen.getByTestId('changes-all'));
+    await fireEvent.click(screen.getByTestId('changes-more'));
+    await waitFor(() => expect(named('GetChanges').at(-1)).toEqual({ ref: REF, offset: 3 }));
+  });
+
+  it('lands with the remembered strategy and shows a refusal’s detail and that the agent has it back', async () => {
+    const { api, named } = server();
+    render(ChangesView, { api, ref: REF });
+    const merge = (await screen.findByTestId('land-merge')) as HTMLInputElement;
+    await waitFor(() => expect(merge.checked).toBe(true));
+    expect(screen.getByTestId('land').textContent).toContain('go test ./...');
+    await fireEvent.click(screen.getByTestId('land-button'));
+    const outcome = await screen.findByTestId('land-outcome');
+    expect(named('Land')).toEqual([{ ref: REF, strategy: 'merge', onRefuse: 'agent' }]);
+    expect(outcome.dataset.status).toBe('refused');
+    expect(within(outcome).getByTestId('land-detail').tagName).toBe('PRE');
+    expect(within(outcome).getByTestId('land-detail').textContent).toContain('Merge conflict in greet.go');
+    expect(within(outcome).getByTestId('land-sent-back').textContent).toContain('Sent back to its agent');
+  });
+
+  it('lands as rebase when picked, and shows the landed commit', async () => {
+    const { api, named } = server({
+      Land: (a) => ({ outcomes: [{ ref: a.ref, taskId: 'build', status: 'landed', commit: '0123456789abcdef0123' }] }),
+    });
+    render(ChangesView, { api, ref: REF });
+    await waitFor(() => expect((screen.getByTestId('land-merge') as HTMLInputElement).checked).toBe(true));
+    await fireEvent.click(screen.getByTestId('land-rebase'));
+    await fireEvent.click(screen.getByTestId('land-refuse-person'));
+    await fireEvent.click(screen.getByTestId('land-button'));
+    expect((await screen.findByTestId('land-commit')).textContent).toBe('0123456789ab');
+    expect(named('Land')).toEqual([{ ref: REF, strategy: 'rebase', onRefuse: 'person' }]);
+  });
+
+  it('shows a failed read of the changes inline', async () => {
+    const { api } = server({
+      GetChanges: () => {
+        throw new Error('ref: no task "nope" in fleet fleet-1: give FLEET_ID/TASK_ID of a task with a worktree');
+      },
+    });
+    render(ChangesView, { api, ref: 'fleet-1/nope' });
+    expect((await screen.findByTestId('changes-error')).textContent).toContain('no task "nope"');
+  });
+});
