@@ -54,8 +54,12 @@ func (e *Engine) hiddenFromGoals() []string {
 // the hidden dirs unreadable, and below network_get no network; from network_get on, the
 // network only through the goal's egress proxy.
 func (e *Engine) goalSandbox(g goal.Goal) (terminal.Sandbox, error) {
+	scratch := g.Spec.Settings.ScratchDir
+	if scratch == "" {
+		scratch = e.goalScratch(g.ID)
+	}
 	sb := terminal.Sandbox{WritableDirs: []string{g.Spec.Policy.SandboxDir}, HiddenDirs: e.hiddenFromGoals(),
-		NoNetwork: g.Spec.Policy.Ceiling < tools.NetworkGet, Scratch: e.goalScratch(g.ID)}
+		NoNetwork: g.Spec.Policy.Ceiling < tools.NetworkGet, Scratch: scratch}
 	if !sb.NoNetwork {
 		p, err := e.goalProxy(g)
 		if err != nil {
@@ -134,17 +138,26 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	if notices, ok, err := e.fleetSSHTerminal(ctx, g); ok {
 		return notices, err
 	}
-	dir := g.Spec.Policy.SandboxDir
-	if dir == "" {
+	dir, env := g.Spec.Policy.SandboxDir, g.Spec.Settings.Env
+	if dir == "" && len(env) == 0 {
 		// No sandbox: the pane just needs a shell, in the goal's working dir.
 		_, err := e.Terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
 		return nil, err
+	}
+	if dir == "" {
+		// An environment of its own (a fleet task's PORT and scratch dirs), which a shell
+		// already in the pane lacks: a fresh tab, in the goal's working dir.
+		tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir, Env: env})
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.Terminals.SetActive(g.Spec.PaneID, tab.TabID)
 	}
 	sb, err := e.goalSandbox(g)
 	if err != nil {
 		return nil, fmt.Errorf("the goal was not started: its sandbox could not be made (%w)", err)
 	}
-	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir, Sandbox: &sb})
+	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir, Sandbox: &sb, Env: env})
 	if err != nil {
 		return nil, fmt.Errorf("the goal was not started: its terminal could not be confined to %s (%w)", dir, err)
 	}

@@ -11,7 +11,8 @@ import (
 // File is the fleet as a file: its name, cap and tasks as they were given (what the tasks
 // have done since is not part of it).
 func (f Fleet) File() File {
-	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency, Isolation: f.Spec.Isolation, Setup: f.Spec.Setup}
+	file := File{Name: f.Name, Concurrency: f.Spec.Concurrency, Isolation: f.Spec.Isolation, Setup: f.Spec.Setup,
+		Copy: f.Spec.Copy}
 	if f.Spec.LandCheck != "" || f.Spec.LandStrategy != "" {
 		file.Land = &LandSpec{Check: f.Spec.LandCheck, Strategy: f.Spec.LandStrategy}
 	}
@@ -35,6 +36,9 @@ func Format(file File) ([]byte, error) {
 	}
 	if file.Setup != "" {
 		doc = append(doc, yaml.MapItem{Key: "setup", Value: file.Setup})
+	}
+	if len(file.Copy) > 0 {
+		doc = append(doc, yaml.MapItem{Key: "copy", Value: file.Copy})
 	}
 	if l := file.Land; l != nil && (l.Check != "" || l.Strategy != "") {
 		var m yaml.MapSlice

@@ -67,6 +67,9 @@ type File struct {
 	Isolation string `json:"isolation,omitempty"`
 	// Setup is a shell command run in each new worktree before its task starts (npm ci…).
 	Setup string `json:"setup,omitempty"`
+	// Copy lists untracked files and dirs of the person's checkout (.env), relative to the
+	// repository's top-level dir, copied into each new worktree before setup runs.
+	Copy []string `json:"copy,omitempty"`
 	// Land is how the tasks' work lands on the target branch (`land:`), nil for the
 	// repository's remembered choice.
 	Land  *LandSpec  `json:"land,omitempty"`
@@ -152,7 +155,7 @@ func (e *FieldError) Error() string {
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-var fileKeys = []string{"name", "concurrency", "isolation", "setup", "land", "tasks"}
+var fileKeys = []string{"name", "concurrency", "isolation", "setup", "copy", "land", "tasks"}
 
 var taskKeys = append([]string{"id", "goal", "pane", "role", "persona", "template", "priority", "depends_on", "isolation", "ssh"}, criterion.Keys...)
 
@@ -225,15 +228,21 @@ func parse(data []byte) (File, error) {
 	if f.Land, err = parseLand(raw["land"]); err != nil {
 		return File{}, err
 	}
-	if f.Setup != "" && f.Isolation != IsolationWorktree {
+	if f.Copy, err = parseCopy(data, raw["copy"]); err != nil {
+		return File{}, err
+	}
+	if (f.Setup != "" || f.Copy != nil) && f.Isolation != IsolationWorktree {
 		isolated := false
 		for _, item := range asList(raw["tasks"]) {
 			if m, ok := item.(map[string]any); ok && m["isolation"] == IsolationWorktree {
 				isolated = true
 			}
 		}
-		if !isolated {
+		if !isolated && f.Setup != "" {
 			return File{}, &FieldError{Field: "setup", Msg: "runs in each new worktree, and no task has isolation: worktree; add it or remove setup"}
+		}
+		if !isolated {
+			return File{}, &FieldError{Field: "copy", Msg: "copies files into each new worktree, and no task has isolation: worktree; add it or remove copy"}
 		}
 	}
 	list, ok := raw["tasks"].([]any)

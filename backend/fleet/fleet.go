@@ -54,6 +54,8 @@ type Spec struct {
 	// setting wins. Setup runs in each new worktree before its task starts (`setup:`).
 	Isolation string `json:"isolation,omitempty"`
 	Setup     string `json:"setup,omitempty"`
+	// Copy lists the person's untracked files copied into each new worktree (`copy:`).
+	Copy []string `json:"copy,omitempty"`
 	// Base is the commit the fleet's isolated tasks branch from: the repository's HEAD when
 	// the fleet was created ("" without isolation).
 	Base string `json:"base,omitempty"`

@@ -92,7 +92,7 @@ func (s *Service) submitReady(l *live) {
 			if _, busy := s.preparing[f.ID+"/"+t.ID]; busy {
 				continue
 			}
-			if isolated(f, t) && !worktreeReady(f, t) {
+			if isolated(f, t) && !s.worktreeReady(f, t) {
 				if depsCompleted(f, t) && s.preparations(f.ID) < f.Spec.Concurrency {
 					s.prepare(l, t)
 				}
@@ -133,11 +133,6 @@ func depsCompleted(f *Fleet, t *Task) bool {
 		}
 	}
 	return true
-}
-
-func worktreeReady(f *Fleet, t *Task) bool {
-	wt := t.Worktree
-	return wt != nil && !wt.Pruned && dirExists(wt.Dir) && (wt.SetupDone || f.Spec.Setup == "")
 }
 
 // preparations counts the fleet's worktrees being prepared. Called with s.mu held.
@@ -184,7 +179,7 @@ func (s *Service) prepare(l *live, t *Task) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		wt, err := prepareWorktree(ctx, &snap, &task, spec)
+		wt, err := s.prepareWorktree(ctx, &snap, &task, spec)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		delete(s.preparing, key)
@@ -394,6 +389,7 @@ func (s *Service) briefing(ctx context.Context, g goal.Goal) string {
 	}
 	if wt := t.Worktree; wt != nil {
 		fmt.Fprintf(&b, "You work in your own git worktree, %s, on branch %s: other tasks of the fleet work in their own, so edit freely here. The fleet commits what you leave there when your task ends.\n\n", wt.WorkDir, wt.Branch)
+		b.WriteString(runEnvLine(wt))
 	}
 	return strings.TrimSpace(b.String())
 }

@@ -66,6 +66,8 @@ type Service struct {
 	// that reason rather than aborted.
 	failedBy map[string]string
 	stats    schedStats
+	// ports hands each isolated task its range of ports (runenv.go).
+	ports worktree.Ports
 	// recorded is closed (and replaced) whenever a task's end is recorded (awaitRecorded).
 	recorded chan struct{}
 
@@ -176,6 +178,11 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 	}
 	now := time.Now().UTC()
 	spec.Isolation, spec.Setup = file.Isolation, file.Setup
+	copies, err := checkCopy(file.Copy)
+	if err != nil {
+		return Fleet{}, err
+	}
+	spec.Copy = copies
 	if file.Land != nil {
 		spec.LandCheck, spec.LandStrategy = file.Land.Check, file.Land.Strategy
 	}
@@ -283,6 +290,7 @@ func (s *Service) goalSpec(f *Fleet, t *Task, handoff string) goal.Spec {
 			spec.Policy.SandboxDir = wt.WorkDir
 		}
 		spec.Settings.WorkDir = wt.WorkDir
+		withWorktreeEnv(&spec, wt)
 	}
 	return spec
 }

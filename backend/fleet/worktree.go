@@ -40,7 +40,7 @@ func repoDirOf(spec goal.Spec) string {
 
 // prepareWorktree gives a task its worktree (made, or the one it had) and runs the fleet's
 // setup there once. Runs without s.mu: git and setup take time.
-func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*Worktree, error) {
+func (s *Service) prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*Worktree, error) {
 	repoDir := repoDirOf(spec)
 	top, head, err := worktree.RepoHead(ctx, repoDir)
 	if err != nil {
@@ -82,6 +82,9 @@ func prepareWorktree(ctx context.Context, f *Fleet, t *Task, spec goal.Spec) (*W
 		}
 	}
 	wt.WorkDir = filepath.Join(wt.Dir, rel)
+	if err := s.giveRunEnv(ctx, f, t, &wt); err != nil {
+		return &wt, err
+	}
 	if f.Spec.Setup != "" && !wt.SetupDone {
 		if err := worktree.RunSetup(ctx, wt, f.Spec.Setup); err != nil {
 			return &wt, err
@@ -160,6 +163,9 @@ func (s *Service) Prune(ctx context.Context, id string) (Fleet, error) {
 				errs = append(errs, fmt.Errorf("task %s: %w", f.Tasks[i].ID, err))
 				continue
 			}
+		}
+		if err := s.releaseRunEnv(f.ID, f.Tasks[i].ID, wt); err != nil {
+			errs = append(errs, fmt.Errorf("task %s: %w", f.Tasks[i].ID, err))
 		}
 		// Best effort: the fleet's dir goes when its last worktree did.
 		os.Remove(filepath.Dir(wt.Dir))

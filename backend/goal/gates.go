@@ -18,7 +18,8 @@ const criticTimeout = 2 * time.Minute
 // A check the model wrote runs inside a confined goal's sandbox, like everything else it does.
 func (r *run) evidence(rationale string) criterion.Evidence {
 	ev := criterion.Evidence{Goal: r.g.Spec.Goal, Rationale: rationale, Steps: r.recentSummaries(evidenceSteps),
-		Screenshot: r.lastImage, WorkDir: r.workDir(), CacheKey: r.g.ID}
+		Screenshot: r.lastImage, WorkDir: r.workDir(), CacheKey: r.g.ID,
+		Env: r.g.Spec.Settings.Env}
 	if r.g.Spec.Criterion.ByModel && r.policy.SandboxDir != "" {
 		g := r.g
 		ev.Confine = func(argv []string) ([]string, []string, error) {

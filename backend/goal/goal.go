@@ -86,6 +86,13 @@ type Settings struct {
 	FinalizeCritic bool     `json:"finalizeCritic,omitempty"`
 	// WorkDir is where shell criteria run when there is no sandbox (absolute).
 	WorkDir string `json:"workDir,omitempty"`
+	// Env is what the goal's shell and its criterion's commands get on top of the inherited
+	// environment, NAME=value (a fleet task's PORT and scratch dirs).
+	Env []string `json:"env,omitempty"`
+	// ScratchDir is the goal's own dir for temporary files and caches, where Env's TMPDIR
+	// points (a fleet task's, next to its worktree): a confined shell may write there. "": a
+	// confined goal gets one under the user's cache dir.
+	ScratchDir string `json:"scratchDir,omitempty"`
 	// Guard tunes the loop guard's thresholds (zero fields: the defaults).
 	Guard agent.GuardSettings `json:"guard,omitzero"`
 	// ContextWindow overrides the model's context window in tokens (0: the provider's

@@ -3,7 +3,6 @@ package worktree
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,6 +52,7 @@ func RunSetup(ctx context.Context, wt Worktree, command string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = wt.WorkDir
+	cmd.Env = append(os.Environ(), wt.Env()...) // its ports and scratch dirs, as the task's shell has them
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.ExtraFiles = []*os.File{lock} // the setup and its children hold the lock while they live
@@ -124,19 +124,16 @@ func recordSetupFiles(ctx context.Context, dir, gitDir string) error {
 	return nil
 }
 
-// SetupExcludes are pathspecs leaving out of `git add` what the worktree's setup wrote.
+// SetupExcludes are pathspecs leaving out of `git add` what the worktree's setup wrote and
+// the files copied in from the person's checkout (`copy:`).
 func SetupExcludes(ctx context.Context, wt *Worktree) []string {
 	gitDir, err := worktreeGitDir(ctx, wt.Dir)
 	if err != nil {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(gitDir, setupFilesName))
-	if errors.Is(err, os.ErrNotExist) || err != nil {
-		return nil
-	}
 	var out []string
-	for _, p := range strings.Split(string(b), "\x00") {
-		if p = strings.TrimSuffix(p, "/"); p != "" {
+	for _, name := range []string{setupFilesName, copiedFilesName} {
+		for _, p := range readList(filepath.Join(gitDir, name)) {
 			out = append(out, ":(exclude,literal,top)"+p)
 		}
 	}

@@ -61,6 +61,9 @@ type Evidence struct {
 	Screenshot *llm.Image // latest screenshot, nil if none
 	WorkDir    string     // the sandbox dir if set, else the goal's working dir (absolute)
 	CacheKey   string     // the goal's id, naming its conversation for the prompt cache
+	// Env is added to the environment the check's commands run with (the goal's own, such
+	// as a fleet task's PORT), overriding it.
+	Env []string
 	// Confine, when set, wraps a check's command line in the goal's sandbox and gives the
 	// environment it runs with (the app's keys left out). A check that must be confined and
 	// cannot be does not run: the error says why.

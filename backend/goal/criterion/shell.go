@@ -153,6 +153,12 @@ func runBash(ctx context.Context, ev Evidence, command string, timeout time.Dura
 			return bashResult{}, fmt.Errorf("the check cannot be confined to the goal's sandbox, so it was not run: %w", err)
 		}
 	}
+	if len(ev.Env) > 0 {
+		if env == nil {
+			env = os.Environ()
+		}
+		env = append(env, ev.Env...)
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return bashResult{}, err

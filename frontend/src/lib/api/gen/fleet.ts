@@ -161,6 +161,11 @@ export interface File {
    */
   setup?: string;
   /**
+   * Copy lists untracked files and dirs of the person's checkout (.env), relative to the
+   * repository's top-level dir, copied into each new worktree before setup runs.
+   */
+  copy?: string[];
+  /**
    * Land is how the tasks' work lands on the target branch (`land:`), nil for the
    * repository's remembered choice.
    */
@@ -204,6 +209,10 @@ export interface Spec {
    */
   isolation?: string;
   setup?: string;
+  /**
+   * Copy lists the person's untracked files copied into each new worktree (`copy:`).
+   */
+  copy?: string[];
   /**
    * Base is the commit the fleet's isolated tasks branch from: the repository's HEAD when
    * the fleet was created ("" without isolation).

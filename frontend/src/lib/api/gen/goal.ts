@@ -36,6 +36,17 @@ export interface Settings {
    */
   workDir?: string;
   /**
+   * Env is what the goal's shell and its criterion's commands get on top of the inherited
+   * environment, NAME=value (a fleet task's PORT and scratch dirs).
+   */
+  env?: string[];
+  /**
+   * ScratchDir is the goal's own dir for temporary files and caches, where Env's TMPDIR
+   * points (a fleet task's, next to its worktree): a confined shell may write there. "": a
+   * confined goal gets one under the user's cache dir.
+   */
+  scratchDir?: string;
+  /**
    * Guard tunes the loop guard's thresholds (zero fields: the defaults).
    */
   guard?: agent.GuardSettings;
@@ -83,6 +94,8 @@ export interface Spec {
   /**
    * Worktree is the goal's own git worktree and branch (`goal run --worktree`), nil
    * without: it works there, and its branch is reviewed and landed like a fleet task's.
+   * Start makes it for a spec that has one, of any content (a goal run again keeps asking
+   * for one; its dirs are found in the person's checkout again): see worktree.go.
    */
   worktree?: worktree.Worktree;
 }

@@ -26,4 +26,15 @@ export interface Worktree {
   diffStat?: string; // git diff --stat base...branch
   setupDone?: boolean;
   pruned?: boolean; // the worktree was removed; the branch stays
+  /**
+   * PortBase and PortCount are the work's own range of TCP ports (PORT is PortBase), so
+   * two pieces of work can run the same dev server at once; 0 without (see ports.go).
+   */
+  portBase?: number /* int */;
+  portCount?: number /* int */;
+  /**
+   * Scratch is the work's own dir for temporary files and caches (TMPDIR and XDG_CACHE_HOME
+   * point inside it), next to its worktree; removed with it.
+   */
+  scratch?: string;
 }
