@@ -1,93 +1,10 @@
 // @vitest-environment jsdom
 // The Changes view over the real call table (HttpBackend's ReviewCalls) and a fake server that
-// answers the review calls from memory, with a diff git wrote (testdata/changes.patch).
+// answers the review calls from memory (review.fixture.ts), with a diff git wrote.
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChangedFile, ReviewApi, ReviewComment } from '../../lib/api';
-import { HttpBackend } from '../../lib/api/http';
+import { afterEach, describe, expect, it } from 'vitest';
 import ChangesView from './ChangesView.svelte';
-import patch from './testdata/changes.patch?raw';
-
-const REF = 'fleet-1/build';
-
-const FILES: ChangedFile[] = [
-  { path: 'greet.go', status: 'modified', added: 2, removed: 1 },
-  { path: 'notes.md', status: 'added', added: 2, removed: 0 },
-  { path: 'old.txt', status: 'deleted', added: 0, removed: 1 },
-];
-
-/** One file's part of the patch, as GetChanges with `file` answers. */
-function filePart(file: string): string {
-  const parts = patch.split(/(?=^diff --git )/m);
-  return parts.find((p) => p.startsWith(`diff --git a/${file} `)) ?? '';
-}
-
-type Handler = (args: Record<string, unknown>) => unknown;
-
-/** A server holding the review's comments; `over` replaces a call's answer (a throw refuses it). */
-function server(over: Record<string, Handler> = {}) {
-  const sent: [string, Record<string, unknown>][] = [];
-  let comments: ReviewComment[] = [];
-  let n = 0;
-  const calls: Record<string, Handler> = {
-    GetChanges: (a) => ({
-      ref: a.ref,
-      kind: 'task',
-      branch: 'fleet/fleet-1/build',
-      base: 'ba47f32c0ffee',
-      target: 'main',
-      tip: 'a77ca87beef00',
-      files: FILES,
-      patch: a.file ? filePart(String(a.file)) : patch,
-      offset: 0,
-      nextOffset: 0,
-      truncated: false,
-    }),
-    ListReviewComments: () => ({ comments }),
-    AddReviewComment: (a) => {
-      const c = { id: `c${++n}`, ref: a.ref, file: a.file, line: a.line, side: a.side, body: a.body, createdAt: '2026-11-27T10:00:00Z' } as ReviewComment;
-      comments = [...comments, c];
-      return c;
-    },
-    DeleteReviewComment: (a) => {
-      comments = comments.filter((c) => c.id !== a.id);
-      return undefined;
-    },
-    SendReview: () => {
-      comments = comments.map((c) => ({ ...c, sentAt: '2026-11-27T10:01:00Z' }));
-      return { reopened: true, feedback: 'greet.go:4: say hello to whom?' };
-    },
-    GetLandPrefs: () => ({ repo: '/src/app', strategy: 'merge', check: 'go test ./...', onRefuse: 'agent' }),
-    Land: (a) => ({
-      outcomes: [{ ref: a.ref, taskId: 'build', status: 'refused', detail: 'CONFLICT (content): Merge conflict in greet.go\n<<<<<<< main', sentBack: true }],
-    }),
-    ...over,
-  };
-  const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
-    const name = String(url).slice('/api/rpc/'.length);
-    const args = init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : {};
-    sent.push([name, args]);
-    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-    const handler = calls[name];
-    if (!handler) return json(404, { error: `${name} is not a call of the table` });
-    try {
-      const body = handler(args);
-      return body === undefined ? new Response(null, { status: 204 }) : json(200, body);
-    } catch (err) {
-      return json(400, { error: (err as Error).message });
-    }
-  });
-  const storage = new Map<string, string>([
-    ['clusterspace.tokens', JSON.stringify({ accessToken: 'a', refreshToken: 'r', expiresAt: Date.now() + 60_000 })],
-  ]);
-  const backend = new HttpBackend({
-    fetch: fetch as unknown as typeof globalThis.fetch,
-    storage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v), removeItem: (k) => void storage.delete(k) },
-    openSocket: () => ({ close() {}, send() {} }) as never,
-  });
-  const named = (name: string) => sent.filter(([n]) => n === name).map(([, a]) => a);
-  return { api: backend.review as ReviewApi, sent, named };
-}
+import { FILES, filePart, patch, REF, server } from './review.fixture';
 
 /** The line-number button of a line in the drawn diff. */
 function lineNumber(file: string, side: 'new' | 'old', line: number): HTMLButtonElement {
@@ -165,7 +82,8 @@ describe('ChangesView', () => {
 
     await fireEvent.input(screen.getByTestId('review-note'), { target: { value: 'Close, but not yet.' } });
     await fireEvent.click(screen.getByTestId('review-send'));
-    await waitFor(() => expect(screen.getByTestId('review-sent').textContent).toContain('reopened'));
+    await waitFor(() => expect(screen.getByTestId('review-sent').textContent).toContain(`${REF} was reopened`));
+    expect(screen.getByTestId('review-sent-feedback').textContent).toContain('say hello to whom?');
     expect(named('SendReview')).toEqual([{ ref: REF, note: 'Close, but not yet.' }]);
     // Sent: nothing pending any more, and the line's comment says so.
     expect(screen.queryAllByTestId('pending-comment')).toHaveLength(0);
@@ -202,7 +120,18 @@ describe('ChangesView', () => {
 
   it("shows one file's diff alone, and says when it was cut short", async () => {
     const { api, named } = server({
-      GetChanges: (a) => ({ ref: a.ref, kind: 'task', branch: 'b', base: 'x', files: FILES, patch: a.file ? filePart(String(a.file)) : patch, offset: 0, nextOffset: a.file ? 0 : 3, truncated: !!a.file }),
+      GetChanges: (a) => ({
+        ref: a.ref,
+        kind: 'task',
+        branch: 'b',
+        base: 'x',
+        files: FILES,
+        patch: a.file ? filePart(String(a.file)) : patch,
+        offset: 0,
+        nextOffset: a.file ? 0 : 3,
+        truncated: !!a.file,
+        ...(a.file ? { truncatedFiles: [a.file] } : {}),
+      }),
     });
     render(ChangesView, { api, ref: REF });
     await waitFor(() => expect(screen.getByTestId('changes-more')).toBeTruthy());
@@ -210,7 +139,7 @@ describe('ChangesView', () => {
     await fireEvent.click(screen.getAllByTestId('changes-file')[1]);
     await waitFor(() => expect(screen.getByTestId('diff').querySelectorAll('.d2h-file-wrapper')).toHaveLength(1));
     expect(screen.getByTestId('diff').textContent).toContain('Say hello.');
-    expect(screen.getByTestId('changes-truncated').textContent).toContain('notes.md is too large');
+    expect(screen.getByTestId('changes-truncated').textContent).toContain('too large to show whole: notes.md');
     expect(named('GetChanges').at(-1)).toEqual({ ref: REF, file: 'notes.md' });
 
     // Back to all files; the next page is asked for from where the first ended.
@@ -232,6 +161,7 @@ describe('ChangesView', () => {
     expect(within(outcome).getByTestId('land-detail').tagName).toBe('PRE');
     expect(within(outcome).getByTestId('land-detail').textContent).toContain('Merge conflict in greet.go');
     expect(within(outcome).getByTestId('land-sent-back').textContent).toContain('Sent back to its agent');
+    expect(screen.getByTestId('land-note').textContent).toContain('checkout of main');
   });
 
   it('lands as rebase when picked, and shows the landed commit', async () => {

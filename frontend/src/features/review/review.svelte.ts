@@ -29,7 +29,8 @@ export function saveFormat(f: DiffFormat): void {
 export interface Shown {
   file: string | null;
   patch: string;
-  truncated: boolean;
+  /** The files whose patch was cut short ('' when the page does not say which). */
+  truncated: string[];
 }
 
 export class ReviewState {
@@ -38,13 +39,13 @@ export class ReviewState {
   files = $state<ChangedFile[]>([]);
   /** The patches of the pages loaded so far, in order. */
   patches = $state<string[]>([]);
-  /** Some page's patch was cut short. */
-  pagesTruncated = $state(false);
+  /** The files of the pages loaded whose patch was cut short. */
+  pagesTruncated = $state<string[]>([]);
   nextOffset = $state(0);
   /** The file picked in the list (its diff alone), or null for all loaded. */
   selected = $state<string | null>(null);
   filePatch = $state('');
-  fileTruncated = $state(false);
+  fileTruncated = $state<string[]>([]);
 
   comments = $state<ReviewComment[]>([]);
   sent = $state<SendReviewResult | null>(null);
@@ -73,7 +74,7 @@ export class ReviewState {
       this.page = page;
       this.files = page.files;
       this.patches = [page.patch];
-      this.pagesTruncated = page.truncated;
+      this.pagesTruncated = cut(page);
       this.nextOffset = page.nextOffset;
       this.comments = comments;
     });
@@ -85,7 +86,7 @@ export class ReviewState {
       const known = new Set(this.files.map((f) => f.path));
       this.files = [...this.files, ...page.files.filter((f) => !known.has(f.path))];
       this.patches = [...this.patches, page.patch];
-      this.pagesTruncated ||= page.truncated;
+      this.pagesTruncated = [...this.pagesTruncated, ...cut(page)];
       this.nextOffset = page.nextOffset;
     });
   }
@@ -95,12 +96,12 @@ export class ReviewState {
     this.selected = path;
     if (path === null) return Promise.resolve(true);
     this.filePatch = '';
-    this.fileTruncated = false;
+    this.fileTruncated = [];
     return this.loading.run(async () => {
       const page = await this.api.changes(this.ref, { file: path });
       if (this.selected !== path) return; // another file was picked meanwhile
       this.filePatch = page.patch;
-      this.fileTruncated = page.truncated;
+      this.fileTruncated = cut(page);
     });
   }
 
@@ -127,6 +128,12 @@ export class ReviewState {
       this.sent = sent;
     });
   }
+}
+
+/** The files a page cut short; a page that says it cut without naming any gives ['']. */
+function cut(page: ChangesPage): string[] {
+  if (page.truncatedFiles.length) return page.truncatedFiles;
+  return page.truncated ? [''] : [];
 }
 
 /** A comment's place, as the diff's line numbers and the comment list name it. */

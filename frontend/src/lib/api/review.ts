@@ -26,13 +26,18 @@ export interface ChangesPage {
   base: string;
   target?: string;
   tip?: string;
+  /** The worktree holds work not committed yet; the page shows the branch's commits only. */
+  uncommitted?: boolean;
+  /** What the person should know of the page (the uncommitted work, say). */
+  note?: string;
   files: ChangedFile[];
   patch: string;
   offset: number;
   /** Where the next page starts; 0 when there is none. */
   nextOffset: number;
-  /** The patch was cut short (a file too large to show whole). */
+  /** A file's patch was cut short (too large to show whole); truncatedFiles says which. */
   truncated: boolean;
+  truncatedFiles: string[];
 }
 
 export type CommentSide = 'new' | 'old';
@@ -59,7 +64,8 @@ export interface NewReviewComment {
 }
 
 export interface SendReviewResult {
-  reopened: boolean;
+  /** The work that was reopened ('' when it was not). */
+  reopened: string;
   feedback: string;
 }
 
@@ -78,6 +84,8 @@ export interface LandOutcome {
 
 export interface LandResult {
   outcomes: LandOutcome[];
+  /** What to do next: a checkout of the target left behind, a task waiting for `fleet resume`. */
+  note?: string;
 }
 
 /** The choice remembered for a repository, used when a Land names none. */
@@ -117,11 +125,14 @@ function pageOf(raw: unknown): ChangesPage {
     base: String(p.base ?? ''),
     target: p.target || undefined,
     tip: p.tip || undefined,
+    uncommitted: p.uncommitted === true,
+    note: p.note || undefined,
     files: arr<ChangedFile>(p.files),
     patch: String(p.patch ?? ''),
     offset: p.offset ?? 0,
     nextOffset: p.nextOffset ?? 0,
     truncated: p.truncated === true,
+    truncatedFiles: arr<string>(p.truncatedFiles),
   };
 }
 
@@ -149,11 +160,11 @@ export class ReviewCalls implements ReviewApi {
   }
   async send(ref: string, note: string) {
     const r = ((await this.loose('SendReview', { ref, note })) ?? {}) as Partial<SendReviewResult>;
-    return { reopened: r.reopened === true, feedback: String(r.feedback ?? '') };
+    return { reopened: typeof r.reopened === 'string' ? r.reopened : '', feedback: String(r.feedback ?? '') };
   }
   async land(ref: string, opts: LandOptions = {}) {
     const r = ((await this.loose('Land', { ref, ...opts })) ?? {}) as Partial<LandResult>;
-    return { outcomes: arr<LandOutcome>(r.outcomes) };
+    return { outcomes: arr<LandOutcome>(r.outcomes), ...(r.note ? { note: String(r.note) } : {}) };
   }
   async landPrefs(ref: string) {
     const r = ((await this.loose('GetLandPrefs', { ref })) ?? {}) as Partial<LandPrefs>;
