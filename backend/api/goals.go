@@ -10,6 +10,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/rpc"
 	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // maxStepPage bounds one page of a goal's step log.
@@ -21,8 +22,11 @@ type GoalsResult struct {
 }
 
 // StartGoalArgs is the goal to validate and queue; a refusal names the spec's field.
+// Worktree runs it in its own git worktree and branch, made from the repository its sandbox
+// (else its work dir) is in (REST: ?worktree=true).
 type StartGoalArgs struct {
-	Spec goal.Spec `json:"spec"`
+	Spec     goal.Spec `json:"spec"`
+	Worktree bool      `json:"worktree,omitempty"`
 }
 
 // GoalStepsArgs asks for up to limit steps with an index above after (limit 0 or above 500:
@@ -117,6 +121,9 @@ func addGoals(t *rpc.Table, s Services) {
 		return GoalsResult{Goals: gs}, err
 	})
 	rpc.Add(t, rpc.Method{Name: "StartGoal", Route: "POST /api/goals", Body: "spec", Status: http.StatusCreated}, func(ctx context.Context, a StartGoalArgs) (goal.Goal, error) {
+		if a.Worktree && a.Spec.Worktree == nil {
+			a.Spec.Worktree = &worktree.Worktree{} // Start makes it
+		}
 		return g.Start(ctx, a.Spec)
 	})
 	rpc.Add(t, rpc.Method{Name: "PruneGoals", Route: "POST /api/goals/prune"}, func(ctx context.Context, _ rpc.None) (PruneResult, error) {

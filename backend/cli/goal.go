@@ -25,6 +25,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
+	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // cliPane is the terminal pane a CLI goal works in.
@@ -174,6 +175,8 @@ type goalRunFlags struct {
 	runFlags
 	spec goal.Spec
 	crit criterion.Builder
+	// worktree runs the goal in its own git worktree and branch (the service makes them).
+	worktree bool
 }
 
 func goalRun(args []string, stdout, stderr io.Writer) int {
@@ -191,6 +194,7 @@ func goalRun(args []string, stdout, stderr io.Writer) int {
 	})
 	registerCriterion(fs, &f.crit)
 	f.register(fs)
+	fs.BoolVar(&f.worktree, "worktree", false, "")
 	if err := fs.Parse(args); err != nil {
 		if helpAsked(err, goalHelp["run"], stdout) {
 			return ExitOK
@@ -228,6 +232,9 @@ func (f *goalRunFlags) prepare(fs *flag.FlagSet, stdout, stderr io.Writer) (*eng
 		return nil, "", err
 	}
 	f.spec.PaneID = cliPane
+	if f.worktree {
+		f.spec.Worktree = &worktree.Worktree{}
+	}
 	eng, err := f.open("goal run", stdout, stderr, engine.WithPaneExists(cliPanes(f.spec)))
 	if err != nil {
 		return nil, "", err
@@ -543,11 +550,26 @@ func goalRead(cmd, id, dataDir string, asJSON bool, logger *slog.Logger, stdout,
 	g, err := r.Store.Goal(ctx, id)
 	return printShown(stdout, stderr, "goal show", g, err, asJSON, stale, func(g goal.Goal) {
 		fmt.Fprintf(stdout, "%s  %s  %d steps, %d tokens, $%.4f\nGOAL: %s\n", g.ID, g.Status, g.State.Steps, g.State.Usage.Total(), g.State.CostUSD, g.Spec.Goal)
+		if wt := g.Spec.Worktree; wt != nil {
+			fmt.Fprintf(stdout, "BRANCH: %s\n", branchOf(wt))
+		}
 		evs, _ := r.Store.GoalEvents(ctx, id, 0)
 		for _, e := range evs {
 			printEvent(stdout, e, false)
 		}
 	})
+}
+
+// branchOf is a goal's branch for goal show: where it works (or worked) and where it lands.
+func branchOf(wt *worktree.Worktree) string {
+	s := wt.Branch
+	if wt.Target != "" {
+		s += " (onto " + wt.Target + ")"
+	}
+	if wt.Pruned {
+		return s + ", its worktree removed"
+	}
+	return s + ", worktree " + wt.Dir
 }
 
 func truncateLine(s string, n int) string {

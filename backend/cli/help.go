@@ -66,6 +66,8 @@ const goalRunLines = `  clusterspace goal run --goal TEXT <criterion> [options]
     --critic-every N   --finalize-critic   --bounce-budget N
     --risk read_only|write_local|network_get|network_write|spends_money   (default write_local)
     --sandbox DIR   --allow-tools a,b   --deny-tools a,b   --step-protocol
+    --worktree   (work in a git worktree and branch of its own, goal/ID, made from the HEAD of the
+                  sandbox's repository; the work is committed there when the goal ends)
     --allow-local-port N   (a port on this machine the sandboxed goal may reach through its proxy; repeatable)
     --approve ask|allow|deny   --wall-clock DUR   --max-steps N   --budget-usd X   --budget-tokens N
     --context-window TOKENS   (the model's window when the provider's setting is empty and the model is not a known one)

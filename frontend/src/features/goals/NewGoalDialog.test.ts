@@ -90,4 +90,31 @@ describe('NewGoalDialog', () => {
     await fireEvent.click(screen.getByTestId('goal-start'));
     await vi.waitFor(() => expect(onstarted).toHaveBeenCalledWith('g9'));
   });
+
+  it('asks for its own worktree when the box is ticked, and puts a refusal of it under the box', async () => {
+    let fail = true;
+    const { goals, onstarted } = setup(async () => {
+      if (fail) throw new BackendError('worktree: /home/me is not in a git repository with a commit, so the goal has no branch to work on: git init it and commit once, or drop --worktree', { status: 400, field: 'worktree' });
+      return normalizeGoal({ id: 'g7' }) as Goal;
+    });
+    await type('goal-text-input', 'Ship it');
+    await fireEvent.change(screen.getByTestId('goal-pane-select'), { target: { value: 'p1' } });
+    await type('goal-check-command', 'make ship');
+    await type('goal-sandbox', '/home/me');
+    const box = screen.getByRole('checkbox', { name: 'Own git worktree and branch' }) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(box.getAttribute('aria-describedby')).toBe('ng-worktree-hint');
+    expect(document.getElementById('ng-worktree-hint')?.textContent).toContain('your checkout is left as it is');
+    await fireEvent.click(box);
+    await fireEvent.click(screen.getByTestId('goal-start'));
+    await vi.waitFor(() => expect(errorOf('worktree')).toContain('git init it and commit once'));
+    expect(goals.start).toHaveBeenCalledWith(
+      { paneId: 'p1', goal: 'Ship it', criterion: { kind: 'shell', command: 'make ship' }, policy: { risk: 'write_local', sandboxDir: '/home/me' }, settings: {} },
+      { worktree: true },
+    );
+    fail = false;
+    await fireEvent.click(screen.getByTestId('goal-start'));
+    await vi.waitFor(() => expect(onstarted).toHaveBeenCalledWith('g7'));
+    expect(goals.start).toHaveBeenLastCalledWith(expect.objectContaining({ goal: 'Ship it' }), { worktree: true });
+  });
 });

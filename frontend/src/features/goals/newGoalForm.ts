@@ -43,6 +43,8 @@ export interface GoalDraft {
   persona: string;
   /** skill ids attached up front */
   skills: string[];
+  /** run in its own git worktree and branch (sent beside the spec, not in it) */
+  worktree: boolean;
 }
 
 export const CRITERION_TABS: ReadonlyArray<{ kind: CriterionKind; label: string }> = [
@@ -84,6 +86,7 @@ export const FORM_FIELDS = [
   'settings.budgetUsd',
   'persona',
   'skill',
+  'worktree',
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
@@ -128,6 +131,7 @@ export function emptyDraft(paneId = ''): GoalDraft {
     provider: '',
     persona: '',
     skills: [],
+    worktree: false,
   };
 }
 

@@ -46,6 +46,7 @@ describe('the goal calls on both transports', () => {
     const w = web(golden);
     for (const { goals } of [d.api, w.api]) {
       await goals.start(spec);
+      await goals.start(spec, { worktree: true });
       await goals.list();
       await goals.get('goal-1');
       await goals.steps('goal-1', 3, 50);
@@ -67,6 +68,7 @@ describe('the goal calls on both transports', () => {
     }
     const want = [
       ['StartGoal', { spec }],
+      ['StartGoal', { spec, worktree: true }],
       ['ListGoals', {}],
       ['GetGoal', { id: 'goal-1' }],
       ['GoalSteps', { id: 'goal-1', after: 3, limit: 50 }],

@@ -102,11 +102,17 @@ export type ToolDefinition = Omit<tools.Definition, 'risk' | 'source'> & {
 /** Settings → Goals. 0 = no cap. */
 export type GoalDefaults = config.GoalDefaults;
 
+/** How a goal is started, besides its spec. */
+export interface StartGoalOptions {
+  /** Run it in its own git worktree and branch, made from the repository its sandbox is in. */
+  worktree?: boolean;
+}
+
 export interface GoalsApi {
   /** Every goal, newest activity first. */
   list(): Promise<Goal[]>;
   /** Validates and queues; a refusal is a BackendError whose `field` names the spec field. */
-  start(spec: GoalSpec): Promise<Goal>;
+  start(spec: GoalSpec, opts?: StartGoalOptions): Promise<Goal>;
   get(id: string): Promise<Goal>;
   /** Up to `limit` steps with index > after, in order. */
   steps(id: string, after: number, limit: number): Promise<GoalStep[]>;
@@ -153,6 +159,7 @@ export function normalizeGoal(raw: unknown): Goal {
       dependsOn: arr<string>(spec.dependsOn),
       ...(spec.persona ? { persona: String(spec.persona) } : {}),
       ...(arr<string>(spec.skills).length ? { skills: arr<string>(spec.skills) } : {}),
+      ...(spec.worktree ? { worktree: spec.worktree } : {}),
     },
     status: (g.status ?? 'pending') as GoalStatus,
     report: String(g.report ?? ''),
@@ -218,8 +225,8 @@ export class GoalsCalls implements GoalsApi {
   async list() {
     return (await this.call('ListGoals', {})).goals.map(normalizeGoal);
   }
-  async start(spec: GoalSpec) {
-    return normalizeGoal(await this.call('StartGoal', { spec }));
+  async start(spec: GoalSpec, opts?: StartGoalOptions) {
+    return normalizeGoal(await this.call('StartGoal', opts?.worktree ? { spec, worktree: true } : { spec }));
   }
   async get(id: string) {
     return normalizeGoal(await this.call('GetGoal', { id }));

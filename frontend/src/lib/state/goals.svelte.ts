@@ -6,6 +6,7 @@ import type {
   GoalApproval,
   GoalEvent,
   GoalSpec,
+  StartGoalOptions,
   ToolDefinition,
 } from '../api';
 import { errorMessage, GOAL_TOPIC, isFinished, normalizeGoalEvent } from '../api';
@@ -268,10 +269,10 @@ export class GoalStore {
   // ---- actions: each rejects with the backend's error ------------------------------------------
 
   /** Starts a goal; its events may arrive before the answer, so they are folded over it. */
-  async start(spec: GoalSpec): Promise<Goal> {
+  async start(spec: GoalSpec, opts?: StartGoalOptions): Promise<Goal> {
     let started: Goal | undefined;
     await this.tracked(async (refold) => {
-      started = await this.backend.goals.start(spec);
+      started = await this.backend.goals.start(spec, ...(opts ? [opts] : []));
       this.put(started);
       refold((e) => e.goalId === started?.id);
     });

@@ -300,9 +300,12 @@ export interface GoalsResult {
 
 /**
  * StartGoalArgs is the goal to validate and queue; a refusal names the spec's field.
+ * Worktree runs it in its own git worktree and branch, made from the repository its sandbox
+ * (else its work dir) is in (REST: ?worktree=true).
  */
 export interface StartGoalArgs {
   spec: goal.Spec;
+  worktree?: boolean;
 }
 
 /**
