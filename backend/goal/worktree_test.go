@@ -165,7 +165,9 @@ func TestGoalWorksInItsOwnWorktree(t *testing.T) {
 		t.Fatalf("the stored goal's worktree is %+v (%v), want commit %s", stored.Spec.Worktree, err, wt.Commit)
 	}
 
-	// Re-opened, it works in the same worktree, and its new work lands on its branch.
+	// Re-opened, it works in the same worktree, and its new work lands on its branch: made
+	// again from the branch when the worktree was removed meanwhile.
+	git(t, r.sandbox, "worktree", "remove", "--force", wt.Dir)
 	if err := r.svc.Reopen(context.Background(), g.ID, "also make more.txt"); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +181,9 @@ func TestGoalWorksInItsOwnWorktree(t *testing.T) {
 	}
 	if got := git(t, r.sandbox, "show", again.Branch+":more.txt"); got != "made" || strings.Count(g.Report, "Branch: ") != 1 {
 		t.Fatalf("more.txt on the branch is %q; report %q", got, g.Report)
+	}
+	if got := git(t, r.sandbox, "show", again.Branch+":made.txt"); got != "made" || again.Base != head {
+		t.Fatalf("after the re-open the branch lost made.txt (%q) or its base (%s)", got, again.Base)
 	}
 	sameFiles(t, "the person's checkout after the re-open", files(t, r.sandbox), before)
 }
