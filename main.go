@@ -66,6 +66,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Goal(args, stdout, stderr)
 	case "fleet":
 		return cli.Fleet(args, stdout, stderr)
+	case "diff":
+		return cli.Diff(args, stdout, stderr)
+	case "land":
+		return cli.Land(args, stdout, stderr)
 	case "version":
 		printVersion(stdout)
 		return cli.ExitOK

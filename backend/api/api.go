@@ -15,11 +15,13 @@ import (
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/land"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/mcp"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/recipes"
+	"github.com/clusterspace/clusterspace/backend/review"
 	"github.com/clusterspace/clusterspace/backend/rpc"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 	"github.com/clusterspace/clusterspace/backend/workspace"
@@ -37,6 +39,7 @@ type Services struct {
 	Goals      *goal.Service
 	Chat       *chat.Service
 	Fleets     *fleet.Service
+	Land       *land.Service
 	SSH        *config.SSHServers
 	Recipes    *recipes.Service
 	Logins     *logins.Service
@@ -45,6 +48,8 @@ type Services struct {
 	ConfigDir  string
 	Plugins    *plugins.Set
 	MCP        *mcp.Manager
+	// Review reads changes and keeps their comments (nil: its calls answer that it is off).
+	Review *review.Service
 	// RevealGuard checks a request to read a saved login's password (nil: none needed).
 	RevealGuard RevealGuard
 }
@@ -54,8 +59,8 @@ type Services struct {
 func ForEngine(eng *engine.Engine, version string) Services {
 	return Services{Version: version, Workspaces: eng.Workspaces, Providers: eng.Providers,
 		Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat,
-		Fleets: eng.Fleets, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Catalog: eng.Catalog,
-		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP}
+		Fleets: eng.Fleets, Land: eng.Land, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Catalog: eng.Catalog,
+		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP, Review: eng.Review}
 }
 
 // New declares every call over the services.
@@ -67,11 +72,13 @@ func New(s Services) *rpc.Table {
 	addGoals(t, s)
 	addChat(t, s)
 	addFleets(t, s)
+	addLand(t, s)
 	addAgents(t, s)
 	addCatalog(t, s)
 	addExtensions(t, s)
 	addBrowsers(t, s)
 	addRecipes(t, s)
 	addLogins(t, s)
+	addReview(t, s)
 	return t
 }

@@ -13,6 +13,8 @@ var ReferenceCommands = [][]string{
 	{"serve"},
 	{"goal"}, {"goal", "run"}, {"goal", "list"}, {"goal", "show"}, {"goal", "resume"}, {"goal", "abort"}, {"goal", "reopen"},
 	{"fleet"}, {"fleet", "run"}, {"fleet", "resume"}, {"fleet", "list"}, {"fleet", "show"}, {"fleet", "abort"}, {"fleet", "prune"},
+	{"diff"},
+	{"land"},
 }
 
 // HelpOf is what `clusterspace WORDS --help` prints. The goal and fleet commands are run
@@ -24,6 +26,10 @@ func HelpOf(words []string) (string, error) {
 		return Usage, nil
 	case len(words) == 1 && words[0] == "serve":
 		return ServeHelp, nil
+	case len(words) == 1 && words[0] == "diff":
+		return DiffHelp, nil
+	case len(words) == 1 && words[0] == "land":
+		return LandHelp, nil
 	}
 	run := map[string]func([]string, *bytes.Buffer, *bytes.Buffer) int{
 		"goal":  func(a []string, o, e *bytes.Buffer) int { return Goal(a, o, e) },

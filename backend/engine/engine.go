@@ -19,6 +19,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/land"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/logins"
@@ -27,6 +28,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/plugins"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/recipes"
+	"github.com/clusterspace/clusterspace/backend/review"
 	"github.com/clusterspace/clusterspace/backend/secrets"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -51,7 +53,12 @@ type Engine struct {
 	Panes      *panes.Service
 	Goals      *goal.Service
 	Fleets     *fleet.Service
-	Chat       *chat.Service
+	// Land lands the fleet tasks' verified work on their target branches.
+	Land *land.Service
+	// Review reads the changes of tasks and goals with branches, and sends their review
+	// comments back to the agents.
+	Review *review.Service
+	Chat   *chat.Service
 	// Recipes are the saved browser recipes; Logins the saved per-site logins (passwords in the vault).
 	Recipes *recipes.Service
 	Logins  *logins.Service
@@ -304,6 +311,10 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		return fmt.Errorf("start the fleets: %w", err)
 	}
 	e.Registry.Register(fleet.Tools(e.Fleets)...)
+	// A door that drives fleets sends refused work back to its agent at once; the CLI's
+	// `land` leaves it for `fleet resume`.
+	e.Land = land.NewService(e.Fleets, e.Store, resumesFleets[o.command])
+	e.Review = e.newReview(o)
 	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,
 		Approvals: approvals, Catalog: cat, PaneSummary: func(ctx context.Context, wsID string) string {

@@ -172,6 +172,32 @@ func (s *Service) Land(ctx context.Context, a Args) (Report, error) {
 	return rep, nil
 }
 
+// Prefs is what is remembered about landing in the repository of a fleet (FLEET or
+// FLEET/TASK), with the fleet file's own land: choices over it.
+func (s *Service) Prefs(ctx context.Context, ref string) (Prefs, error) {
+	fleetID, taskID, _ := strings.Cut(ref, "/")
+	if fleetID == "" {
+		return Prefs{}, &FieldError{Field: "ref", Msg: "name a fleet or FLEET/TASK"}
+	}
+	f, err := s.fleets.Get(ctx, fleetID)
+	if err != nil {
+		return Prefs{}, err
+	}
+	order, err := landOrder(f, taskID)
+	if err != nil {
+		return Prefs{}, err
+	}
+	p, err := s.prefs.LandPrefs(ctx, order[0].Worktree.Repo)
+	if err != nil {
+		return Prefs{}, err
+	}
+	p.Repo = order[0].Worktree.Repo
+	p.Strategy = first(Strategy(f.Spec.LandStrategy), p.Strategy, Rebase)
+	p.Check = first(f.Spec.LandCheck, p.Check)
+	p.OnRefuse = first(p.OnRefuse, ToAgent)
+	return p, nil
+}
+
 // landTask lands one task on top of what landed before it.
 func (s *Service) landTask(ctx context.Context, f fleet.Fleet, t fleet.Task, landed map[string]bool, rep Report) Outcome {
 	o := Outcome{Ref: f.ID + "/" + t.ID, TaskID: t.ID}

@@ -2,8 +2,67 @@
 // Regenerate: go test ./backend/api -run TestGeneratedFiles -update
 
 import type * as panes from './panes';
+import type * as review from './review';
 import type * as terminal from './terminal';
 import type * as workspace from './workspace';
+
+/**
+ * ReviewCommentsResult is a change's comments, sent or not, oldest first.
+ */
+export interface ReviewCommentsResult {
+  comments: review.Comment[];
+}
+
+/**
+ * AddReviewCommentArgs is a comment on a change: on a line of a file (side "new", the
+ * default, or "old"), on a file (line 0), or on the whole change (no file).
+ */
+export interface AddReviewCommentArgs {
+  ref: string;
+  file?: string;
+  line?: number /* int */;
+  side?: string;
+  body: string;
+}
+
+/**
+ * SendReviewArgs sends a change's unsent comments, and a note, to its agent.
+ */
+export interface SendReviewArgs {
+  ref: string;
+  note?: string;
+}
+
+/**
+ * TerminalSizeArgs names a terminal pane and the size its view has (0: 80 x 24).
+ */
+export interface TerminalSizeArgs {
+  paneId: string;
+  cols: number /* int */;
+  rows: number /* int */;
+}
+
+/**
+ * TerminalPaneArgs names a terminal pane.
+ */
+export interface TerminalPaneArgs {
+  paneId: string;
+}
+
+/**
+ * TabArgs names a tab of a terminal pane.
+ */
+export interface TabArgs {
+  paneId: string;
+  tabId: string;
+}
+
+/**
+ * TabsResult is a pane's tabs.
+ */
+export interface TabsResult {
+  tabs: terminal.TabInfo[];
+}
 
 /**
  * SetBroadcastArgs says whether what is typed in any included pane goes to this one too.

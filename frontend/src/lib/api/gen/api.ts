@@ -13,7 +13,7 @@ import type * as mcp from './mcp';
 import type * as plugins from './plugins';
 import type * as policy from './policy';
 import type * as recipes from './recipes';
-import type * as terminal from './terminal';
+import type * as review from './review';
 import type * as tools from './tools';
 export * from './api.2';
 
@@ -406,6 +406,13 @@ export interface ToolsResult {
 }
 
 /**
+ * LandPrefsArgs names the work whose repository's landing choices are asked for.
+ */
+export interface LandPrefsArgs {
+  ref: string; // FLEET or FLEET/TASK
+}
+
+/**
  * SaveLoginArgs adds (id "") or edits a saved login; input's password absent keeps the saved
  * one.
  */
@@ -550,33 +557,20 @@ export interface RecipesResult {
 }
 
 /**
- * TerminalSizeArgs names a terminal pane and the size its view has (0: 80 x 24).
+ * GetChangesArgs asks for a page of a change: one file's patch, else the files' from offset
+ * (limit files, 0: review.DefaultLimit).
  */
-export interface TerminalSizeArgs {
-  paneId: string;
-  cols: number /* int */;
-  rows: number /* int */;
+export interface GetChangesArgs {
+  ref: string;
+  file?: string;
+  offset?: number /* int */;
+  limit?: number /* int */;
 }
 
 /**
- * TerminalPaneArgs names a terminal pane.
+ * RefArgs names a change.
  */
-export interface TerminalPaneArgs {
-  paneId: string;
-}
-
-/**
- * TabArgs names a tab of a terminal pane.
- */
-export interface TabArgs {
-  paneId: string;
-  tabId: string;
-}
-
-/**
- * TabsResult is a pane's tabs.
- */
-export interface TabsResult {
-  tabs: terminal.TabInfo[];
+export interface RefArgs {
+  ref: string;
 }
 

@@ -9,10 +9,12 @@ import type * as chat from './chat';
 import type * as config from './config';
 import type * as fleet from './fleet';
 import type * as goal from './goal';
+import type * as land from './land';
 import type * as llm from './llm';
 import type * as logins from './logins';
 import type * as panes from './panes';
 import type * as recipes from './recipes';
+import type * as review from './review';
 import type * as terminal from './terminal';
 import type * as workspace from './workspace';
 
@@ -21,6 +23,7 @@ export interface Calls {
   AbortFleet: { args: api.IDArgs; result: fleet.Fleet };
   AbortGoal: { args: api.IDArgs; result: void };
   ActivateWorkspace: { args: api.WorkspaceArgs; result: void };
+  AddReviewComment: { args: api.AddReviewCommentArgs; result: review.Comment };
   AnswerApproval: { args: api.AnswerApprovalArgs; result: agent.Approval };
   BrowserActivate: { args: api.BrowserTabArgs; result: browser.TabInfo };
   BrowserAnswerPrompt: { args: api.BrowserAnswerPromptArgs; result: void };
@@ -57,6 +60,7 @@ export interface Calls {
   DeleteLogin: { args: api.IDArgs; result: void };
   DeleteProvider: { args: api.IDArgs; result: void };
   DeleteRecipe: { args: api.RecipeArgs; result: void };
+  DeleteReviewComment: { args: api.IDArgs; result: void };
   DeleteSSHServer: { args: api.IDArgs; result: void };
   DeleteWorkspace: { args: api.DeleteWorkspaceArgs; result: void };
   DiscoverProviders: { args: api.DiscoverProvidersArgs; result: api.DiscoverResult };
@@ -64,14 +68,17 @@ export interface Calls {
   Extensions: { args: Record<string, never>; result: api.Extensions };
   FleetBulk: { args: api.FleetBulkArgs; result: api.FleetBulkResult };
   FocusPane: { args: api.PaneArgs; result: workspace.Workspace };
+  GetChanges: { args: api.GetChangesArgs; result: review.ChangesPage };
   GetFleet: { args: api.IDArgs; result: fleet.Fleet };
   GetGoal: { args: api.IDArgs; result: goal.Goal };
+  GetLandPrefs: { args: api.LandPrefsArgs; result: land.Prefs };
   GoalEvents: { args: api.GoalEventsArgs; result: api.EventsResult };
   GoalSettings: { args: Record<string, never>; result: config.GoalDefaults };
   GoalStepImage: { args: api.GoalStepImageArgs; result: llm.Image };
   GoalSteps: { args: api.GoalStepsArgs; result: api.StepsResult };
   ImportWorkspace: { args: api.ImportWorkspaceArgs; result: workspace.Workspace };
   KillRemoteSession: { args: api.RemoteSessionArgs; result: void };
+  Land: { args: land.Args; result: land.Report };
   LaunchTemplates: { args: Record<string, never>; result: panes.TemplateInfo[] };
   ListAgents: { args: Record<string, never>; result: api.AgentsResult };
   ListFleets: { args: Record<string, never>; result: api.FleetsResult };
@@ -79,6 +86,7 @@ export interface Calls {
   ListLogins: { args: Record<string, never>; result: api.LoginsResult };
   ListProviders: { args: Record<string, never>; result: config.ProviderList };
   ListRecipes: { args: Record<string, never>; result: api.RecipesResult };
+  ListReviewComments: { args: api.RefArgs; result: api.ReviewCommentsResult };
   ListSSHServers: { args: Record<string, never>; result: api.SSHServersResult };
   ListWorkspaces: { args: Record<string, never>; result: workspace.List };
   ParseFleet: { args: api.ParseFleetArgs; result: api.ParsedFleet };
@@ -99,6 +107,7 @@ export interface Calls {
   SaveProvider: { args: api.SaveProviderArgs; result: config.Provider };
   SaveRecipe: { args: api.SaveRecipeArgs; result: recipes.Recipe };
   SaveSSHServer: { args: api.SaveSSHServerArgs; result: config.SSHServer };
+  SendReview: { args: api.SendReviewArgs; result: review.Sent };
   SetAgentRole: { args: api.SetAgentRoleArgs; result: fleet.AgentRecord };
   SetDefaultProviders: { args: api.SetDefaultProvidersArgs; result: config.ProviderList };
   SetGoalSettings: { args: api.SetGoalSettingsArgs; result: config.GoalDefaults };
@@ -131,6 +140,7 @@ export const CALL_NAMES = [
   "AbortFleet",
   "AbortGoal",
   "ActivateWorkspace",
+  "AddReviewComment",
   "AnswerApproval",
   "BrowserActivate",
   "BrowserAnswerPrompt",
@@ -167,6 +177,7 @@ export const CALL_NAMES = [
   "DeleteLogin",
   "DeleteProvider",
   "DeleteRecipe",
+  "DeleteReviewComment",
   "DeleteSSHServer",
   "DeleteWorkspace",
   "DiscoverProviders",
@@ -174,14 +185,17 @@ export const CALL_NAMES = [
   "Extensions",
   "FleetBulk",
   "FocusPane",
+  "GetChanges",
   "GetFleet",
   "GetGoal",
+  "GetLandPrefs",
   "GoalEvents",
   "GoalSettings",
   "GoalStepImage",
   "GoalSteps",
   "ImportWorkspace",
   "KillRemoteSession",
+  "Land",
   "LaunchTemplates",
   "ListAgents",
   "ListFleets",
@@ -189,6 +203,7 @@ export const CALL_NAMES = [
   "ListLogins",
   "ListProviders",
   "ListRecipes",
+  "ListReviewComments",
   "ListSSHServers",
   "ListWorkspaces",
   "ParseFleet",
@@ -209,6 +224,7 @@ export const CALL_NAMES = [
   "SaveProvider",
   "SaveRecipe",
   "SaveSSHServer",
+  "SendReview",
   "SetAgentRole",
   "SetDefaultProviders",
   "SetGoalSettings",
