@@ -36,11 +36,12 @@ const (
 )
 
 // ChangesOptions choose the patch a page carries: one file's (File), else the files in
-// [Offset, Offset+Limit) of the change's list.
+// [Offset, Offset+Limit) of the change's list; FilesOnly, none (the file list alone).
 type ChangesOptions struct {
-	File   string
-	Offset int
-	Limit  int
+	File      string
+	Offset    int
+	Limit     int
+	FilesOnly bool
 }
 
 // FileChange is one file the change touches.
@@ -145,6 +146,9 @@ func Changes(ctx context.Context, subj Subject, opts ChangesOptions) (ChangesPag
 		return ChangesPage{}, err
 	}
 	var window []FileChange
+	if opts.FilesOnly {
+		return page, nil
+	}
 	if opts.File != "" {
 		f, ok := findFile(page.Files, opts.File)
 		if !ok {
