@@ -3,6 +3,7 @@
 // answers the review calls from memory (review.fixture.ts), with a diff git wrote.
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FleetTask } from '../../lib/api';
 import ChangesView from './ChangesView.svelte';
 import { FILES, filePart, patch, REF, server } from './review.fixture';
 
@@ -175,6 +176,26 @@ describe('ChangesView', () => {
     await fireEvent.click(screen.getByTestId('land-button'));
     expect((await screen.findByTestId('land-commit')).textContent).toBe('0123456789ab');
     expect(named('Land')).toEqual([{ ref: REF, strategy: 'rebase', onRefuse: 'person' }]);
+  });
+
+  it('reads the diff again when the work ends again (its tip moved)', async () => {
+    const { api, named } = server();
+    const task = (commit: string) =>
+      ({ id: 'build', goal: 'Build', pane: 'p', criterion: { kind: 'manual' }, seq: 1, status: 'completed', createdAt: '', worktree: { repo: '/r', dir: '/r/w', workDir: '/r/w', branch: 'b', base: 'x', commit } }) as FleetTask;
+    const view = render(ChangesView, { api, ref: REF, task: task('aaa') });
+    await waitFor(() => expect(screen.getAllByTestId('changes-file')).toHaveLength(3));
+    expect(named('GetChanges')).toHaveLength(1);
+    // Drawn again with the same work (a fleet event): nothing is read again, the outcome stays.
+    await fireEvent.click(screen.getByTestId('land-button'));
+    await screen.findByTestId('land-outcome');
+    await view.rerender({ task: { ...task('aaa'), status: 'completed' } });
+    expect(named('GetChanges')).toHaveLength(1);
+    expect(named('GetLandPrefs')).toHaveLength(1);
+    expect(screen.getByTestId('land-outcome')).toBeTruthy();
+    await view.rerender({ task: task('bbb') });
+    await waitFor(() => expect(named('GetChanges')).toHaveLength(2));
+    await fireEvent.click(screen.getByTestId('changes-refresh'));
+    await waitFor(() => expect(named('GetChanges')).toHaveLength(3));
   });
 
   it('shows a failed read of the changes inline', async () => {

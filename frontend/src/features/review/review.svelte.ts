@@ -80,6 +80,12 @@ export class ReviewState {
     });
   }
 
+  /** Reads the work again (it ended again, its tip moved): the first page, the comments, the file shown. */
+  async reload(): Promise<boolean> {
+    const file = this.selected;
+    return (await this.load()) && (file === null || (await this.select(file)));
+  }
+
   loadMore(): Promise<boolean> {
     return this.loading.run(async () => {
       const page = await this.api.changes(this.ref, { offset: this.nextOffset });
