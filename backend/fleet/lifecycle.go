@@ -226,6 +226,7 @@ func (s *Service) Shutdown() {
 		delete(s.active, id)
 		close(l.done)
 	}
+	s.ports.Retain(func(string) bool { return false }) // a reopened app takes them again
 }
 
 // Retry runs a failed, aborted or blocked task again: it and the tasks blocked behind it

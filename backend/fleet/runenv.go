@@ -22,9 +22,17 @@ func (s *Service) giveRunEnv(ctx context.Context, f *Fleet, t *Task, wt *Worktre
 	s.mu.Lock()
 	live := s.liveTasks()
 	s.mu.Unlock()
-	// Ranges of tasks that ended are given back now, when one is asked for.
-	s.ports.Retain(func(owner string) bool { return live[owner] })
-	base, err := s.ports.Reserve(portOwner(f.ID, t.ID), wt.PortBase)
+	// Ranges of tasks that ended are given back now, when one is asked for; the ranges of
+	// tasks that run on after a restart (their goals resumed, their shells on their PORT) are
+	// taken again first, so no new task gets one.
+	s.ports.Retain(func(owner string) bool { _, ok := live[owner]; return ok })
+	me := portOwner(f.ID, t.ID)
+	for owner, base := range live {
+		if base > 0 && owner != me {
+			s.ports.Reserve(owner, base) // Best effort: it keeps its range even if another process holds it.
+		}
+	}
+	base, err := s.ports.Reserve(me, wt.PortBase)
 	if err != nil {
 		return err
 	}
@@ -39,13 +47,18 @@ func (s *Service) giveRunEnv(ctx context.Context, f *Fleet, t *Task, wt *Worktre
 }
 
 // liveTasks are the tasks of the fleets this process drives that have not ended, by port
-// owner: their ranges stay theirs. Called with s.mu held.
-func (s *Service) liveTasks() map[string]bool {
-	live := map[string]bool{}
+// owner, with the first port on their record (0: none yet): their ranges stay theirs.
+// Called with s.mu held.
+func (s *Service) liveTasks() map[string]int {
+	live := map[string]int{}
 	for id, l := range s.active {
 		for _, t := range l.f.Tasks {
-			if !t.Status.Ended() {
-				live[portOwner(id, t.ID)] = true
+			if t.Status.Ended() {
+				continue
+			}
+			live[portOwner(id, t.ID)] = 0
+			if t.Worktree != nil && !t.Worktree.Pruned {
+				live[portOwner(id, t.ID)] = t.Worktree.PortBase
 			}
 		}
 	}

@@ -8,9 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
@@ -83,6 +87,60 @@ func TestWorktreeCopyOfAMissingFileFailsTheTask(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(a.Worktree.Dir, "SETUP-RAN")); !os.IsNotExist(err) {
 		t.Errorf("the setup ran without the file (%v)", err)
+	}
+}
+
+// A task still running when the app quits keeps its range when the app opens again: its
+// resumed shell and check see the PORT they had, and a task started after the reopening
+// gets another range, though nothing listens on the resumed task's ports yet.
+func TestResumedTaskKeepsItsPorts(t *testing.T) {
+	var reopened atomic.Bool
+	started := make(chan struct{}, 1)
+	var mu sync.Mutex
+	steps := map[string]int{}
+	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		if !reopened.Load() {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return call("wait", map[string]int{"ms": 60000})
+		}
+		mu.Lock()
+		step := steps[pane]
+		steps[pane]++
+		mu.Unlock()
+		switch step {
+		case 0:
+			return call("write_to_terminal", map[string]string{"pane_id": pane, "text": `echo "$PORT" > port.txt`})
+		case 1:
+			return call("wait", map[string]int{"ms": 500})
+		}
+		return claim(pane + " wrote its port")
+	})
+	gitRepo(t, r.dir)
+	first := r.start("name: first\nisolation: worktree\ntasks:\n  - {id: a, goal: A, check_shell: 'test \"$(cat port.txt)\" = \"$PORT\"'}\n")
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a never started")
+	}
+	before, _ := r.eng.Fleets.Get(context.Background(), first.ID)
+	port := taskOf(t, before, "a").Worktree.PortBase
+	r.close()
+	reopened.Store(true)
+	r.open()
+	second := r.start("name: second\nisolation: worktree\ntasks:\n  - {id: b, goal: B, check_shell: 'test \"$(cat port.txt)\" = \"$PORT\"'}\n")
+	f1, f2 := r.wait(first.ID), r.wait(second.ID)
+	if f1.Status != fleet.StatusCompleted || f2.Status != fleet.StatusCompleted {
+		t.Fatalf("first %s %+v\nsecond %s %+v", f1.Status, f1.Tasks, f2.Status, f2.Tasks)
+	}
+	a, b := taskOf(t, f1, "a").Worktree, taskOf(t, f2, "b").Worktree
+	if got := gitIn(t, r.dir, "show", a.Branch+":port.txt"); port == 0 || a.PortBase != port || got != strconv.Itoa(port) {
+		t.Errorf("a had port %d; after the reopening its record says %d and its shell saw %s", port, a.PortBase, got)
+	}
+	if b.PortBase == 0 || b.PortBase == port {
+		t.Errorf("b, started after the reopening, got port %d; a runs on %d", b.PortBase, port)
 	}
 }
 
