@@ -113,10 +113,10 @@ func TestFleetCLIRefusesBadCopyWith64(t *testing.T) {
 	head := "name: c\nisolation: worktree\ncopy:\n"
 	tail := "tasks:\n  - {id: a, goal: A}\n"
 	cases := map[string]string{
-		head + "  - /etc/hosts\n" + tail:             `line 4: copy: "/etc/hosts" is absolute`,
+		head + "  - /etc/hosts\n" + tail:              `line 4: copy: "/etc/hosts" is absolute`,
 		head + "  - .env\n  - ../other/.env\n" + tail: `line 5: copy: "../other/.env" leaves the repository`,
-		head + "  - \"\"\n" + tail:                     `line 4: copy: an entry is empty`,
-		head + "  - \"a\\x07b\"\n" + tail:              `line 4: copy: "a\ab" has a control character`,
+		head + "  - \"\"\n" + tail:                    `line 4: copy: an entry is empty`,
+		head + "  - \"a\\x07b\"\n" + tail:             `line 4: copy: "a\ab" has a control character`,
 		"name: c\ncopy: [.env]\n" + tail:              `line 2: copy: copies files into each new worktree, and no task has isolation: worktree`,
 	}
 	for yaml, want := range cases {
