@@ -137,7 +137,8 @@ const fleetUsage = `Usage:
     FILE is a fleet in YAML: name, concurrency, tasks (id, goal, pane, role, priority, depends_on,
     and a criterion: check_shell, exit_code, check_timeout, check_question, threshold, check_json,
     json_source, check_manual, check_visual; default a strict judge question on the evidence),
-    and isolation: worktree (fleet-wide or per task) with setup: CMD run in each new worktree.
+    and isolation: worktree (fleet-wide or per task) with setup: CMD run in each new worktree
+    and copy: [.env, …] (your untracked files copied into it); each such task gets its own PORT.
     options are goal run's: --provider | --base-url URL --model NAME …, --critic-…, --critic-every N,
     --risk LEVEL, --sandbox DIR, --allow-tools, --deny-tools, --approve ask|allow|deny, --wall-clock,
     --max-steps, --budget-usd, --budget-tokens, --data-dir DIR, --config-dir DIR, --json (JSON Lines)
