@@ -154,6 +154,24 @@ tasks:
 	if got := gitIn(t, repo, "show", "main:b.txt"); got != "compatible" {
 		t.Errorf("main's b.txt = %q", got)
 	}
+	// The report's command brings the person's files forward, keeping their own changes.
+	i := strings.Index(rep.Note, "git -C ")
+	if i < 0 {
+		t.Fatalf("the report gives no command to bring the checkout forward: %q", rep.Note)
+	}
+	if out, err := exec.Command("sh", "-c", rep.Note[i:]).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", rep.Note[i:], err, out)
+	}
+	for file, want := range map[string]string{"a.txt": "A\n", "b.txt": "compatible\n", "c.txt": "C\n",
+		"README": "the person's edit, not committed\n", "notes.txt": "the person's own notes\n"} {
+		if b, _ := os.ReadFile(filepath.Join(repo, file)); string(b) != want {
+			t.Errorf("after the suggested command, %s holds %q, want %q", file, b, want)
+		}
+	}
+	if st := gitIn(t, repo, "status", "--porcelain"); st != "M README\n?? notes.txt" {
+		t.Errorf("git status after the suggested command:\n%s", st)
+	}
+
 	landed := filepath.Join(t.TempDir(), "landed")
 	gitIn(t, repo, "worktree", "add", "-q", "--detach", landed, "main")
 	if out, err := exec.Command("sh", "-c", "cd "+landed+" && sh check.sh").CombinedOutput(); err != nil {

@@ -225,3 +225,19 @@ func checkedOutAt(ctx context.Context, repo, branch string) string {
 	}
 	return ""
 }
+
+// CheckoutBase is the commit of target whose tree a checkout's index still holds (the tip
+// it last had checked out, before landings moved the branch under it), searched back along
+// the target's first parents; "" when none matches (staged changes, or too far back).
+func CheckoutBase(ctx context.Context, checkout, target string) string {
+	list, err := worktree.Git(ctx, checkout, "rev-list", "--first-parent", "-n", "100", "refs/heads/"+target)
+	if err != nil {
+		return ""
+	}
+	for _, c := range strings.Fields(list) {
+		if _, err := worktree.Git(ctx, checkout, "diff-index", "--cached", "--quiet", c, "--"); err == nil {
+			return c
+		}
+	}
+	return ""
+}

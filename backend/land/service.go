@@ -359,17 +359,20 @@ func landOrder(f fleet.Fleet, taskID string) ([]fleet.Task, error) {
 func nextSteps(rep Report, f fleet.Fleet, checkedOut string, reopenNow bool) string {
 	var notes []string
 	if checkedOut != "" {
-		var old, now string
+		target := ""
 		for _, o := range rep.Outcomes {
-			if o.Status == OutcomeLanded && o.Result != nil {
-				if old == "" {
-					old = o.Result.Old
-				}
-				now = o.Result.New
+			if o.Status == OutcomeLanded {
+				t, _ := f.Task(o.TaskID)
+				target = first(t.Worktree.Target, f.Spec.Target)
 			}
 		}
-		notes = append(notes, fmt.Sprintf("The target is checked out at %s: its files, index and your uncommitted work were left as they were, so git there now shows the landed work as undone. To bring the files forward, keeping your uncommitted changes: git -C %s read-tree -m -u %s %s",
-			checkedOut, checkedOut, short(old), short(now)))
+		note := fmt.Sprintf("%s is checked out at %s: its files, index and your uncommitted work were left as they were, so git there now shows the landed work as undone.", target, checkedOut)
+		if base := CheckoutBase(context.Background(), checkedOut, target); base != "" {
+			note += fmt.Sprintf(" To bring the files forward, keeping your uncommitted changes: git -C %s read-tree -m -u %s %s", checkedOut, short(base), target)
+		} else {
+			note += " Bring the files forward as you would after a pull (your index has staged changes, so no single command is safe to suggest)."
+		}
+		notes = append(notes, note)
 	}
 	sent := 0
 	for _, o := range rep.Outcomes {
