@@ -62,7 +62,16 @@ func (wt Worktree) RemoveScratch() error {
 		return nil
 	}
 	if err := os.RemoveAll(wt.Scratch); err != nil {
-		return fmt.Errorf("cannot remove the scratch dir %s: %v", wt.Scratch, err)
+		// Some tools leave read-only trees in their caches: make them writable, then again.
+		filepath.WalkDir(wt.Scratch, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(path, 0o700) // Best effort: RemoveAll below says what is left.
+			}
+			return nil
+		})
+		if err := os.RemoveAll(wt.Scratch); err != nil {
+			return fmt.Errorf("cannot remove the scratch dir %s (%v): remove it by hand", wt.Scratch, err)
+		}
 	}
 	os.Remove(filepath.Dir(wt.Scratch)) // Best effort: other works' scratch dirs may still be there.
 	return nil
