@@ -62,6 +62,9 @@ tasks:
 			t.Errorf("the worktree %s has no .env: %v", wt.Dir, err)
 		}
 	}
+	if first := string(r.requests("a-term")[0].Body); !strings.Contains(first, "Ports "+strconv.Itoa(a.PortBase)+" to "+strconv.Itoa(a.PortBase+9)+" are yours alone") {
+		t.Errorf("a's first prompt does not tell its agent its ports %d-%d", a.PortBase, a.PortBase+9)
+	}
 	g, _ := r.eng.Goals.Get(context.Background(), taskOf(t, f, "a").GoalID)
 	if !slices.Contains(g.Spec.Settings.Env, "PORT="+strconv.Itoa(a.PortBase)) || g.Spec.Settings.ScratchDir != a.Scratch {
 		t.Errorf("a's goal runs with env %q, scratch %q", g.Spec.Settings.Env, g.Spec.Settings.ScratchDir)
