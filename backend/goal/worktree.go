@@ -34,7 +34,11 @@ func worktreeRepo(ctx context.Context, spec Spec) (top, head string, err error) 
 	dir := repoDirOf(spec)
 	top, head, err = worktree.RepoHead(ctx, dir)
 	if err != nil {
-		return "", "", &FieldError{"worktree", fmt.Sprintf("%s is not in a git repository with a commit, so the goal has no branch to work on: git init it and commit once, or drop --worktree", dir)}
+		msg := fmt.Sprintf("%s is not in a git repository with a commit, so the goal has no branch to work on: git init it and commit once, or drop --worktree", dir)
+		if spec.Policy.SandboxDir == "" {
+			msg += " (with no sandbox dir the goal branches from its work dir; a sandbox dir inside a repository does too)"
+		}
+		return "", "", &FieldError{"worktree", msg}
 	}
 	return top, head, nil
 }
