@@ -23,7 +23,8 @@ Usage:
   clusterspace fleet run FILE|list|show|abort|resume|prune …
                                        run many goals as one job, with dependencies (fleet help)
   clusterspace diff REF [--stat]       the change a fleet task or a goal made on its branch
-  clusterspace land FLEET|FLEET/TASK   land verified work on its target branch, checked there first
+  clusterspace land FLEET|FLEET/TASK|GOAL
+                                       land verified work on its target branch, checked there first
   clusterspace version | --version     print the version
   clusterspace help | --help           print this help
   Every command prints its own help with --help (clusterspace goal run --help).

@@ -17,16 +17,17 @@ import (
 const ExitLandRefused = 3 // something was refused (conflict or a failing check); the rest landed
 
 // LandHelp is what `clusterspace land --help` prints.
-const LandHelp = `Usage: clusterspace land FLEET|FLEET/TASK [options]
-  Lands verified work on its target branch (the branch checked out when the fleet began):
+const LandHelp = `Usage: clusterspace land FLEET|FLEET/TASK|GOAL [options]
+  Lands verified work on its target branch (the branch checked out when the fleet or the
+  goal run with --worktree began):
   each task's branch is replayed onto the target's tip in a scratch worktree, the task's own
   criterion and the repository's check run there, and only when both pass does the target
   move. A fleet lands its verified tasks in dependency order, each on top of the ones before
   it. Your checkout, its index and your uncommitted files are never touched; a target that
   moved meanwhile is replayed onto again. A landed task's worktree and branch are removed.
   A conflict or a failing check lands nothing for that task: it goes back to its agent with
-  the conflict or the failing output (run fleet resume to let it resolve and verify again),
-  or stays with you (--on-refuse person).
+  the conflict or the failing output (run fleet resume to let it resolve and verify again;
+  for a goal, goal reopen), or stays with you (--on-refuse person).
 
 Options:
   --strategy rebase|merge  replay the task's commits on the target (rebase), or a merge
@@ -61,7 +62,7 @@ func Land(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if ref == "" {
-		fmt.Fprintf(stderr, "clusterspace land: name what to land: clusterspace land FLEET or FLEET/TASK\n")
+		fmt.Fprintf(stderr, "clusterspace land: name what to land: clusterspace land FLEET, FLEET/TASK or GOAL\n")
 		return ExitUsage
 	}
 	eng, err := engine.Open(context.Background(), *dataDir, engine.WithLogger(warnLogger(stderr)), engine.WithCommand("land"))
@@ -99,7 +100,7 @@ func flagName(field string) string {
 	case "onRefuse":
 		return "on-refuse"
 	case "ref":
-		return "FLEET|FLEET/TASK (the argument)"
+		return "FLEET|FLEET/TASK|GOAL (the argument)"
 	}
 	return field
 }

@@ -313,7 +313,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	e.Registry.Register(fleet.Tools(e.Fleets)...)
 	// A door that drives fleets sends refused work back to its agent at once; the CLI's
 	// `land` leaves it for `fleet resume`.
-	e.Land = land.NewService(e.Fleets, e.Store, resumesFleets[o.command])
+	e.Land = land.NewService(e.Fleets, e.Goals, e.Store, resumesFleets[o.command])
 	e.Review = e.newReview(o)
 	e.resumeFleets(ctx, o)
 	e.Chat = chat.NewService(e.Store, models, e.Registry, e.chatEvents, chat.Options{Logger: o.logger, Screenshot: e.Browsers.Thumbnail,

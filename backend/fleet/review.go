@@ -3,11 +3,8 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // What happens to a task's work after it verified: the person's review sent back, a landing
@@ -114,7 +111,7 @@ func (s *Service) Reopen(ctx context.Context, fleetID, taskID, feedback string, 
 	}
 	if wt := t.Worktree; wt != nil {
 		w := *wt
-		note, err := catchUp(ctx, &w)
+		note, err := w.CatchUp(ctx)
 		if err != nil {
 			return Fleet{}, fmt.Errorf("task %s: bringing its worktree up to date with %s: %w", taskID, wt.Target, err)
 		}
@@ -184,34 +181,4 @@ func (s *Service) reopenGoal(ctx context.Context, l *live, t *Task) error {
 	s.publishTask(&l.f, t)
 	s.watch(l.f.ID, t.ID, t.GoalID)
 	return nil
-}
-
-// catchUp merges the target branch into a worktree that has one, re-adding the worktree
-// first if it was removed. It returns what the agent must know: the conflicted files, left
-// for it to resolve.
-func catchUp(ctx context.Context, wt *Worktree) (string, error) {
-	if _, err := os.Stat(wt.Dir); err != nil {
-		worktree.Git(ctx, wt.Repo, "worktree", "prune") // Best effort: forget a removed one.
-		if _, err := worktree.Git(ctx, wt.Repo, "worktree", "add", wt.Dir, wt.Branch); err != nil {
-			return "", err
-		}
-		wt.Pruned = false
-	}
-	if wt.Target == "" {
-		return "", nil
-	}
-	target := "refs/heads/" + wt.Target
-	if _, err := worktree.Git(ctx, wt.Dir, "merge-base", "--is-ancestor", target, "HEAD"); err == nil {
-		return "", nil // already on top of it
-	}
-	if _, err := worktree.Git(ctx, wt.Dir, "merge", "--no-edit", "-m", "Merge "+wt.Target+" into "+wt.Branch+" before going on", target); err == nil {
-		return fmt.Sprintf("Your branch %s now has the latest %s merged in (what landed meanwhile).", wt.Branch, wt.Target), nil
-	}
-	files, _ := worktree.Git(ctx, wt.Dir, "diff", "--name-only", "--diff-filter=U")
-	if files == "" {
-		worktree.Git(ctx, wt.Dir, "merge", "--abort") // Best effort: not a conflict; leave the worktree as it was.
-		return "", fmt.Errorf("merging %s failed for a reason other than a conflict", wt.Target)
-	}
-	return fmt.Sprintf("Merging the latest %s into your branch conflicts in %s. The merge is in progress in your worktree: resolve the conflict markers in those files (keep both changes' intent), then verify again.",
-		wt.Target, strings.Join(strings.Fields(files), ", ")), nil
 }

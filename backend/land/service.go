@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
@@ -42,9 +43,10 @@ type Fleets interface {
 	Reopen(ctx context.Context, fleetID, taskID, feedback string, now bool) (fleet.Fleet, error)
 }
 
-// Service lands fleet tasks' work.
+// Service lands fleet tasks' work, and goals' run in their own worktrees.
 type Service struct {
 	fleets Fleets
+	goals  Goals
 	prefs  PrefsRepo
 	// reopenNow: refused work sent back to its agent goes on at once (a door that drives
 	// fleets); else it waits for `fleet resume`.
@@ -52,14 +54,14 @@ type Service struct {
 }
 
 // NewService returns the service; reopenNow as in Service.
-func NewService(fleets Fleets, prefs PrefsRepo, reopenNow bool) *Service {
-	return &Service{fleets: fleets, prefs: prefs, reopenNow: reopenNow}
+func NewService(fleets Fleets, goals Goals, prefs PrefsRepo, reopenNow bool) *Service {
+	return &Service{fleets: fleets, goals: goals, prefs: prefs, reopenNow: reopenNow}
 }
 
 // Args is what to land and how. Strategy, OnRefuse and Check, when given, are remembered for
 // the repository.
 type Args struct {
-	Ref      string `json:"ref"`                // FLEET (every task, in dependency order) or FLEET/TASK
+	Ref      string `json:"ref"`                // FLEET (every task, in dependency order), FLEET/TASK, or GOAL (run with its own worktree)
 	Strategy string `json:"strategy,omitempty"` // "rebase" | "merge"
 	OnRefuse string `json:"onRefuse,omitempty"` // "agent" | "person"
 	Check    string `json:"check,omitempty"`    // the repository's check, when the fleet file has none
@@ -115,6 +117,9 @@ func (s *Service) Land(ctx context.Context, a Args) (Report, error) {
 		return Report{}, &FieldError{Field: "onRefuse", Msg: fmt.Sprintf("%q: use agent (refused work goes back to its agent to resolve and verify again) or person", a.OnRefuse)}
 	}
 	f, err := s.fleets.Get(ctx, fleetID)
+	if errors.Is(err, fleet.ErrNotFound) && taskID == "" && s.goals != nil {
+		return s.landGoal(ctx, fleetID, strategy, onRefuse, a.Check)
+	}
 	if err != nil {
 		return Report{}, err
 	}
@@ -122,29 +127,9 @@ func (s *Service) Land(ctx context.Context, a Args) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	repo := order[0].Worktree.Repo
-	prefs, err := s.prefs.LandPrefs(ctx, repo)
+	prefs, err := s.remember(ctx, order[0].Worktree.Repo, strategy, onRefuse, a.Check)
 	if err != nil {
 		return Report{}, err
-	}
-	prefs.Repo = repo
-	remember := false
-	if strategy != "" {
-		remember, prefs.Strategy = prefs.Strategy != strategy, strategy
-	}
-	if onRefuse != "" {
-		remember, prefs.OnRefuse = remember || prefs.OnRefuse != onRefuse, onRefuse
-	}
-	if c := strings.TrimSpace(a.Check); c != "" {
-		if _, err := repoCheck(c); err != nil {
-			return Report{}, &FieldError{Field: "check", Msg: err.Error()}
-		}
-		remember, prefs.Check = remember || prefs.Check != c, c
-	}
-	if remember {
-		if err := s.prefs.SaveLandPrefs(ctx, prefs); err != nil {
-			return Report{}, err
-		}
 	}
 	rep := Report{Strategy: first(Strategy(f.Spec.LandStrategy), strategy, prefs.Strategy, Rebase),
 		Check: first(f.Spec.LandCheck, prefs.Check), OnRefuse: first(prefs.OnRefuse, ToAgent)}
@@ -170,6 +155,34 @@ func (s *Service) Land(ctx context.Context, a Args) (Report, error) {
 	}
 	rep.Note = nextSteps(rep, f, checkedOut, s.reopenNow)
 	return rep, nil
+}
+
+// remember returns the repository's landing choices, with those given now (remembered).
+func (s *Service) remember(ctx context.Context, repo string, strategy Strategy, onRefuse OnRefuse, check string) (Prefs, error) {
+	prefs, err := s.prefs.LandPrefs(ctx, repo)
+	if err != nil {
+		return Prefs{}, err
+	}
+	prefs.Repo = repo
+	changed := false
+	if strategy != "" {
+		changed, prefs.Strategy = prefs.Strategy != strategy, strategy
+	}
+	if onRefuse != "" {
+		changed, prefs.OnRefuse = changed || prefs.OnRefuse != onRefuse, onRefuse
+	}
+	if c := strings.TrimSpace(check); c != "" {
+		if _, err := repoCheck(c); err != nil {
+			return Prefs{}, &FieldError{Field: "check", Msg: err.Error()}
+		}
+		changed, prefs.Check = changed || prefs.Check != c, c
+	}
+	if changed {
+		if err := s.prefs.SaveLandPrefs(ctx, prefs); err != nil {
+			return Prefs{}, err
+		}
+	}
+	return prefs, nil
 }
 
 // Prefs is what is remembered about landing in the repository of a fleet (FLEET or
@@ -219,75 +232,96 @@ func (s *Service) landTask(ctx context.Context, f fleet.Fleet, t fleet.Task, lan
 		}
 	}
 	wt := *t.Worktree
-	target := first(wt.Target, f.Spec.Target)
-	req := Request{Repo: wt.Repo, Target: target, Branch: wt.Branch, Strategy: rep.Strategy, Setup: f.Spec.Setup,
-		Message: fmt.Sprintf("Land task %s of fleet %s\n\n%s", t.ID, f.Name, firstLine(t.Goal))}
-	if rel, err := filepath.Rel(wt.Dir, wt.WorkDir); err == nil && !strings.HasPrefix(rel, "..") {
-		req.SubDir = rel
-	}
-	crit, note, err := criterionCheck(t.Criterion)
-	if err != nil {
-		return s.refuse(ctx, f, t, o, rep, "", err.Error(), nil)
-	}
-	if crit != nil {
-		req.Checks = append(req.Checks, *crit)
-	}
-	if rep.Check != "" {
-		rc, err := repoCheck(rep.Check)
-		if err != nil {
-			return s.refuse(ctx, f, t, o, rep, "", err.Error(), nil)
-		}
-		req.Checks = append(req.Checks, rc)
-	}
-	res, err := Land(ctx, req)
-	o.Result = &res
-	switch {
-	case err != nil:
-		return s.refuse(ctx, f, t, o, rep, "", "landing could not run: "+err.Error(), &res)
-	case res.Conflict != nil:
-		return s.refuse(ctx, f, t, o, rep, "", fmt.Sprintf("replaying branch %s onto %s (%s) conflicts in %s. Nothing landed.",
-			wt.Branch, target, rep.Strategy, strings.Join(res.Conflict, ", ")), &res)
-	case res.Failed != "":
-		return s.refuse(ctx, f, t, o, rep, res.Failed, fmt.Sprintf("on %s with this task's work on it (%s), %s failed. Nothing landed. Its output:\n%s",
-			target, short(res.Old), res.Failed, strings.TrimSpace(res.Detail)), &res)
-	}
-	o.Status, o.Commit = OutcomeLanded, res.New
-	if res.Already {
-		o.Status, o.Detail = OutcomeAlready, "its work is on "+target+" already"
-	} else {
-		o.Detail = fmt.Sprintf("landed on %s at %s (%s), verified there: %s", target, short(res.New), rep.Strategy, strings.Join(res.Passed, "; "))
-		if len(res.Passed) == 0 {
-			o.Detail = fmt.Sprintf("landed on %s at %s (%s); no check to run on it", target, short(res.New), rep.Strategy)
-		}
-		if note != "" {
-			o.Detail += "; " + note
-		}
+	msg := fmt.Sprintf("Land task %s of fleet %s\n\n%s", t.ID, f.Name, firstLine(t.Goal))
+	o, failed := attempt(ctx, o, wt, first(wt.Target, f.Spec.Target), rep, f.Spec.Setup, t.Criterion, msg)
+	if o.Status == OutcomeRefused {
+		return s.refuse(ctx, f, t, o, rep, failed)
 	}
 	if _, err := s.fleets.Note(ctx, f.ID, t.ID, fleet.StoryNote{Kind: "landed", Text: o.Detail, Commit: o.Commit}, fleet.LandLanded); err != nil {
 		o.Detail += " (its story could not be written: " + err.Error() + ")"
 	}
-	if err := s.removeLanded(ctx, f.ID, t.ID, wt); err != nil {
+	if err := s.removeLanded(ctx, wt, func(w worktree.Worktree) error {
+		_, err := s.fleets.SetWorktree(ctx, f.ID, t.ID, w)
+		return err
+	}); err != nil {
 		o.Detail += "; its worktree was kept: " + err.Error()
 	}
 	return o
 }
 
+// attempt lands one piece of work's branch with its criterion and the repository's check:
+// the outcome is landed (or already), or refused with why; failed names a check that failed.
+func attempt(ctx context.Context, o Outcome, wt worktree.Worktree, target string, rep Report, setup string, crit criterion.Spec, message string) (Outcome, string) {
+	refused := func(detail string, res *Result) (Outcome, string) {
+		o.Status, o.Detail, o.Result = OutcomeRefused, detail, res
+		if res != nil {
+			return o, res.Failed
+		}
+		return o, ""
+	}
+	req := Request{Repo: wt.Repo, Target: target, Branch: wt.Branch, Strategy: rep.Strategy, Setup: setup, Message: message}
+	if rel, err := filepath.Rel(wt.Dir, wt.WorkDir); err == nil && !strings.HasPrefix(rel, "..") {
+		req.SubDir = rel
+	}
+	check, note, err := criterionCheck(crit)
+	if err != nil {
+		return refused(err.Error(), nil)
+	}
+	if check != nil {
+		req.Checks = append(req.Checks, *check)
+	}
+	if rep.Check != "" {
+		rc, err := repoCheck(rep.Check)
+		if err != nil {
+			return refused(err.Error(), nil)
+		}
+		req.Checks = append(req.Checks, rc)
+	}
+	res, err := Land(ctx, req)
+	switch {
+	case err != nil:
+		return refused("landing could not run: "+err.Error(), &res)
+	case res.Conflict != nil:
+		return refused(fmt.Sprintf("replaying branch %s onto %s (%s) conflicts in %s. Nothing landed.",
+			wt.Branch, target, rep.Strategy, strings.Join(res.Conflict, ", ")), &res)
+	case res.Failed != "":
+		return refused(fmt.Sprintf("on %s with this work on it (%s), %s failed. Nothing landed. Its output:\n%s",
+			target, short(res.Old), res.Failed, strings.TrimSpace(res.Detail)), &res)
+	}
+	o.Result, o.Status, o.Commit = &res, OutcomeLanded, res.New
+	if res.Already {
+		o.Status, o.Detail = OutcomeAlready, "its work is on "+target+" already"
+		return o, ""
+	}
+	o.Detail = fmt.Sprintf("landed on %s at %s (%s), verified there: %s", target, short(res.New), rep.Strategy, strings.Join(res.Passed, "; "))
+	if len(res.Passed) == 0 {
+		o.Detail = fmt.Sprintf("landed on %s at %s (%s); no check to run on it", target, short(res.New), rep.Strategy)
+	}
+	if note != "" {
+		o.Detail += "; " + note
+	}
+	return o, ""
+}
+
+// sendBackText is what refused work's agent is told.
+func sendBackText(detail, failed string) string {
+	what := "Your work verified on its own branch, but it does not land: " + detail
+	if failed != "" {
+		what += "\n\nMake it pass there too: the target now has the work that landed before yours."
+	}
+	return what + "\nResolve this in your worktree and verify again; it lands only once it verifies on top of the target."
+}
+
 // refuse records a refusal in the task's story and, if the person chose so, sends it back
 // to its agent with the detail.
-func (s *Service) refuse(ctx context.Context, f fleet.Fleet, t fleet.Task, o Outcome, rep Report, failed, detail string, res *Result) Outcome {
-	o.Status, o.Detail, o.Result = OutcomeRefused, detail, res
-	if _, err := s.fleets.Note(ctx, f.ID, t.ID, fleet.StoryNote{Kind: "refused", Text: detail}, fleet.LandRefused); err != nil {
+func (s *Service) refuse(ctx context.Context, f fleet.Fleet, t fleet.Task, o Outcome, rep Report, failed string) Outcome {
+	if _, err := s.fleets.Note(ctx, f.ID, t.ID, fleet.StoryNote{Kind: "refused", Text: o.Detail}, fleet.LandRefused); err != nil {
 		o.Detail += "\n(its story could not be written: " + err.Error() + ")"
 	}
 	if rep.OnRefuse == ToPerson {
 		return o
 	}
-	what := "Your work verified on its own branch, but it does not land: " + detail
-	if failed != "" {
-		what += "\n\nMake it pass there too: the target now has the work that landed before yours."
-	}
-	what += "\nResolve this in your worktree and verify again; it lands only once it verifies on top of the target."
-	if _, err := s.fleets.Reopen(ctx, f.ID, t.ID, what, s.reopenNow); err != nil {
+	if _, err := s.fleets.Reopen(ctx, f.ID, t.ID, sendBackText(o.Detail, failed), s.reopenNow); err != nil {
 		o.Detail += "\n(it could not be sent back to its agent: " + err.Error() + ")"
 		return o
 	}
@@ -295,25 +329,19 @@ func (s *Service) refuse(ctx context.Context, f fleet.Fleet, t fleet.Task, o Out
 	return o
 }
 
-// removeLanded removes a landed task's worktree and branch: its work is on the target now.
-// The record keeps the branch's last commit, so its changes can still be shown.
-func (s *Service) removeLanded(ctx context.Context, fleetID, taskID string, wt fleet.Worktree) error {
-	var errs []error
+// removeLanded removes landed work's worktree and branch: its work is on the target now.
+// The record (saved by save) keeps the branch's last commit, so its changes can still be shown.
+func (s *Service) removeLanded(ctx context.Context, wt worktree.Worktree, save func(worktree.Worktree) error) error {
 	if !wt.Pruned {
 		if _, err := worktree.Git(ctx, wt.Repo, "worktree", "remove", "--force", wt.Dir); err != nil {
-			errs = append(errs, err)
+			return err
 		}
 	}
-	if len(errs) == 0 {
-		if _, err := worktree.Git(ctx, wt.Repo, "branch", "-D", wt.Branch); err != nil {
-			errs = append(errs, err)
-		}
-		wt.Pruned, wt.SetupDone = true, false
-		if _, err := s.fleets.SetWorktree(ctx, fleetID, taskID, wt); err != nil {
-			errs = append(errs, err)
-		}
+	if _, err := worktree.Git(ctx, wt.Repo, "branch", "-D", wt.Branch); err != nil {
+		return err
 	}
-	return errors.Join(errs...)
+	wt.Pruned, wt.SetupDone = true, false
+	return save(wt)
 }
 
 // landOrder is the tasks to land: the one named, or every task of the fleet with a branch,
@@ -366,13 +394,7 @@ func nextSteps(rep Report, f fleet.Fleet, checkedOut string, reopenNow bool) str
 				target = first(t.Worktree.Target, f.Spec.Target)
 			}
 		}
-		note := fmt.Sprintf("%s is checked out at %s: its files, index and your uncommitted work were left as they were, so git there now shows the landed work as undone.", target, checkedOut)
-		if base := CheckoutBase(context.Background(), checkedOut, target); base != "" {
-			note += fmt.Sprintf(" To bring the files forward, keeping your uncommitted changes: git -C %s read-tree -m -u %s %s", checkedOut, short(base), target)
-		} else {
-			note += " Bring the files forward as you would after a pull (your index has staged changes, so no single command is safe to suggest)."
-		}
-		notes = append(notes, note)
+		notes = append(notes, checkoutNote(checkedOut, target))
 	}
 	sent := 0
 	for _, o := range rep.Outcomes {
@@ -384,6 +406,16 @@ func nextSteps(rep Report, f fleet.Fleet, checkedOut string, reopenNow bool) str
 		notes = append(notes, fmt.Sprintf("%d refused task(s) went back to their agents: run `clusterspace fleet resume %s` to let them resolve and verify again, then land again.", sent, f.ID))
 	}
 	return strings.Join(notes, "\n")
+}
+
+// checkoutNote tells the person whose checkout has the target that its files stayed, and how
+// to bring them forward.
+func checkoutNote(checkedOut, target string) string {
+	note := fmt.Sprintf("%s is checked out at %s: its files, index and your uncommitted work were left as they were, so git there now shows the landed work as undone.", target, checkedOut)
+	if base := CheckoutBase(context.Background(), checkedOut, target); base != "" {
+		return note + fmt.Sprintf(" To bring the files forward, keeping your uncommitted changes: git -C %s read-tree -m -u %s %s", checkedOut, short(base), target)
+	}
+	return note + " Bring the files forward as you would after a pull (your index has staged changes, so no single command is safe to suggest)."
 }
 
 // FieldError is a landing asked for wrongly, naming the argument.

@@ -185,3 +185,34 @@ func (wt *Worktree) Finish(ctx context.Context, message string) {
 		wt.DiffStat = stat
 	}
 }
+
+// CatchUp merges the target branch into a worktree that has one, re-adding the worktree
+// first if it was removed, so work sent back to its agent goes on from what landed
+// meanwhile. It returns what the agent must know: the conflicted files, left in the worktree
+// for it to resolve.
+func (wt *Worktree) CatchUp(ctx context.Context) (string, error) {
+	if _, err := os.Stat(wt.Dir); err != nil {
+		Git(ctx, wt.Repo, "worktree", "prune") // Best effort: forget a removed one.
+		if _, err := Git(ctx, wt.Repo, "worktree", "add", wt.Dir, wt.Branch); err != nil {
+			return "", err
+		}
+		wt.Pruned = false
+	}
+	if wt.Target == "" {
+		return "", nil
+	}
+	target := "refs/heads/" + wt.Target
+	if _, err := Git(ctx, wt.Dir, "merge-base", "--is-ancestor", target, "HEAD"); err == nil {
+		return "", nil // already on top of it
+	}
+	if _, err := Git(ctx, wt.Dir, "merge", "--no-edit", "-m", "Merge "+wt.Target+" into "+wt.Branch+" before going on", target); err == nil {
+		return fmt.Sprintf("Your branch %s now has the latest %s merged in (what landed meanwhile).", wt.Branch, wt.Target), nil
+	}
+	files, _ := Git(ctx, wt.Dir, "diff", "--name-only", "--diff-filter=U")
+	if files == "" {
+		Git(ctx, wt.Dir, "merge", "--abort") // Best effort: not a conflict; leave the worktree as it was.
+		return "", fmt.Errorf("merging %s failed for a reason other than a conflict", wt.Target)
+	}
+	return fmt.Sprintf("Merging the latest %s into your branch conflicts in %s. The merge is in progress in your worktree: resolve the conflict markers in those files (keep both changes' intent), then verify again.",
+		wt.Target, strings.Join(strings.Fields(files), ", ")), nil
+}

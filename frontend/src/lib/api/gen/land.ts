@@ -53,7 +53,7 @@ export interface Prefs {
  * the repository.
  */
 export interface Args {
-  ref: string; // FLEET (every task, in dependency order) or FLEET/TASK
+  ref: string; // FLEET (every task, in dependency order), FLEET/TASK, or GOAL (run with its own worktree)
   strategy?: string; // "rebase" | "merge"
   onRefuse?: string; // "agent" | "person"
   check?: string; // the repository's check, when the fleet file has none
