@@ -182,3 +182,61 @@ tasks:
 	h.call(t, "DELETE", "/api/review/comments/"+other.ID, "", "", 204, nil)
 	h.call(t, "DELETE", "/api/review/comments/"+other.ID, "", "", 404, &bad)
 }
+
+// A goal run in its own worktree is reviewed by its id: sending a comment re-opens the goal
+// through the Goal Runner, whose agent changes its branch and verifies again.
+func TestReviewRoutesReopenAGoalRunInItsOwnWorktree(t *testing.T) {
+	h := reviewHarness(t)
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	var wl struct {
+		Workspaces []struct{ Panes []struct{ ID, Kind string } }
+	}
+	h.call(t, "GET", "/api/workspaces", "", "", 200, &wl)
+	pane := ""
+	for _, p := range wl.Workspaces[0].Panes {
+		if p.Kind == "terminal" {
+			pane = p.ID
+		}
+	}
+	if pane == "" {
+		t.Fatalf("no terminal pane to run a goal in: %+v", wl)
+	}
+	var g struct{ ID, Status string }
+	h.call(t, "POST", "/api/goals?worktree=true", "application/json", fleetJSON(map[string]any{"paneId": pane, "goal": "Write a.txt",
+		"criterion": map[string]any{"kind": "shell", "command": "test -s a.txt"}, "settings": map[string]any{"workDir": repo},
+		"policy": map[string]any{"risk": "write_local"}}), 201, &g)
+	waitGoal := func(what string, done func(review.ChangesPage) bool) {
+		t.Helper()
+		var page review.ChangesPage
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			h.call(t, "GET", "/api/goals/"+g.ID, "", "", 200, &g)
+			if g.Status == "completed" {
+				h.call(t, "GET", "/api/review/changes?ref="+g.ID, "", "", 200, &page)
+				if done(page) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s: goal %s, patch:\n%s", what, g.Status, page.Patch)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitGoal("the goal to write a.txt", func(p review.ChangesPage) bool {
+		return p.Kind == "goal" && p.Ref == g.ID && p.Branch == "goal/"+g.ID && strings.Contains(p.Patch, "+first\n")
+	})
+	var c review.Comment
+	h.call(t, "POST", "/api/review/comments", "application/json", `{"ref": "`+g.ID+`", "file": "a.txt", "line": 1, "body": "say second"}`, 201, &c)
+	var sent review.Sent
+	h.call(t, "POST", "/api/review/send", "application/json", `{"ref": "`+g.ID+`"}`, 200, &sent)
+	if sent.Reopened != g.ID || !strings.Contains(sent.Feedback, "a.txt:1: say second") {
+		t.Fatalf("sent: %+v", sent)
+	}
+	waitGoal("the goal to take the review", func(p review.ChangesPage) bool { return strings.Contains(p.Patch, "+second\n") })
+}
