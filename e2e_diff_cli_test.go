@@ -139,3 +139,43 @@ tasks:
 		t.Errorf("diff --stat --name-only: exit %d\n%s", code, errs)
 	}
 }
+
+// A goal run with --worktree is diffed by its id.
+func TestDiffCLIShowsAGoalsOwnBranch(t *testing.T) {
+	repo, dataDir := t.TempDir(), t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
+	gitRun(t, repo, "add", "README")
+	gitRun(t, repo, "commit", "-q", "-m", "first")
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
+		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo ok > made.txt && echo bye >> README"}),
+		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
+	}})
+	cmd := exec.Command(testBinary(t), "goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", repo,
+		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--worktree", "--json",
+		"--goal", "Write made.txt", "--check-shell", "test -f made.txt")
+	cmd.Dir = repo
+	code, out, errs := runToEnd(t, cmd)
+	if code != 0 {
+		t.Fatalf("goal run: exit %d\n%s\n%s", code, out, errs)
+	}
+	id := ""
+	for _, line := range strings.Split(out, "\n") {
+		var e struct{ GoalID string }
+		if json.Unmarshal([]byte(line), &e) == nil && e.GoalID != "" {
+			id = e.GoalID
+		}
+	}
+	if id == "" {
+		t.Fatalf("goal run printed no goal id:\n%s", out)
+	}
+	code, patch, errs := runToEnd(t, exec.Command(testBinary(t), "diff", id, "--data-dir", dataDir))
+	want := "diff --git a/README b/README\n"
+	if code != cli.ExitOK || !strings.HasPrefix(patch, want) || !strings.Contains(patch, "+bye\n") || !strings.Contains(patch, "diff --git a/made.txt b/made.txt\nnew file mode") {
+		t.Fatalf("diff %s: exit %d\n%s\n%s", id, code, patch, errs)
+	}
+	code, stat, _ := runToEnd(t, exec.Command(testBinary(t), "diff", id, "--stat", "--data-dir", dataDir))
+	if code != cli.ExitOK || !strings.HasSuffix(stat, " 2 files changed, 2 insertions(+), 0 deletions(-)\n") {
+		t.Fatalf("diff %s --stat: exit %d\n%s", id, code, stat)
+	}
+}
