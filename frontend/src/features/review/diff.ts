@@ -117,10 +117,15 @@ function markNumber(l: DiffLine) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'cs-line-number';
-  button.setAttribute('aria-label', `Comment on line ${l.line}${l.side === 'old' ? ' (old)' : ''} of ${l.file}`);
   button.dataset.lineKey = lineKey(l.file, l.side, l.line);
   button.dataset.testid = 'diff-line-number';
   button.append(...cell.childNodes);
+  // Its name is the numbers it shows and what it does (a name without the numbers shown
+  // would not match what a person using speech input sees).
+  const what = document.createElement('span');
+  what.className = 'visually-hidden';
+  what.textContent = ` Comment on line ${l.line}${l.side === 'old' ? ' (old)' : ''} of ${l.file}`;
+  button.append(what);
   cell.append(button);
 }
 

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	kb "github.com/chromedp/chromedp/kb"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+)
+
+// reviewDialog is a CSS selector inside the Changes dialog.
+func reviewDialog(sel string) string { return `[data-testid=changes-dialog] ` + sel }
+
+// reviewText is the JS for the text of the first element sel picks in the Changes dialog.
+func reviewText(sel string) string {
+	return fmt.Sprintf(`(document.querySelector(%q)?.textContent ?? '')`, reviewDialog(sel))
+}
+
+// TestReviewUIEndToEnd: a fleet task runs in its own worktree through `serve` and writes
+// greet.txt; the person opens its Changes from the task's card, sees the diff of the file,
+// comments on a line of it and sends the review to the agent. The task is reopened with the
+// comment in its agent's prompt, fixes the file and verifies again; the diff follows. The
+// person lands it (rebase, the remembered default) and main holds the fix, while their own
+// checkout is left as it was. The Changes view has no serious or critical accessibility
+// violation, unified or side by side.
+func TestReviewUIEndToEnd(t *testing.T) {
+	const comment = "Greet a person, not the world."
+	m := newFleetModel(t, func(pane string, turn int) llmtest.Reply {
+		switch turn {
+		case 0:
+			return toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": "printf 'hello\\nworld\\n' > greet.txt"})
+		case 2: // sent back with the review
+			return toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": "printf 'hello\\nperson\\n' > greet.txt"})
+		}
+		return fleetClaim("greet.txt written")
+	})
+	repo := t.TempDir()
+	os.WriteFile(filepath.Join(repo, "greet.txt"), []byte("hello\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
+		gitIn(t, repo, args...)
+	}
+	mainBefore := gitIn(t, repo, "rev-parse", "main")
+
+	srv, ctx := openAppWithModel(t, m.srv)
+	token := apiToken(t, srv.URL)
+	var f struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/rpc/CreateFleet", token, map[string]any{
+		"yaml": `name: greet
+isolation: worktree
+tasks:
+  - {id: greet, goal: Write greet.txt, pane: greet-term, check_shell: "test -s greet.txt"}
+`,
+		"policy":   map[string]any{"risk": "write_local", "sandboxDir": repo},
+		"settings": map[string]any{"criticIntervalSteps": 0},
+	}, &f)
+	if f.ID == "" {
+		t.Fatal("CreateFleet answered no fleet id")
+	}
+	card := func(sel string) string { return `[data-testid=task-card][data-task=greet] ` + sel }
+
+	openFleetDashboard(t, ctx,
+		chromedp.WaitVisible(`[data-testid=fleet-detail]`),
+		waitJS(fleetNodeStatus("greet", "completed")),
+		chromedp.WaitVisible(card(`[data-testid=task-changes]`)))
+
+	step(t, ctx, "open the task's Changes: the file list and the diff of greet.txt",
+		chromedp.Focus(card(`[data-testid=task-changes]`)),
+		chromedp.Click(card(`[data-testid=task-changes]`)),
+		chromedp.WaitVisible(`[data-testid=changes-dialog]`),
+		waitJS(`document.querySelector('[data-testid=changes-file][data-path="greet.txt"]')?.dataset.status === 'modified'`),
+		waitJS(reviewText(`[data-testid=changes-file][data-path="greet.txt"]`)+`.includes('+1')`),
+		waitJS(reviewText(`.d2h-file-wrapper[data-file="greet.txt"]`)+`.includes('world')`),
+		waitJS(reviewText(`[data-testid=changes-branch]`)+`.includes('main')`),
+		waitJS(reviewText(`[data-testid=review-report]`)+` !== ''`))
+	shot(t, ctx, "review-changes")
+
+	step(t, ctx, "comment on the line that says world",
+		chromedp.Click(reviewDialog(`button[data-line-key="new:2:greet.txt"]`)),
+		chromedp.WaitVisible(reviewDialog(`[data-testid=line-comment-box-text]`)),
+		chromedp.SendKeys(reviewDialog(`[data-testid=line-comment-box-text]`), comment),
+		chromedp.Click(reviewDialog(`[data-testid=line-comment-box-save]`)),
+		waitJS(`!document.querySelector('[data-testid=line-comment-box]')`),
+		waitJS(reviewText(`[data-testid=line-comment]`)+`.includes(`+fmt.Sprintf("%q", comment)+`)`),
+		waitJS(`document.querySelectorAll('[data-testid=pending-comment]').length === 1`),
+		waitJS(reviewText(`[data-testid=review-send]`)+`.includes('Send to agent (1)')`))
+	axeCheck(t, ctx, "changes view, unified, with a comment", `[data-testid=changes-dialog]`)
+
+	step(t, ctx, "side by side: the comment stays under its line",
+		chromedp.Click(reviewDialog(`[data-testid=changes-split]`)),
+		waitJS(`document.querySelector('[data-testid=diff]').dataset.format === 'side-by-side'`),
+		waitJS(reviewText(`.d2h-file-side-diff [data-testid=line-comment]`)+`.includes(`+fmt.Sprintf("%q", comment)+`)`))
+	axeCheck(t, ctx, "changes view, side by side", `[data-testid=changes-dialog]`)
+	shot(t, ctx, "review-side-by-side")
+
+	step(t, ctx, "send the review: the task is reopened, its story says so",
+		chromedp.Click(reviewDialog(`[data-testid=changes-unified]`)),
+		chromedp.SendKeys(reviewDialog(`[data-testid=review-note]`), "Then it can land."),
+		chromedp.Click(reviewDialog(`[data-testid=review-send]`)),
+		waitJS(reviewText(`[data-testid=review-sent]`)+`.includes('was reopened')`),
+		waitJS(`document.querySelectorAll('[data-testid=pending-comment]').length === 0`),
+		waitJS(`!!document.querySelector('[data-testid=review-story] li[data-kind=reopened]')`))
+	step(t, ctx, "the task verifies again and the diff follows",
+		waitJS(`document.querySelector('[data-testid=review-work-status]')?.dataset.status === 'completed'`),
+		waitJS(reviewText(`.d2h-file-wrapper[data-file="greet.txt"]`)+`.includes('person')`))
+	var sawComment bool
+	for _, r := range m.requests("greet-term") {
+		sawComment = sawComment || strings.Contains(string(r.Body), comment)
+	}
+	if !sawComment {
+		t.Error("the agent was never given the review comment")
+	}
+
+	step(t, ctx, "land it: rebase, the default, and the landed commit is shown",
+		waitJS(`document.querySelector('[data-testid=land-rebase]')?.checked === true`),
+		chromedp.Click(reviewDialog(`[data-testid=land-button]`)),
+		waitJS(`document.querySelector('[data-testid=land-outcome]')?.dataset.status === 'landed'`),
+		waitJS(reviewText(`[data-testid=land-commit]`)+`.length === 12`))
+	axeCheck(t, ctx, "changes view, landed", `[data-testid=changes-dialog]`)
+	shot(t, ctx, "review-landed")
+
+	var shown string
+	step(t, ctx, "read the landed commit the page shows", chromedp.Text(reviewDialog(`[data-testid=land-commit]`), &shown))
+	if tip := gitIn(t, repo, "rev-parse", "main"); tip == mainBefore || !strings.HasPrefix(tip, shown) {
+		t.Errorf("main is at %s (was %s), the page says it landed as %s", tip, mainBefore, shown)
+	}
+	if got := gitIn(t, repo, "show", "main:greet.txt"); got != "hello\nperson" {
+		t.Errorf("main's greet.txt = %q, want the fix", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "greet.txt")); string(b) != "hello\n" {
+		t.Errorf("the person's checkout changed: greet.txt = %q", b)
+	}
+
+	step(t, ctx, "Esc closes the Changes and the focus is back on the task's Changes button",
+		chromedp.KeyEvent(kb.Escape),
+		waitJS(`!document.querySelector('[data-testid=changes-dialog]')`),
+		waitJS(`document.activeElement?.dataset.testid === 'task-changes'`),
+		chromedp.WaitVisible(`[data-testid=fleet-dashboard]`))
+}
