@@ -51,13 +51,23 @@ type SendReviewArgs struct {
 var errReviewOff = &StatusError{Status: http.StatusServiceUnavailable, Err: errors.New("review is not running in this server; a server started by `clusterspace serve` has it")}
 
 // reviewError classifies the review's refusals: a mistake in a field (400 naming it), a ref
-// or comment that names nothing (404), and work in a state a send does not fit (409).
+// or comment that names nothing (404), and work in a state a send does not fit, or that
+// refused to re-open (409).
 func reviewError(err error, key string) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, review.ErrBusy) || errors.Is(err, review.ErrNothingToSend) || errors.Is(err, review.ErrSent) {
 		return Conflict(err)
+	}
+	// A re-open refused is the work's state, unless the refusal was a mistake of the request
+	// or named something gone, which Classify maps as the services' own errors.
+	var re *review.ReopenError
+	if errors.As(err, &re) {
+		if status, _ := Classify(re.Err); status == http.StatusInternalServerError {
+			return Conflict(err)
+		}
+		return err
 	}
 	return featureError(err, namesField(func(e *review.FieldError) string { return e.Field }), review.ErrNotFound, key)
 }

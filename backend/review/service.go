@@ -31,6 +31,19 @@ var (
 	ErrSent          = errors.New("already sent")
 )
 
+// ReopenError is a send the task or goal refused to re-open with (it was started again
+// meanwhile, its branch could not catch up with its target…): nothing was sent.
+type ReopenError struct {
+	Ref string
+	Err error
+}
+
+func (e *ReopenError) Error() string {
+	return fmt.Sprintf("the review of %s was not sent (its comments stay unsent): %v", e.Ref, e.Err)
+}
+
+func (e *ReopenError) Unwrap() error { return e.Err }
+
 // Comment is a person's comment on a change: on a line of a file, on a file (Line 0), or on
 // the whole change (File "").
 type Comment struct {
@@ -238,7 +251,7 @@ func (s *Service) Send(ctx context.Context, ref, note string) (Sent, error) {
 		err = s.reopen.ReopenGoal(ctx, subj.GoalID, text)
 	}
 	if err != nil {
-		return Sent{}, fmt.Errorf("the review of %s was not sent (its comments stay unsent): %w", subj.Ref, err)
+		return Sent{}, &ReopenError{Ref: subj.Ref, Err: err}
 	}
 	ids := make([]string, len(comments))
 	for i, c := range comments {
