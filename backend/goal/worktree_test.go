@@ -193,6 +193,7 @@ func TestGoalWorksInItsOwnWorktree(t *testing.T) {
 func TestAbortedGoalCommitsItsWorktree(t *testing.T) {
 	r := buildRig(t, llmtest.Script{Replies: []llmtest.Reply{
 		makeFile("half.txt"), call("sleep", map[string]int{"ms": 60_000}),
+		{Fault: &llmtest.Fault{Stall: true}}, // the copy waits in its first model call until aborted
 	}}, worktreeRegistry, nil)
 	personsCheckout(t, r.sandbox)
 	os.Mkdir(filepath.Join(r.sandbox, "sub"), 0o755) // untracked: the worktree gets it made
