@@ -102,6 +102,9 @@ func spanOf(ctx context.Context, subj Subject) (span, error) {
 		if wt.Commit == "" {
 			return span{}, fmt.Errorf("branch %s of %s is not in %s and the work recorded no commit: there is nothing to review", wt.Branch, subj.Ref, repo)
 		}
+		if _, err := git(ctx, repo, "cat-file", "-e", wt.Commit+"^{commit}"); err != nil {
+			return span{}, fmt.Errorf("branch %s of %s is not in %s, and the commit its work ended at, %s, is gone too (garbage-collected): there is nothing left to review", wt.Branch, subj.Ref, repo, wt.Commit)
+		}
 		tip = []byte(wt.Commit)
 	}
 	from := wt.Base

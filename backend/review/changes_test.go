@@ -142,6 +142,10 @@ func TestChangesOfAnEndedCommit(t *testing.T) {
 	if err != nil || page.Tip != subj.Worktree.Commit || len(page.Files) != 5 {
 		t.Fatalf("page %+v, %v", page, err)
 	}
+	subj.Worktree.Commit = strings.Repeat("ab", 20)
+	if _, err := review.Changes(ctx, subj, review.ChangesOptions{}); err == nil || !strings.Contains(err.Error(), "is gone too") {
+		t.Fatalf("a commit that is gone: %v", err)
+	}
 }
 
 // While the work runs the page says it shows committed work only, and whether the worktree
