@@ -31,12 +31,7 @@ func isolated(f *Fleet, t *Task) bool {
 }
 
 // repoDirOf is the directory a goal works in: its sandbox, else its work dir.
-func repoDirOf(spec goal.Spec) string {
-	if spec.Policy.SandboxDir != "" {
-		return spec.Policy.SandboxDir
-	}
-	return spec.Settings.WorkDir
-}
+func repoDirOf(spec goal.Spec) string { return spec.RepoDir() }
 
 // prepareWorktree gives a task its worktree (made, or the one it had) and runs the fleet's
 // setup there once. Runs without s.mu: git and setup take time.

@@ -19,19 +19,19 @@ const finishTimeout = 2 * time.Minute
 // beside the fleet/<fleet id>/<task id> branches of fleet tasks.
 const worktreeBranchPrefix = "goal/"
 
-// repoDirOf is the directory a goal works in, whose repository its worktree is made of: its
-// sandbox, else its work dir.
-func repoDirOf(spec Spec) string {
-	if spec.Policy.SandboxDir != "" {
-		return spec.Policy.SandboxDir
+// RepoDir is the directory a goal works in, whose repository a worktree of its own (a goal's
+// with --worktree, a fleet task's) is made of: its sandbox, else its work dir.
+func (s Spec) RepoDir() string {
+	if s.Policy.SandboxDir != "" {
+		return s.Policy.SandboxDir
 	}
-	return spec.Settings.WorkDir
+	return s.Settings.WorkDir
 }
 
 // worktreeRepo checks that a goal asking for a worktree works in a git repository with a
 // commit, and returns its top-level dir and HEAD; a refusal names the field and the dir.
 func worktreeRepo(ctx context.Context, spec Spec) (top, head string, err error) {
-	dir := repoDirOf(spec)
+	dir := spec.RepoDir()
 	top, head, err = worktree.RepoHead(ctx, dir)
 	if err != nil {
 		msg := fmt.Sprintf("%s is not in a git repository with a commit, so the goal has no branch to work on: git init it and commit once, or drop --worktree", dir)
@@ -102,7 +102,7 @@ func intoWorktree(ctx context.Context, id string, spec Spec) (Spec, error) {
 			return spec, &FieldError{"settings.workDir", err.Error()}
 		}
 	}
-	wt.WorkDir = repoDirOf(spec)
+	wt.WorkDir = spec.RepoDir()
 	spec.Worktree = &wt
 	return spec, nil
 }
