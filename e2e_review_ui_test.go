@@ -79,8 +79,9 @@ tasks:
 		waitJS(reviewText(`[data-testid=review-report]`)+` !== ''`))
 	shot(t, ctx, "review-changes")
 
-	step(t, ctx, "comment on the line that says world",
-		chromedp.Click(reviewDialog(`button[data-line-key="new:2:greet.txt"]`)),
+	step(t, ctx, "comment on the line that says world, by keyboard: Enter on its line number",
+		chromedp.Focus(reviewDialog(`button[data-line-key="new:2:greet.txt"]`)),
+		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(reviewDialog(`[data-testid=line-comment-box-text]`)),
 		chromedp.SendKeys(reviewDialog(`[data-testid=line-comment-box-text]`), comment),
 		chromedp.Click(reviewDialog(`[data-testid=line-comment-box-save]`)),

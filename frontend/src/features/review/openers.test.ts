@@ -61,6 +61,16 @@ describe('opening the review', () => {
     expect(within(dialog).getByTestId('review-land-status').textContent).toContain('refused');
     expect(within(dialog).getByTestId('review-story').textContent).toContain('conflict in greet.go');
 
+    // A review sent: the fleet is read again (its task's story is not in the events).
+    await fireEvent.click(within(dialog).getByTestId('whole-comment-box-text'));
+    await fireEvent.input(within(dialog).getByTestId('whole-comment-box-text'), { target: { value: 'Add a test.' } });
+    await fireEvent.click(within(dialog).getByTestId('whole-comment-box-save'));
+    await waitFor(() => expect(within(dialog).getAllByTestId('pending-comment')).toHaveLength(1));
+    const reads = named('GetFleet').length;
+    await fireEvent.click(within(dialog).getByTestId('review-send'));
+    await waitFor(() => expect(named('GetFleet').length).toBe(reads + 1));
+    expect(named('GetFleet').at(-1)).toEqual({ id: 'fleet-1' });
+
     await fireEvent.keyDown(dialog, { key: 'Escape' });
     await waitFor(() => expect(screen.queryByTestId('changes-dialog')).toBeNull());
     expect(document.activeElement).toBe(screen.getByTestId('task-changes'));

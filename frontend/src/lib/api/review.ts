@@ -4,6 +4,8 @@
 //
 // A ref names the work: FLEET_ID/TASK_ID for a fleet task, a goal id for a goal run in its own
 // worktree, and a fleet id for landing a whole fleet.
+import type * as land from './gen/land';
+import type * as review from './gen/review';
 import type { Call } from './table';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -136,38 +138,36 @@ function pageOf(raw: unknown): ChangesPage {
   };
 }
 
-// Until the backend's calls are in gen/calls.ts the names are not in the table's type; this
-// is the same Call, loosely typed for them.
-type LooseCall = (name: string, args: unknown) => Promise<unknown>;
-
+/** The review's and landing's calls over a transport's Call. */
 export class ReviewCalls implements ReviewApi {
-  private readonly loose: LooseCall;
-  constructor(call: Call) {
-    this.loose = call as unknown as LooseCall;
-  }
+  constructor(private readonly call: Call) {}
   async changes(ref: string, opts: { file?: string; offset?: number; limit?: number } = {}) {
-    return pageOf(await this.loose('GetChanges', { ref, ...opts }));
+    return pageOf(await this.call('GetChanges', { ref, ...opts }));
   }
   async comments(ref: string) {
-    const r = (await this.loose('ListReviewComments', { ref })) as { comments?: unknown } | null;
-    return arr<ReviewComment>(r?.comments);
+    return arr<ReviewComment>((await this.call('ListReviewComments', { ref }))?.comments);
   }
   async addComment(c: NewReviewComment) {
-    return (await this.loose('AddReviewComment', c)) as ReviewComment;
+    return (await this.call('AddReviewComment', c)) as ReviewComment;
   }
   async deleteComment(id: string) {
-    await this.loose('DeleteReviewComment', { id });
+    await this.call('DeleteReviewComment', { id });
   }
   async send(ref: string, note: string) {
-    const r = ((await this.loose('SendReview', { ref, note })) ?? {}) as Partial<SendReviewResult>;
+    const r: Partial<review.Sent> = (await this.call('SendReview', { ref, note })) ?? {};
     return { reopened: typeof r.reopened === 'string' ? r.reopened : '', feedback: String(r.feedback ?? '') };
   }
   async land(ref: string, opts: LandOptions = {}) {
-    const r = ((await this.loose('Land', { ref, ...opts })) ?? {}) as Partial<LandResult>;
+    const r: Partial<land.Report> = (await this.call('Land', { ref, ...opts })) ?? {};
     return { outcomes: arr<LandOutcome>(r.outcomes), ...(r.note ? { note: String(r.note) } : {}) };
   }
-  async landPrefs(ref: string) {
-    const r = ((await this.loose('GetLandPrefs', { ref })) ?? {}) as Partial<LandPrefs>;
-    return { repo: String(r.repo ?? ''), strategy: r.strategy ?? '', check: r.check, onRefuse: r.onRefuse ?? '' } as LandPrefs;
+  async landPrefs(ref: string): Promise<LandPrefs> {
+    const r: Partial<land.Prefs> = (await this.call('GetLandPrefs', { ref })) ?? {};
+    return {
+      repo: String(r.repo ?? ''),
+      strategy: r.strategy === 'merge' || r.strategy === 'rebase' ? r.strategy : '',
+      check: r.check,
+      onRefuse: r.onRefuse === 'agent' || r.onRefuse === 'person' ? r.onRefuse : '',
+    };
   }
 }
