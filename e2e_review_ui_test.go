@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	kb "github.com/chromedp/chromedp/kb"
 
@@ -141,4 +142,72 @@ tasks:
 		waitJS(`!document.querySelector('[data-testid=changes-dialog]')`),
 		waitJS(`document.activeElement?.dataset.testid === 'task-changes'`),
 		chromedp.WaitVisible(`[data-testid=fleet-dashboard]`))
+}
+
+// TestReviewUIGoalWorktreeEndToEnd: a goal started with its own worktree (the create call's
+// worktree: true) writes made.txt; from its detail in the Goal Dashboard the person opens
+// Changes, sees the file's diff on the goal's branch, and lands it on main; the dialog is
+// accessible, and Esc gives the focus back to the goal's Changes button.
+func TestReviewUIGoalWorktreeEndToEnd(t *testing.T) {
+	repo := t.TempDir()
+	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
+		gitIn(t, repo, args...)
+	}
+	model := llmtest.New(t, llmtest.Script{})
+	srv, ctx := openAppWithModel(t, nil)
+	addScriptedProvider(t, srv, model)
+	token := apiToken(t, srv.URL)
+	var list struct {
+		Workspaces []struct{ Panes []struct{ ID string } }
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	pane := list.Workspaces[0].Panes[0].ID
+	model.Push(
+		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo ok > made.txt"}),
+		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
+	)
+	var g struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/rpc/StartGoal", token, map[string]any{
+		"spec": map[string]any{
+			"paneId": pane, "goal": "Write made.txt",
+			"criterion": map[string]string{"kind": "shell", "command": "test -f made.txt"},
+			"policy":    map[string]string{"risk": "write_local", "sandboxDir": repo},
+			"settings":  map[string]any{"criticIntervalSteps": 0},
+		},
+		"worktree": true,
+	}, &g)
+	if g.ID == "" {
+		t.Fatal("StartGoal answered no goal id")
+	}
+
+	step(t, ctx, "open the goal's detail in the Goal Dashboard",
+		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`),
+		chromedp.Click(fmt.Sprintf(`[data-testid=goal-row][data-goal-id=%q]`, g.ID)),
+		waitJS(detailStatus("completed")),
+		chromedp.WaitVisible(`[data-testid=goal-changes]`))
+
+	step(t, ctx, "its Changes show made.txt added on the goal's branch",
+		chromedp.Focus(`[data-testid=goal-changes]`),
+		chromedp.Click(`[data-testid=goal-changes]`),
+		chromedp.WaitVisible(`[data-testid=changes-dialog]`),
+		waitJS(`document.querySelector('[data-testid=changes-file][data-path="made.txt"]')?.dataset.status === 'added'`),
+		waitJS(reviewText(`.d2h-file-wrapper[data-file="made.txt"]`)+`.includes('ok')`),
+		waitJS(reviewText(`[data-testid=changes-branch]`)+`.includes('main')`))
+	axeCheck(t, ctx, "changes view of a goal", `[data-testid=changes-dialog]`)
+
+	step(t, ctx, "land it",
+		chromedp.Click(reviewDialog(`[data-testid=land-button]`)),
+		waitJS(`document.querySelector('[data-testid=land-outcome]')?.dataset.status === 'landed'`))
+	if got := gitIn(t, repo, "show", "main:made.txt"); got != "ok" {
+		t.Errorf("main's made.txt = %q after the goal landed", got)
+	}
+	shot(t, ctx, "review-goal-landed")
+
+	step(t, ctx, "Esc closes the Changes and the focus is back on the goal's Changes button",
+		chromedp.KeyEvent(kb.Escape),
+		waitJS(`!document.querySelector('[data-testid=changes-dialog]')`),
+		waitJS(`document.activeElement?.dataset.testid === 'goal-changes'`),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
 }
