@@ -208,9 +208,7 @@ func (s *Service) Create(ctx context.Context, file File, spec Spec) (Fleet, erro
 		}
 		if f.Spec.Base == "" {
 			f.Spec.Base = head
-			if br, err := worktree.Git(ctx, repoDirOf(s.goalSpec(&f, t, "")), "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
-				f.Spec.Target = br
-			}
+			f.Spec.Target = worktree.Branch(ctx, repoDirOf(s.goalSpec(&f, t, "")))
 		}
 	}
 	if err := s.ensurePanes(ctx, f, f.Tasks); err != nil {

@@ -191,12 +191,8 @@ func (wt *Worktree) Finish(ctx context.Context, message string) {
 // meanwhile. It returns what the agent must know: the conflicted files, left in the worktree
 // for it to resolve.
 func (wt *Worktree) CatchUp(ctx context.Context) (string, error) {
-	if _, err := os.Stat(wt.Dir); err != nil {
-		Git(ctx, wt.Repo, "worktree", "prune") // Best effort: forget a removed one.
-		if _, err := Git(ctx, wt.Repo, "worktree", "add", wt.Dir, wt.Branch); err != nil {
-			return "", err
-		}
-		wt.Pruned = false
+	if _, err := wt.Add(ctx, wt.Base); err != nil {
+		return "", err
 	}
 	if wt.Target == "" {
 		return "", nil
