@@ -98,6 +98,9 @@ tasks:
 		waitJS(reviewText(`.d2h-file-side-diff [data-testid=line-comment]`)+`.includes(`+fmt.Sprintf("%q", comment)+`)`))
 	axeCheck(t, ctx, "changes view, side by side", `[data-testid=changes-dialog]`)
 	shot(t, ctx, "review-side-by-side")
+	step(t, ctx, "the dark palette", systemScheme("dark"), waitJS(`document.documentElement.dataset.theme === 'dark'`))
+	axeCheck(t, ctx, "changes view, side by side, dark", `[data-testid=changes-dialog]`)
+	shot(t, ctx, "review-side-by-side-dark")
 
 	step(t, ctx, "send the review: the task is reopened, its story says so",
 		chromedp.Click(reviewDialog(`[data-testid=changes-unified]`)),
@@ -142,6 +145,13 @@ tasks:
 		waitJS(`!document.querySelector('[data-testid=changes-dialog]')`),
 		waitJS(`document.activeElement?.dataset.testid === 'task-changes'`),
 		chromedp.WaitVisible(`[data-testid=fleet-dashboard]`))
+
+	step(t, ctx, "Land fleet: the task is on main already",
+		chromedp.Click(`[data-testid=fleet-land]`),
+		chromedp.WaitVisible(`[data-testid=land-fleet-dialog]`),
+		chromedp.Click(`[data-testid=land-fleet-button]`),
+		waitJS(`document.querySelector('[data-testid=land-fleet-outcome][data-task=greet]')?.dataset.status === 'already'`))
+	axeCheck(t, ctx, "land fleet", `[data-testid=land-fleet-dialog]`)
 }
 
 // TestReviewUIGoalWorktreeEndToEnd: a goal started with its own worktree (the create call's
