@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/policy"
+	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
 // ErrNotFound is returned for an unknown fleet.
@@ -83,7 +84,7 @@ type Task struct {
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
 	// Worktree is the task's own git worktree and branch (isolation: worktree), nil without.
-	Worktree *Worktree `json:"worktree,omitempty"`
+	Worktree *worktree.Worktree `json:"worktree,omitempty"`
 	// Review is where the task's work stands with its target, and what the person said of
 	// it (nil until it is reviewed, landed or refused).
 	Review *Review `json:"review,omitempty"`

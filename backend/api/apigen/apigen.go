@@ -157,7 +157,7 @@ func generatePackage(path string, names map[string]string, keep map[string]refle
 		b.WriteString(header)
 		var imports []string
 		used := map[string]bool{}
-		for _, m := range importLine.FindAllStringSubmatch(part, -1) {
+		for _, m := range importLine.FindAllStringSubmatch(codeOnly(part), -1) { // a comment naming review.X imports nothing
 			if others[m[1]] && !used[m[1]] {
 				used[m[1]] = true
 				imports = append(imports, m[1])

@@ -13,7 +13,6 @@ import type * as mcp from './mcp';
 import type * as plugins from './plugins';
 import type * as policy from './policy';
 import type * as recipes from './recipes';
-import type * as review from './review';
 import type * as tools from './tools';
 export * from './api.2';
 

@@ -4,6 +4,7 @@
 import type * as criterion from './criterion';
 import type * as goal from './goal';
 import type * as policy from './policy';
+import type * as worktree from './worktree';
 
 /**
  * InboxItem is context another agent shared with a pane's agent.
@@ -249,7 +250,7 @@ export interface Task extends TaskSpec {
   /**
    * Worktree is the task's own git worktree and branch (isolation: worktree), nil without.
    */
-  worktree?: Worktree;
+  worktree?: worktree.Worktree;
   /**
    * Review is where the task's work stands with its target, and what the person said of
    * it (nil until it is reviewed, landed or refused).
