@@ -109,8 +109,8 @@ tasks:
 	code, js, errs := diff(ref, "--json")
 	var page struct {
 		Ref, Kind, Branch, Base, Tip, Patch string
-		Files                              []struct{ Path, OldPath, Status string }
-		NextOffset                         int
+		Files                               []struct{ Path, OldPath, Status string }
+		NextOffset                          int
 	}
 	if err := json.Unmarshal([]byte(js), &page); code != cli.ExitOK || err != nil {
 		t.Fatalf("diff --json: exit %d, %v\n%s\n%s", code, err, js, errs)
@@ -159,13 +159,7 @@ func TestDiffCLIShowsAGoalsOwnBranch(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("goal run: exit %d\n%s\n%s", code, out, errs)
 	}
-	id := ""
-	for _, line := range strings.Split(out, "\n") {
-		var e struct{ GoalID string }
-		if json.Unmarshal([]byte(line), &e) == nil && e.GoalID != "" {
-			id = e.GoalID
-		}
-	}
+	id := lastJSONField(out, "goalId")
 	if id == "" {
 		t.Fatalf("goal run printed no goal id:\n%s", out)
 	}

@@ -67,13 +67,7 @@ tasks:
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s\na's terminal: %s", code, out, errs, lastResult(m, "a-term"))
 	}
-	var id string
-	for _, line := range strings.Split(out, "\n") {
-		var e struct{ FleetID string }
-		if json.Unmarshal([]byte(line), &e) == nil && e.FleetID != "" {
-			id = e.FleetID
-		}
-	}
+	id := lastJSONField(out, "fleetId")
 	show, err := exec.Command(testBinary(t), "fleet", "show", id, "--json", "--data-dir", dataDir).Output()
 	var f struct {
 		Tasks []struct {

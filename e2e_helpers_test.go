@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,4 +86,19 @@ func openChat(t *testing.T, model *llmtest.Server) (*serveProcess, context.Conte
 	ctx := newBrowser(t)
 	setUpChat(t, ctx, srv.URL, model)
 	return srv, ctx
+}
+
+// lastJSONField is the last non-empty value of a string field among the JSON lines a
+// command printed with --json (a fleet's or goal's id), "" when none has it.
+func lastJSONField(out, field string) string {
+	v := ""
+	for _, line := range strings.Split(out, "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) == nil {
+			if s, _ := e[field].(string); s != "" {
+				v = s
+			}
+		}
+	}
+	return v
 }

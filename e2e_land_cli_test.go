@@ -24,20 +24,11 @@ func landRepo(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, "check.sh"), []byte("if [ -f a.txt ] && [ -f b.txt ] && ! grep -qx compatible b.txt; then echo 'b.txt is not compatible with a.txt'; exit 1; fi\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "README"), []byte("base\n"), 0o644)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		gitIn(t, dir, args...)
+		gitRun(t, dir, args...)
 	}
 	os.WriteFile(filepath.Join(dir, "README"), []byte("the person's edit, not committed\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the person's own notes\n"), 0o644)
 	return dir
-}
-
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // checkoutDigest hashes every file of the person's checkout outside .git, names and bytes.
@@ -89,17 +80,11 @@ tasks:
 	if code != cli.ExitOK {
 		t.Fatalf("fleet run: exit %d\n%s\n%s", code, out, errs)
 	}
-	fleetID := ""
-	for _, line := range strings.Split(out, "\n") {
-		var e struct{ FleetID string }
-		if json.Unmarshal([]byte(line), &e) == nil && e.FleetID != "" {
-			fleetID = e.FleetID
-		}
-	}
+	fleetID := lastJSONField(out, "fleetId")
 	if fleetID == "" {
 		t.Fatalf("fleet run printed no fleet id:\n%s", out)
 	}
-	mainBefore := gitIn(t, repo, "rev-parse", "main")
+	mainBefore := gitRun(t, repo, "rev-parse", "main")
 	if got := checkoutDigest(t, repo); got != before {
 		t.Fatal("fleet run changed the person's checkout")
 	}
@@ -124,10 +109,10 @@ tasks:
 	if !b.SentBack || !strings.Contains(b.Detail, "b.txt is not compatible with a.txt") || !strings.Contains(b.Detail, "sh check.sh") {
 		t.Errorf("b's refusal (want the repository check's output, sent back to its agent): %+v", b)
 	}
-	if files := gitIn(t, repo, "ls-tree", "--name-only", "main"); !strings.Contains(files, "a.txt") || !strings.Contains(files, "c.txt") || strings.Contains(files, "b.txt") {
+	if files := gitRun(t, repo, "ls-tree", "--name-only", "main"); !strings.Contains(files, "a.txt") || !strings.Contains(files, "c.txt") || strings.Contains(files, "b.txt") {
 		t.Errorf("main after the first land holds:\n%s", files)
 	}
-	if gitIn(t, repo, "merge-base", "--is-ancestor", mainBefore, "main") != "" {
+	if gitRun(t, repo, "merge-base", "--is-ancestor", mainBefore, "main") != "" {
 		t.Error("main did not move forward")
 	}
 	if !strings.Contains(rep.Note, "fleet resume "+fleetID) {
@@ -151,7 +136,7 @@ tasks:
 	if got := rep.statuses(); got != "a=already b=landed c=already" {
 		t.Fatalf("second land: %s\n%+v", got, rep)
 	}
-	if got := gitIn(t, repo, "show", "main:b.txt"); got != "compatible" {
+	if got := gitRun(t, repo, "show", "main:b.txt"); got != "compatible" {
 		t.Errorf("main's b.txt = %q", got)
 	}
 	// The report's command brings the person's files forward, keeping their own changes.
@@ -168,12 +153,12 @@ tasks:
 			t.Errorf("after the suggested command, %s holds %q, want %q", file, b, want)
 		}
 	}
-	if st := gitIn(t, repo, "status", "--porcelain"); st != "M README\n?? notes.txt" {
+	if st := gitRun(t, repo, "status", "--porcelain"); st != "M README\n?? notes.txt" {
 		t.Errorf("git status after the suggested command:\n%s", st)
 	}
 
 	landed := filepath.Join(t.TempDir(), "landed")
-	gitIn(t, repo, "worktree", "add", "-q", "--detach", landed, "main")
+	gitRun(t, repo, "worktree", "add", "-q", "--detach", landed, "main")
 	if out, err := exec.Command("sh", "-c", "cd "+landed+" && sh check.sh").CombinedOutput(); err != nil {
 		t.Errorf("the repository's check fails on what landed: %v\n%s", err, out)
 	}

@@ -36,7 +36,7 @@ func TestLandCLILandsAGoalRunInItsOwnWorktree(t *testing.T) {
 		t.Fatalf("the report names no branch:\n%s", out)
 	}
 	id, dir := m[1], m[2]
-	mainBefore := gitIn(t, repo, "rev-parse", "main")
+	mainBefore := gitRun(t, repo, "rev-parse", "main")
 
 	land := func(wantCode int, args ...string) landReport {
 		t.Helper()
@@ -54,14 +54,14 @@ func TestLandCLILandsAGoalRunInItsOwnWorktree(t *testing.T) {
 	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Status != "refused" || rep.Outcomes[0].SentBack || !strings.Contains(rep.Outcomes[0].Detail, "approved.txt is missing") {
 		t.Fatalf("a goal whose repository check fails: %+v", rep)
 	}
-	if gitIn(t, repo, "rev-parse", "main") != mainBefore {
+	if gitRun(t, repo, "rev-parse", "main") != mainBefore {
 		t.Fatal("main moved although the check failed")
 	}
 	rep = land(cli.ExitOK, "--check", "grep -qx made made.txt")
 	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Status != "landed" || !strings.Contains(rep.Outcomes[0].Detail, "grep -qx made made.txt") {
 		t.Fatalf("the goal once its check passes: %+v", rep)
 	}
-	if got := gitIn(t, repo, "show", "main:made.txt"); got != "made" {
+	if got := gitRun(t, repo, "show", "main:made.txt"); got != "made" {
 		t.Errorf("main's made.txt = %q", got)
 	}
 	if _, err := os.Stat(dir); err == nil {

@@ -43,9 +43,9 @@ func TestReviewUIEndToEnd(t *testing.T) {
 	repo := t.TempDir()
 	os.WriteFile(filepath.Join(repo, "greet.txt"), []byte("hello\n"), 0o644)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		gitIn(t, repo, args...)
+		gitRun(t, repo, args...)
 	}
-	mainBefore := gitIn(t, repo, "rev-parse", "main")
+	mainBefore := gitRun(t, repo, "rev-parse", "main")
 
 	srv, ctx := openAppWithModel(t, m.srv)
 	token := apiToken(t, srv.URL)
@@ -130,10 +130,10 @@ tasks:
 
 	var shown string
 	step(t, ctx, "read the landed commit the page shows", chromedp.Text(reviewDialog(`[data-testid=land-commit]`), &shown))
-	if tip := gitIn(t, repo, "rev-parse", "main"); tip == mainBefore || !strings.HasPrefix(tip, shown) {
+	if tip := gitRun(t, repo, "rev-parse", "main"); tip == mainBefore || !strings.HasPrefix(tip, shown) {
 		t.Errorf("main is at %s (was %s), the page says it landed as %s", tip, mainBefore, shown)
 	}
-	if got := gitIn(t, repo, "show", "main:greet.txt"); got != "hello\nperson" {
+	if got := gitRun(t, repo, "show", "main:greet.txt"); got != "hello\nperson" {
 		t.Errorf("main's greet.txt = %q, want the fix", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "greet.txt")); string(b) != "hello\n" {
@@ -162,7 +162,7 @@ func TestReviewUIGoalWorktreeEndToEnd(t *testing.T) {
 	repo := t.TempDir()
 	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		gitIn(t, repo, args...)
+		gitRun(t, repo, args...)
 	}
 	model := llmtest.New(t, llmtest.Script{})
 	srv, ctx := openAppWithModel(t, nil)
@@ -210,7 +210,7 @@ func TestReviewUIGoalWorktreeEndToEnd(t *testing.T) {
 	step(t, ctx, "land it",
 		chromedp.Click(reviewDialog(`[data-testid=land-button]`)),
 		waitJS(`document.querySelector('[data-testid=land-outcome]')?.dataset.status === 'landed'`))
-	if got := gitIn(t, repo, "show", "main:made.txt"); got != "ok" {
+	if got := gitRun(t, repo, "show", "main:made.txt"); got != "ok" {
 		t.Errorf("main's made.txt = %q after the goal landed", got)
 	}
 	shot(t, ctx, "review-goal-landed")

@@ -234,16 +234,12 @@ func (s *Service) Shutdown() {
 func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := s.active[fleetID]
-	if !ok {
-		f, err := s.repo.Fleet(ctx, fleetID)
-		if err != nil {
-			return Fleet{}, err
-		}
-		if f.Status == StatusInterrupted {
-			return Fleet{}, fmt.Errorf("fleet %s is interrupted: resume it first", fleetID)
-		}
-		l = &live{f: f, done: make(chan struct{})}
+	l, active, err := s.liveOrStored(ctx, fleetID)
+	if err != nil {
+		return Fleet{}, err
+	}
+	if !active && l.f.Status == StatusInterrupted {
+		return Fleet{}, fmt.Errorf("fleet %s is interrupted: resume it first", fleetID)
 	}
 	t, ok := l.f.Task(taskID)
 	if !ok {

@@ -56,16 +56,11 @@ func (s *Service) SetWorktree(ctx context.Context, fleetID, taskID string, wt Wo
 func (s *Service) changeTask(ctx context.Context, fleetID, taskID string, fn func(f *Fleet, t *Task) error) (Fleet, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var f *Fleet
-	if l, ok := s.active[fleetID]; ok {
-		f = &l.f
-	} else {
-		stored, err := s.repo.Fleet(ctx, fleetID)
-		if err != nil {
-			return Fleet{}, err
-		}
-		f = &stored
+	l, _, err := s.liveOrStored(ctx, fleetID)
+	if err != nil {
+		return Fleet{}, err
 	}
+	f := &l.f
 	t, ok := f.Task(taskID)
 	if !ok {
 		return Fleet{}, fmt.Errorf("fleet %s has no task %q", fleetID, taskID)
@@ -79,6 +74,19 @@ func (s *Service) changeTask(ctx context.Context, fleetID, taskID string, fn fun
 	}
 	s.publishTask(f, t)
 	return *f, nil
+}
+
+// liveOrStored is the fleet this process drives (active), else the stored one, not driven.
+// Called with s.mu held.
+func (s *Service) liveOrStored(ctx context.Context, id string) (l *live, active bool, err error) {
+	if l, ok := s.active[id]; ok {
+		return l, true, nil
+	}
+	f, err := s.repo.Fleet(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	return &live{f: f, done: make(chan struct{})}, false, nil
 }
 
 // Reopen sends a task that ended back to its agent with feedback (the person's review, or
@@ -125,13 +133,9 @@ func (s *Service) Reopen(ctx context.Context, fleetID, taskID, feedback string, 
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, active := s.active[fleetID]
-	if !active {
-		f, err := s.repo.Fleet(ctx, fleetID)
-		if err != nil {
-			return Fleet{}, err
-		}
-		l = &live{f: f, done: make(chan struct{})}
+	l, active, err := s.liveOrStored(ctx, fleetID)
+	if err != nil {
+		return Fleet{}, err
 	}
 	t, _ = l.f.Task(taskID)
 	if !t.Status.Ended() {
