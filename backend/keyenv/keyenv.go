@@ -22,11 +22,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// WellKnown are the provider key variables the app, or a person starting it, commonly holds.
-// They are sealed by name, not by a pattern such as *_API_KEY: a pattern would also take
-// variables a person set on purpose for the tools in their own terminals.
-var WellKnown = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"}
-
 // fdEnv carries, across the re-exec, the number of the descriptor holding the sealed values.
 const fdEnv = "CLUSTERSPACE_SEALED_KEYS_FD"
 
@@ -35,11 +30,12 @@ var (
 	sealed = map[string]string{}
 )
 
-// Names lists the variables that hold keys for this invocation: the well-known ones and every
-// variable named by a `--api-key-env VAR` flag (or `--critic-api-key-env`, or any other flag
-// ending in "api-key-env", with "=" or as the next argument).
+// Names lists the variables that hold keys for this invocation: every variable of the
+// environment that is a key by the rule (IsKey) and every variable named by a
+// `--api-key-env VAR` flag (or `--critic-api-key-env`, or any other flag ending in
+// "api-key-env", with "=" or as the next argument).
 func Names(args []string) []string {
-	names := slices.Clone(WellKnown)
+	names := inEnvironment()
 	for i, a := range args {
 		if a == "--" {
 			break

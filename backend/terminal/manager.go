@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/clusterspace/clusterspace/backend/keyenv"
@@ -60,8 +59,8 @@ type Options struct {
 	// known_hosts and config apart from the machine's.
 	SSHOptions []string
 	// HiddenEnv names environment variables of this process that no pane's shell inherits:
-	// the ones holding the app's own API keys (the CLI's --api-key-env). The well-known
-	// provider variables in keyenv.WellKnown are always hidden too; HideEnv adds more later.
+	// the ones holding the app's own API keys (the CLI's --api-key-env). Every key variable by
+	// keyenv's rule (keyenv.IsKey) is always hidden too; HideEnv adds more later.
 	HiddenEnv []string
 }
 
@@ -154,7 +153,6 @@ func NewManager(opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
 		panes: map[string]*pane{}, broadcast: map[string]bool{}, hiddenEnv: map[string]bool{},
 		confined: map[string]Sandbox{}}
-	m.HideEnv(keyenv.WellKnown...)
 	m.HideEnv(opts.HiddenEnv...)
 	return m
 }
@@ -173,15 +171,12 @@ func (m *Manager) HideEnv(names ...string) {
 	}
 }
 
-// inheritedEnv is this process's environment minus the hidden variables.
+// inheritedEnv is this process's environment minus the key variables (keyenv's rule) and
+// the hidden ones.
 func (m *Manager) inheritedEnv() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	env := os.Environ()
-	return slices.DeleteFunc(env, func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
-		return m.hiddenEnv[name]
-	})
+	return keyenv.Strip(os.Environ(), func(name string) bool { return m.hiddenEnv[name] })
 }
 
 // Events is the stream of tab changes.

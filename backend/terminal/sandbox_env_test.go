@@ -14,11 +14,13 @@ func TestPanesDoNotInheritTheAppsKeys(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sekrit-openai")       // well known, hidden without asking
 	t.Setenv("ANTHROPIC_API_KEY", "sekrit-anthropic") // well known
 	t.Setenv("OPENROUTER_API_KEY", "sekrit-router")   // well known
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "sekrit-token")  // by keyenv's rule, not a list of names
+	t.Setenv("SOME_NEW_API_KEY", "sekrit-new")        // a provider no list knew
 	t.Setenv("CS_TEST_VISIBLE", "visible-3")          // an ordinary variable still comes through
 	m := newManager(t, terminal.Options{HiddenEnv: []string{"CS_TEST_KEY_FLAG"}})
 	m.HideEnv("CS_TEST_KEY_LATE")
 
-	show := `echo "[$CS_TEST_KEY_FLAG][$CS_TEST_KEY_LATE][$OPENAI_API_KEY][$ANTHROPIC_API_KEY][$OPENROUTER_API_KEY][$CS_TEST_VISIBLE]"; env | grep -c sekrit`
+	show := `echo "[$CS_TEST_KEY_FLAG][$CS_TEST_KEY_LATE][$OPENAI_API_KEY][$ANTHROPIC_API_KEY][$OPENROUTER_API_KEY][$ANTHROPIC_AUTH_TOKEN][$SOME_NEW_API_KEY][$CS_TEST_VISIBLE]"; env | grep -c sekrit`
 	free := openBash(t, m, bashSpec(t, "pane-e0e000000000"))
 	confinedSpec := bashSpec(t, "pane-e0e000000001")
 	confinedSpec.Sandbox = &terminal.Sandbox{WritableDirs: []string{confinedSpec.Dir}, NoNetwork: true}
@@ -26,7 +28,7 @@ func TestPanesDoNotInheritTheAppsKeys(t *testing.T) {
 	for _, tab := range []terminal.TabInfo{free, confined} {
 		run(t, m, tab.PaneID, "", show)
 		text, _ := m.Tail(tab.PaneID, "", 5)
-		if !strings.Contains(text, "[][][][][][visible-3]\n0\n") || strings.Contains(text, "sekrit-") {
+		if !strings.Contains(text, "[][][][][][][][visible-3]\n0\n") || strings.Contains(text, "sekrit-") {
 			t.Errorf("pane %s (confined %v) sees the app's keys:\n%s", tab.PaneID, tab.Confined, text)
 		}
 	}
