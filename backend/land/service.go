@@ -27,6 +27,9 @@ type Prefs struct {
 	Strategy Strategy `json:"strategy"`
 	Check    string   `json:"check"` // the repository's own check, used when a fleet file names none
 	OnRefuse OnRefuse `json:"onRefuse"`
+	// FileCheck is the fleet file's `land: check:`, which wins over Check (answered by
+	// Service.Prefs, never stored).
+	FileCheck string `json:"fileCheck,omitempty"`
 }
 
 // PrefsRepo stores Prefs.
@@ -186,13 +189,20 @@ func (s *Service) remember(ctx context.Context, repo string, strategy Strategy, 
 }
 
 // Prefs is what is remembered about landing in the repository of a fleet (FLEET or
-// FLEET/TASK), with the fleet file's own land: choices over it.
+// FLEET/TASK) or of a goal run in its own worktree, with a fleet file's land: choices.
 func (s *Service) Prefs(ctx context.Context, ref string) (Prefs, error) {
 	fleetID, taskID, _ := strings.Cut(ref, "/")
 	if fleetID == "" {
 		return Prefs{}, &FieldError{Field: "ref", Msg: "name a fleet or FLEET/TASK"}
 	}
 	f, err := s.fleets.Get(ctx, fleetID)
+	if errors.Is(err, fleet.ErrNotFound) && taskID == "" && s.goals != nil {
+		g, gerr := s.goals.Get(ctx, fleetID)
+		if gerr != nil || g.Spec.Worktree == nil {
+			return Prefs{}, err
+		}
+		return s.prefsOf(ctx, g.Spec.Worktree.Repo, "", "")
+	}
 	if err != nil {
 		return Prefs{}, err
 	}
@@ -200,13 +210,18 @@ func (s *Service) Prefs(ctx context.Context, ref string) (Prefs, error) {
 	if err != nil {
 		return Prefs{}, err
 	}
-	p, err := s.prefs.LandPrefs(ctx, order[0].Worktree.Repo)
+	return s.prefsOf(ctx, order[0].Worktree.Repo, Strategy(f.Spec.LandStrategy), f.Spec.LandCheck)
+}
+
+// prefsOf is a repository's remembered choices, a fleet file's strategy over them, and the
+// defaults where nothing was chosen.
+func (s *Service) prefsOf(ctx context.Context, repo string, fileStrategy Strategy, fileCheck string) (Prefs, error) {
+	p, err := s.prefs.LandPrefs(ctx, repo)
 	if err != nil {
 		return Prefs{}, err
 	}
-	p.Repo = order[0].Worktree.Repo
-	p.Strategy = first(Strategy(f.Spec.LandStrategy), p.Strategy, Rebase)
-	p.Check = first(f.Spec.LandCheck, p.Check)
+	p.Repo, p.FileCheck = repo, fileCheck
+	p.Strategy = first(fileStrategy, p.Strategy, Rebase)
 	p.OnRefuse = first(p.OnRefuse, ToAgent)
 	return p, nil
 }

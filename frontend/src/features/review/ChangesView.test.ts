@@ -154,7 +154,7 @@ describe('ChangesView', () => {
     render(ChangesView, { api, ref: REF });
     const merge = (await screen.findByTestId('land-merge')) as HTMLInputElement;
     await waitFor(() => expect(merge.checked).toBe(true));
-    expect(screen.getByTestId('land').textContent).toContain('go test ./...');
+    expect((screen.getByTestId('land-check') as HTMLInputElement).value).toBe('go test ./...');
     await fireEvent.click(screen.getByTestId('land-button'));
     const outcome = await screen.findByTestId('land-outcome');
     expect(named('Land')).toEqual([{ ref: REF, strategy: 'merge', onRefuse: 'agent' }]);
@@ -176,6 +176,23 @@ describe('ChangesView', () => {
     await fireEvent.click(screen.getByTestId('land-button'));
     expect((await screen.findByTestId('land-commit')).textContent).toBe('0123456789ab');
     expect(named('Land')).toEqual([{ ref: REF, strategy: 'rebase', onRefuse: 'person' }]);
+  });
+
+  it('sends a repository check typed in, and shows the fleet file’s instead of an input when it has one', async () => {
+    const { api, named } = server();
+    render(ChangesView, { api, ref: REF });
+    const input = (await screen.findByTestId('land-check')) as HTMLInputElement;
+    await waitFor(() => expect(input.value).toBe('go test ./...'));
+    await fireEvent.input(input, { target: { value: 'make test' } });
+    await fireEvent.click(screen.getByTestId('land-button'));
+    await screen.findByTestId('land-outcome');
+    expect(named('Land')).toEqual([{ ref: REF, strategy: 'merge', onRefuse: 'agent', check: 'make test' }]);
+
+    const fromFile = server({ GetLandPrefs: () => ({ repo: '/src/app', strategy: 'rebase', check: '', onRefuse: 'agent', fileCheck: 'sh check.sh' }) });
+    document.body.innerHTML = '';
+    render(ChangesView, { api: fromFile.api, ref: REF });
+    expect((await screen.findByTestId('land-file-check')).textContent).toContain('sh check.sh');
+    expect(screen.queryByTestId('land-check')).toBeNull();
   });
 
   it('reads the diff again when the work ends again (its tip moved)', async () => {

@@ -96,11 +96,15 @@ export interface LandPrefs {
   strategy: LandStrategy | '';
   check?: string;
   onRefuse?: OnRefuse | '';
+  /** The fleet file's land: check:, which wins over the remembered check. */
+  fileCheck?: string;
 }
 
 export interface LandOptions {
   strategy?: LandStrategy;
   onRefuse?: OnRefuse;
+  /** The repository's own check, run on the result before the target moves; remembered. */
+  check?: string;
 }
 
 export interface ReviewApi {
@@ -168,6 +172,7 @@ export class ReviewCalls implements ReviewApi {
       strategy: r.strategy === 'merge' || r.strategy === 'rebase' ? r.strategy : '',
       check: r.check,
       onRefuse: r.onRefuse === 'agent' || r.onRefuse === 'person' ? r.onRefuse : '',
+      ...(r.fileCheck ? { fileCheck: String(r.fileCheck) } : {}),
     };
   }
 }

@@ -46,6 +46,11 @@ export interface Prefs {
   strategy: Strategy;
   check: string; // the repository's own check, used when a fleet file names none
   onRefuse: OnRefuse;
+  /**
+   * FileCheck is the fleet file's `land: check:`, which wins over Check (answered by
+   * Service.Prefs, never stored).
+   */
+  fileCheck?: string;
 }
 
 /**
