@@ -178,6 +178,20 @@ describe('ChangesView', () => {
     expect(named('Land')).toEqual([{ ref: REF, strategy: 'rebase', onRefuse: 'person' }]);
   });
 
+  it('shows the step log of the goal that did the work when opened', async () => {
+    const { api, named } = server();
+    const task = { id: 'build', goal: 'Build', pane: 'p', goalId: 'goal-7', criterion: { kind: 'manual' }, seq: 1, status: 'completed', createdAt: '' } as FleetTask;
+    render(ChangesView, { api, ref: REF, task });
+    const log = (await screen.findByTestId('review-steps')) as HTMLDetailsElement;
+    expect(named('GoalSteps')).toHaveLength(0);
+    log.open = true;
+    await fireEvent(log, new Event('toggle'));
+    await waitFor(() => expect(screen.getAllByTestId('review-step')).toHaveLength(2));
+    expect(named('GoalSteps')).toEqual([{ id: 'goal-7', after: 0, limit: 500 }]);
+    expect(screen.getAllByTestId('review-step')[0].textContent).toContain('write_to_terminal');
+    expect(screen.getAllByTestId('review-step')[1].textContent).toContain('error: no such file');
+  });
+
   it('sends a repository check typed in, and shows the fleet file’s instead of an input when it has one', async () => {
     const { api, named } = server();
     render(ChangesView, { api, ref: REF });

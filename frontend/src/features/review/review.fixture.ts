@@ -56,6 +56,12 @@ export function server(over: Record<string, Handler> = {}) {
       return { reopened: REF, feedback: 'greet.go:4: say hello to whom?' };
     },
     GetLandPrefs: () => ({ repo: '/src/app', strategy: 'merge', check: 'go test ./...', onRefuse: 'agent' }),
+    GoalSteps: (a) => ({
+      steps: [
+        { goalId: a.id, index: 1, callId: 'c1', tool: 'write_to_terminal', args: { pane_id: 'p', text: 'go build' }, result: 'built', isError: false, startedAt: '', durationMs: 5, images: 0 },
+        { goalId: a.id, index: 2, callId: 'c2', tool: 'read_file', args: { path: 'x' }, result: 'no such file', isError: true, startedAt: '', durationMs: 1, images: 0 },
+      ],
+    }),
     Land: (a) => ({
       outcomes: [{ ref: a.ref, taskId: 'build', status: 'refused', detail: 'CONFLICT (content): Merge conflict in greet.go\n<<<<<<< main', sentBack: true }],
       strategy: a.strategy,

@@ -21,7 +21,8 @@ const answers: Answers = {
   AddReviewComment: { id: 'c2', ref: 'f/a', file: '', line: 0, side: 'new', body: 'all of it', createdAt: '' },
   SendReview: { reopened: 'f/a', feedback: 'a.go:3: why?' },
   Land: { outcomes: [{ ref: 'f/a', taskId: 'a', status: 'landed', commit: 'c0ffee', sentBack: false }], strategy: 'rebase', check: '', onRefuse: 'agent' },
-  GetLandPrefs: { repo: '/r', strategy: 'merge', check: 'make test', onRefuse: 'person' },
+  GetLandPrefs: { repo: '/r', strategy: 'merge', check: 'make test', onRefuse: 'person', fileCheck: 'sh check.sh' },
+  GoalSteps: { steps: [{ goalId: 'g1', index: 1, callId: 'c', tool: 'write_to_terminal', args: { text: 'ls' }, result: 'ok', isError: false, startedAt: '', durationMs: 3, images: 0 }] },
 };
 
 describe('backend.review', () => {
@@ -34,7 +35,8 @@ describe('backend.review', () => {
       await api.review.deleteComment('c1');
       expect(await api.review.send('f/a', 'and rebase')).toEqual({ reopened: 'f/a', feedback: 'a.go:3: why?' });
       expect((await api.review.land('f', { strategy: 'merge', onRefuse: 'person' })).outcomes[0].commit).toBe('c0ffee');
-      expect(await api.review.landPrefs('f')).toEqual({ repo: '/r', strategy: 'merge', check: 'make test', onRefuse: 'person' });
+      expect(await api.review.landPrefs('f')).toEqual({ repo: '/r', strategy: 'merge', check: 'make test', onRefuse: 'person', fileCheck: 'sh check.sh' });
+      expect((await api.review.steps('g1'))[0].tool).toBe('write_to_terminal');
       expect(sent()).toEqual([
         ['GetChanges', { ref: 'f/a', file: 'a.go' }],
         ['ListReviewComments', { ref: 'f/a' }],
@@ -43,6 +45,7 @@ describe('backend.review', () => {
         ['SendReview', { ref: 'f/a', note: 'and rebase' }],
         ['Land', { ref: 'f', strategy: 'merge', onRefuse: 'person' }],
         ['GetLandPrefs', { ref: 'f' }],
+        ['GoalSteps', { id: 'g1', after: 0, limit: 500 }],
       ]);
     }
   });

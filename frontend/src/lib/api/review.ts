@@ -6,6 +6,7 @@
 // worktree, and a fleet id for landing a whole fleet.
 import type * as land from './gen/land';
 import type * as review from './gen/review';
+import { normalizeStep, type GoalStep } from './goals';
 import type { Call } from './table';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -118,6 +119,8 @@ export interface ReviewApi {
   /** Lands a task's or goal's work, or with a fleet id every verified task of the fleet. */
   land(ref: string, opts?: LandOptions): Promise<LandResult>;
   landPrefs(ref: string): Promise<LandPrefs>;
+  /** The step log of the goal that did the work (its first 500 steps). */
+  steps(goalId: string): Promise<GoalStep[]>;
 }
 
 const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
@@ -164,6 +167,9 @@ export class ReviewCalls implements ReviewApi {
   async land(ref: string, opts: LandOptions = {}) {
     const r: Partial<land.Report> = (await this.call('Land', { ref, ...opts })) ?? {};
     return { outcomes: arr<LandOutcome>(r.outcomes), ...(r.note ? { note: String(r.note) } : {}) };
+  }
+  async steps(goalId: string) {
+    return (await this.call('GoalSteps', { id: goalId, after: 0, limit: 500 })).steps.map(normalizeStep);
   }
   async landPrefs(ref: string): Promise<LandPrefs> {
     const r: Partial<land.Prefs> = (await this.call('GetLandPrefs', { ref })) ?? {};
