@@ -147,18 +147,7 @@ func TestDiffCLIShowsAGoalsOwnBranch(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
 	gitRun(t, repo, "add", "README")
 	gitRun(t, repo, "commit", "-q", "-m", "first")
-	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
-		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo ok > made.txt && echo bye >> README"}),
-		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
-	}})
-	cmd := exec.Command(testBinary(t), "goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", repo,
-		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--worktree", "--json",
-		"--goal", "Write made.txt", "--check-shell", "test -f made.txt")
-	cmd.Dir = repo
-	code, out, errs := runToEnd(t, cmd)
-	if code != 0 {
-		t.Fatalf("goal run: exit %d\n%s\n%s", code, out, errs)
-	}
+	out := runGoalInWorktree(t, repo, dataDir, "echo ok > made.txt && echo bye >> README", "test -f made.txt", "--json")
 	id := lastJSONField(out, "goalId")
 	if id == "" {
 		t.Fatalf("goal run printed no goal id:\n%s", out)

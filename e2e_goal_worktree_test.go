@@ -37,18 +37,7 @@ func TestGoalCLIRunsInItsOwnWorktree(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "README"), []byte("hello, half-edited\n"), 0o644)
 	head := gitRun(t, repo, "rev-parse", "HEAD")
 
-	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
-		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo ok > made.txt"}),
-		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
-	}})
-	cmd := exec.Command(testBinary(t), "goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", repo,
-		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--worktree",
-		"--goal", "Write made.txt", "--check-shell", "test -f made.txt")
-	cmd.Dir = repo
-	code, out, errs := runToEnd(t, cmd)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
+	out := runGoalInWorktree(t, repo, dataDir, "echo ok > made.txt", "test -f made.txt")
 	wantOutput(t, out, "step 1    ok  write_to_terminal", "verify    passed", "ended     completed", "made.txt | 1 +")
 	m := regexp.MustCompile(`Branch: goal/(goal-[0-9a-f]+) \(worktree (\S+)\)`).FindStringSubmatch(out)
 	if m == nil {
@@ -72,7 +61,7 @@ func TestGoalCLIRunsInItsOwnWorktree(t *testing.T) {
 	}
 
 	show := exec.Command(testBinary(t), "goal", "show", id, "--data-dir", dataDir)
-	code, out, errs = runToEnd(t, show)
+	code, out, errs := runToEnd(t, show)
 	if code != 0 {
 		t.Fatalf("goal show: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -85,4 +74,24 @@ func TestGoalCLIWorktreeNeedsARepository(t *testing.T) {
 	if code != cli.ExitUsage || !strings.Contains(errs, "worktree: ") || !strings.Contains(errs, "git init it and commit once, or drop --worktree") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
+}
+
+// runGoalInWorktree runs `goal run --worktree` in repo (its sandbox) on dataDir: the
+// scripted agent types command into its terminal and claims, checked by check. It fails the
+// test unless the goal completes, and returns what the command printed.
+func runGoalInWorktree(t *testing.T, repo, dataDir, command, check string, extra ...string) string {
+	t.Helper()
+	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
+		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": command}),
+		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
+	}})
+	cmd := exec.Command(testBinary(t), append([]string{"goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", repo,
+		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--worktree",
+		"--goal", "Write made.txt", "--check-shell", check}, extra...)...)
+	cmd.Dir = repo
+	code, out, errs := runToEnd(t, cmd)
+	if code != 0 {
+		t.Fatalf("goal run --worktree: exit %d\n%s\n%s", code, out, errs)
+	}
+	return out
 }

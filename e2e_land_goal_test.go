@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/cli"
-	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
 // A goal run with --worktree lands like a fleet task: a repository check that fails on the
@@ -19,18 +18,7 @@ import (
 func TestLandCLILandsAGoalRunInItsOwnWorktree(t *testing.T) {
 	repo, dataDir := landRepo(t), t.TempDir()
 	before := checkoutDigest(t, repo)
-	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
-		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo made > made.txt"}),
-		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),
-	}})
-	cmd := exec.Command(testBinary(t), "goal", "run", "--base-url", srv.OpenAIURL(), "--model", "scripted", "--sandbox", repo,
-		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--worktree",
-		"--goal", "Write made.txt", "--check-shell", "grep -qx made made.txt")
-	cmd.Dir = repo
-	code, out, errs := runToEnd(t, cmd)
-	if code != 0 {
-		t.Fatalf("goal run --worktree: exit %d\n%s\n%s", code, out, errs)
-	}
+	out := runGoalInWorktree(t, repo, dataDir, "echo made > made.txt", "grep -qx made made.txt")
 	m := regexp.MustCompile(`Branch: goal/(goal-[0-9a-f]+) \(worktree (\S+)\)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("the report names no branch:\n%s", out)
