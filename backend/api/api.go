@@ -15,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/inbox"
 	"github.com/clusterspace/clusterspace/backend/land"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/mcp"
@@ -50,6 +51,8 @@ type Services struct {
 	MCP        *mcp.Manager
 	// Review reads changes and keeps their comments (nil: its calls answer that it is off).
 	Review *review.Service
+	// Inbox is what waits for the person (nil: its call answers that it is off).
+	Inbox *inbox.Service
 	// RevealGuard checks a request to read a saved login's password (nil: none needed).
 	RevealGuard RevealGuard
 }
@@ -60,7 +63,7 @@ func ForEngine(eng *engine.Engine, version string) Services {
 	return Services{Version: version, Workspaces: eng.Workspaces, Providers: eng.Providers,
 		Terminals: eng.Terminals, Browsers: eng.Browsers, Panes: eng.Panes, Goals: eng.Goals, Chat: eng.Chat,
 		Fleets: eng.Fleets, Land: eng.Land, SSH: eng.SSH, Recipes: eng.Recipes, Logins: eng.Logins, Catalog: eng.Catalog,
-		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP, Review: eng.Review}
+		Settings: eng.Store, ConfigDir: eng.ConfigDir, Plugins: eng.Plugins, MCP: eng.MCP, Review: eng.Review, Inbox: eng.Inbox}
 }
 
 // New declares every call over the services.
@@ -80,5 +83,6 @@ func New(s Services) *rpc.Table {
 	addRecipes(t, s)
 	addLogins(t, s)
 	addReview(t, s)
+	addInbox(t, s)
 	return t
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/egress"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/inbox"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/land"
 	"github.com/clusterspace/clusterspace/backend/llm"
@@ -69,6 +70,10 @@ type Engine struct {
 	// ConfigDir/mcp.json: both offer their tools through Registry, shared by goals and chats.
 	Plugins *plugins.Set
 	MCP     *mcp.Manager
+	// Approvals is the one approval desk of goals, chats and MCP clients (backend/mcpserve).
+	Approvals *agent.Approvals
+	// Inbox is what waits for the person across workspaces, most urgent first.
+	Inbox *inbox.Service
 
 	wsEvents    *pubsub.Broker[workspace.List]
 	provEvents  *pubsub.Broker[config.ProviderList]
@@ -76,6 +81,7 @@ type Engine struct {
 	sshEvents   *pubsub.Broker[[]config.SSHServer]
 	chatEvents  *pubsub.Broker[chat.Event]
 	fleetEvents *pubsub.Broker[fleet.Event]
+	inboxEvents *pubsub.Broker[inbox.List]
 
 	lock *config.DataDirLock
 
@@ -216,7 +222,7 @@ func Open(ctx context.Context, dataDirFlag string, opts ...Option) (*Engine, err
 	e := &Engine{DataDir: dir, ConfigDir: configDir, Store: st, lock: lock, wsEvents: pubsub.NewBroker[workspace.List](),
 		provEvents: pubsub.NewBroker[config.ProviderList](), goalEvents: pubsub.NewBroker[goal.Event](),
 		sshEvents: pubsub.NewBroker[[]config.SSHServer](), chatEvents: pubsub.NewBroker[chat.Event](),
-		fleetEvents: pubsub.NewBroker[fleet.Event]()}
+		fleetEvents: pubsub.NewBroker[fleet.Event](), inboxEvents: pubsub.NewBroker[inbox.List]()}
 	if err := e.start(ctx, o); err != nil {
 		e.Close()
 		return nil, err
@@ -289,6 +295,7 @@ func (e *Engine) start(ctx context.Context, o options) error {
 	}
 	// One approval desk for goals and chats: a request is answered the same way whoever asked.
 	approvals := agent.NewApprovals(e.Store, o.autoApprove)
+	e.Approvals = approvals
 	e.Goals, err = goal.NewService(ctx, e.Store, models, e.Registry, e.goalEvents, goal.Options{
 		Logger: o.logger, Approvals: approvals, PaneExists: paneExists, Catalog: cat,
 		OnStart: e.confineGoalTerminal, OnEnd: e.releaseBoundary, Confine: e.confineCheck, Hidden: e.hiddenFromGoals,
@@ -320,6 +327,9 @@ func (e *Engine) start(ctx context.Context, o options) error {
 		Approvals: approvals, Catalog: cat, PaneSummary: func(ctx context.Context, wsID string) string {
 			return masker.Mask(e.Panes.Summary(ctx, panes.Caller{WorkspaceID: wsID}))
 		}})
+	if err := e.newInbox(approvals, o); err != nil {
+		return err
+	}
 	// Removing a pane ends what it holds (see ClosePane).
 	e.Workspaces.SetPaneHolder(e)
 	// Every tool is registered now: a persona's tools list can be checked for typos.
@@ -388,6 +398,7 @@ func (e *Engine) Sources() []pubsub.Source {
 		pubsub.From(e.Browsers.Events(), "browser"),
 		pubsub.From(e.chatEvents, "chat"),
 		pubsub.From(e.Catalog.Events(), "catalog"),
+		pubsub.From(e.inboxEvents, "inbox"),
 		// Tab changes go out as type "tab" with {kind, tab}, broadcast flags as "broadcast" with
 		// {paneId, include}: the UI handles each in one place.
 		func(ctx context.Context, send func(pubsub.Envelope)) {
@@ -411,6 +422,9 @@ func (e *Engine) SubscribeGoals(ctx context.Context) <-chan pubsub.Event[goal.Ev
 // Close stops the goals (they become resumable), the terminals and the brokers, and closes
 // the store.
 func (e *Engine) Close() error {
+	if e.Inbox != nil {
+		e.Inbox.Shutdown() // it reads the services below
+	}
 	if e.Fleets != nil {
 		e.Fleets.Shutdown() // first: it stops following the goals, and stores its fleets as interrupted
 	}
@@ -439,6 +453,7 @@ func (e *Engine) Close() error {
 	e.sshEvents.Shutdown()
 	e.chatEvents.Shutdown()
 	e.fleetEvents.Shutdown()
+	e.inboxEvents.Shutdown()
 	err := e.Store.Close()
 	// The lock goes last: the next owner must find the store closed.
 	e.lock.Release()

@@ -9,6 +9,7 @@ import type * as chat from './chat';
 import type * as config from './config';
 import type * as fleet from './fleet';
 import type * as goal from './goal';
+import type * as inbox from './inbox';
 import type * as land from './land';
 import type * as llm from './llm';
 import type * as logins from './logins';
@@ -83,6 +84,7 @@ export interface Calls {
   ListAgents: { args: Record<string, never>; result: api.AgentsResult };
   ListFleets: { args: Record<string, never>; result: api.FleetsResult };
   ListGoals: { args: Record<string, never>; result: api.GoalsResult };
+  ListInbox: { args: Record<string, never>; result: inbox.List };
   ListLogins: { args: Record<string, never>; result: api.LoginsResult };
   ListProviders: { args: Record<string, never>; result: config.ProviderList };
   ListRecipes: { args: Record<string, never>; result: api.RecipesResult };
@@ -200,6 +202,7 @@ export const CALL_NAMES = [
   "ListAgents",
   "ListFleets",
   "ListGoals",
+  "ListInbox",
   "ListLogins",
   "ListProviders",
   "ListRecipes",
