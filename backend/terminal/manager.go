@@ -77,6 +77,9 @@ type Spec struct {
 	Rows    int      // default DefaultRows
 	SSH     *SSHTarget
 	Sandbox *Sandbox
+	// Agent names the recogniser of the agent CLI the tab runs (claude, codex, aider; see
+	// Recognisers); "" picks it by the command's program name.
+	Agent string
 }
 
 // TabInfo is the state of one tab, as the UI shows it.

@@ -74,6 +74,11 @@ type tab struct {
 	closed     bool
 	password   string // typed once at the SSH password prompt, then forgotten
 	pwDeadline time.Time
+	// scr is what the terminal shows, brought up to date from sb when read.
+	scr *screen
+	// inputLines are the screen's text lines when input was last written: what wait_for_output
+	// matches a pattern against is the lines that differ from these.
+	inputLines map[string]bool
 	// admitted is the sandbox dir of a goal whose boundary the person put this unconfined
 	// tab in (an SSH task's remote shell; see AdmitTab).
 	admitted string
@@ -95,7 +100,7 @@ type process struct {
 func newTab(m *Manager, spec Spec, argv []string, id string) *tab {
 	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv, closedCh: make(chan struct{}),
 		sb: newScrollback(m.opts.ScrollbackLines, m.opts.ScrollbackBytes), viewers: map[*viewer]struct{}{},
-		title: defaultTitle(spec), cols: spec.Cols, rows: spec.Rows}
+		title: defaultTitle(spec), cols: spec.Cols, rows: spec.Rows, scr: newScreen(spec.Cols, spec.Rows)}
 	return t
 }
 
@@ -497,11 +502,14 @@ func (t *tab) close() {
 	if p != nil {
 		p.kill()
 	}
+	t.scr.close()
 	close(t.closedCh)
 }
 
 func (t *tab) write(data []byte) error {
+	lines := t.screenLines()
 	t.mu.Lock()
+	t.inputLines = lines
 	p, exit := t.proc, t.exitCode
 	t.inputMark, t.lastInput = t.sb.end, keptInput(data)
 	for v := range t.viewers {
@@ -533,6 +541,7 @@ func (t *tab) resize(cols, rows int) error {
 	t.cols, t.rows = cols, rows
 	p, exit := t.proc, t.exitCode
 	t.mu.Unlock()
+	t.scr.resize(t, cols, rows)
 	if p == nil || exit != nil {
 		return nil // applied when the tab restarts
 	}

@@ -87,7 +87,11 @@ type Status struct {
 	InputMark  int64     // output offset when input was last written
 	LastInput  string    // what was written then (its first 8 KiB), for WaitOptions.Input
 	LastOutput time.Time // zero before any output
-	AtPrompt   bool      // the output ends with a prompt line
+	AtPrompt   bool      // the cursor is at a prompt (an agent CLI: it waits for the person)
+	// Agent is the state of the agent CLI the tab runs (AgentNone: none it recognises), and
+	// AgentName its template id.
+	Agent     AgentState
+	AgentName string
 	// Foreground names the program running in the foreground when it is not the tab's own
 	// shell (a command is running); empty when the shell itself waits.
 	Foreground string
@@ -100,11 +104,15 @@ func (m *Manager) Status(paneID, tabID string) (Status, error) {
 		return Status{}, err
 	}
 	info := t.info()
+	atPrompt := t.promptAtEnd(-1)
 	t.mu.Lock()
 	st := Status{Tab: info, Cursor: t.sb.end, InputMark: t.inputMark, LastInput: t.lastInput, LastOutput: t.lastOutput,
-		AtPrompt: t.promptAtEnd(-1)}
+		AtPrompt: atPrompt}
 	p := t.proc
 	t.mu.Unlock()
+	if r := t.recogniser(); r != nil {
+		st.Agent, st.AgentName = t.agentState(), r.Agent
+	}
 	if info.Running && p != nil {
 		if fg := foreground(p.ptmx); fg > 0 && fg != p.pid {
 			st.Foreground = processName(fg)
@@ -121,29 +129,38 @@ func processName(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// promptAtEnd reports whether the output ends with a prompt line that began at or after
-// since (-1: anywhere). Called with t.mu held.
+// promptAtEnd reports whether the screen's cursor is at a prompt (see screenPrompt) drawn by
+// output that began a line at or after since (-1: anywhere). Called without t.mu held.
 func (t *tab) promptAtEnd(since int64) bool {
-	nl := t.sb.lastNewline()
-	if since >= 0 && nl < since {
-		return false // no new line since the input: any prompt showing is the old one
+	if since >= 0 {
+		t.mu.Lock()
+		nl := t.sb.lastNewline()
+		t.mu.Unlock()
+		if nl < since {
+			return false // no new line since the input: any prompt showing is the old one
+		}
 	}
-	from := max(nl+1, t.sb.start, t.sb.end-maxPromptBytes)
-	return LooksLikePrompt(Strip(t.sb.read(from, t.sb.end)))
+	return t.screenPrompt()
 }
 
-// Tail returns the last n lines of the tab's output as text (escape sequences stripped,
-// trailing blank lines dropped).
+// Tail returns the last n lines of what the tab's screen shows and, above it, of the lines
+// that scrolled off it (trailing blank lines dropped).
 func (m *Manager) Tail(paneID, tabID string, n int) (string, error) {
 	t, err := m.tab(paneID, tabID)
 	if err != nil {
 		return "", err
 	}
-	t.mu.Lock()
-	from := max(t.sb.tailStart(n+8), t.sb.end-maxTailBytes)
-	raw := t.sb.read(from, t.sb.end)
-	t.mu.Unlock()
-	return lastLines(Strip(raw), n), nil
+	sc := t.scr.snapshot(t, false)
+	return lastLines(strings.Join(sc.Lines(), "\n"), n), nil
+}
+
+// Screen returns what a tab shows, with colours; tabID "" is the pane's active tab.
+func (m *Manager) Screen(paneID, tabID string) (Screen, error) {
+	t, err := m.tab(paneID, tabID)
+	if err != nil {
+		return Screen{}, err
+	}
+	return t.scr.snapshot(t, true), nil
 }
 
 func lastLines(text string, n int) string {
@@ -222,14 +239,39 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 	defer timer.Stop()
 	var lastPatternCheck time.Time
 	var lastPatternEnd int64 = -1
+	agent := t.recogniser()
+	sawWorking := false
+	t.mu.Lock()
+	before := t.inputLines
+	if w.Since != t.inputMark || before == nil {
+		before = nil // not the last input's wait: the screen as it is now is the baseline
+	}
+	t.mu.Unlock()
+	if before == nil {
+		before = t.screenLines()
+	}
 	for {
+		atPrompt := false
+		if w.Prompt && agent != nil {
+			// An agent is done when it waits for the person again: after it was seen working
+			// (so its answer is drawn), or after agentSettle of quiet at its prompt when it
+			// answered without visibly working.
+			st := t.agentState()
+			sawWorking = sawWorking || st == AgentWorking
+			quiet := t.lastOutputTime()
+			if quiet.Before(start) {
+				quiet = start
+			}
+			atPrompt = st.Waiting() && (sawWorking || time.Since(quiet) >= agentSettle)
+		} else if w.Prompt {
+			atPrompt = t.promptAtEnd(w.Since)
+		}
 		t.mu.Lock()
 		if t.changed == nil {
 			t.changed = make(chan struct{})
 		}
 		changed := t.changed
 		end, last, exited := t.sb.end, t.lastOutput, t.exitCode != nil || t.closed
-		atPrompt := w.Prompt && t.promptAtEnd(w.Since)
 		now := time.Now()
 		checkPattern := w.Pattern != nil && end != lastPatternEnd && now.Sub(lastPatternCheck) >= patternCheckEvery
 		checkEcho := atPrompt && !echo.done()
@@ -249,6 +291,10 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 			text := Strip(echo.visible(window, base))
 			if loc := w.Pattern.FindStringIndex(text); loc != nil && loc[1] > loc[0] {
 				return Completion{Reason: CompletedPattern, Match: text[loc[0]:loc[1]], Line: lineAround(text, loc[0], loc[1]), Cursor: end}, nil
+			}
+			sc := t.scr.snapshot(t, false)
+			if match, line, ok := matchScreen(&sc, before, w.Input, w.Pattern); ok {
+				return Completion{Reason: CompletedPattern, Match: match, Line: line, Cursor: end}, nil
 			}
 		}
 		quietSince := last
@@ -279,6 +325,9 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		if echoPending {
 			wait = min(wait, quietSince.Add(echoGrace).Sub(now))
 		}
+		if w.Prompt && agent != nil && !sawWorking {
+			wait = min(wait, max(quietSince.Add(agentSettle).Sub(now), patternCheckEvery))
+		}
 		if w.Pattern != nil && end != lastPatternEnd {
 			wait = min(wait, lastPatternCheck.Add(patternCheckEvery).Sub(now))
 		}
@@ -290,6 +339,17 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 			return Completion{Cursor: end}, ctx.Err()
 		}
 	}
+}
+
+// agentSettle is how long an agent CLI must show its prompt, with no output, for a wait to
+// end without having seen it work: long enough for it to start working on what was typed
+// (it redraws within a few hundred milliseconds), short enough not to keep a model waiting.
+const agentSettle = 2 * time.Second
+
+func (t *tab) lastOutputTime() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastOutput
 }
 
 // lineAround is the text of the lines that text[from:to] is on.

@@ -1,0 +1,163 @@
+package terminal
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// AgentState is what an agent CLI in a terminal is doing, as its screen shows it.
+type AgentState string
+
+const (
+	AgentNone     AgentState = ""         // the tab does not run an agent CLI it knows
+	AgentWorking  AgentState = "working"  // it is thinking or running tools
+	AgentIdle     AgentState = "idle"     // it waits at its prompt for the next instruction
+	AgentAsking   AgentState = "asking"   // it asks the person a question or for a permission
+	AgentFinished AgentState = "finished" // it is idle after a turn it completed, or it exited
+)
+
+// Recogniser says how one agent CLI shows its state on screen. Patterns are matched against
+// the lines at the bottom of the screen (statusRows), where these programs draw their prompt
+// and status line; the first kind that matches wins, in the order Asking, Working, Idle.
+type Recogniser struct {
+	Agent   string           // the template id: claude, codex, aider
+	Asking  []*regexp.Regexp // a question or permission dialog
+	Working []*regexp.Regexp // the status line while it works
+	Idle    []*regexp.Regexp // the status line or prompt while it waits
+	// Finished marks a turn that ended (a summary line such as "Worked for 12s"); when idle
+	// with it on screen, the state is AgentFinished.
+	Finished []*regexp.Regexp
+	// IdleAtCursor matches the text before the cursor when the prompt is the cursor's line.
+	IdleAtCursor *regexp.Regexp
+}
+
+// statusRows is how many rows above the bottom of what is written on screen a recogniser
+// looks at: Claude Code's prompt box, status line and a permission dialog fit in it.
+const statusRows = 16
+
+func res(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
+	}
+	return out
+}
+
+// Recognisers are the built-in agent CLIs' recognisers, by template id. Their patterns are
+// tested on recordings of the real programs in testdata/agents (scripts/record-agents).
+var Recognisers = map[string]*Recogniser{
+	// Claude Code 2.x draws its prompt "❯" between two rules, and keeps it there while it
+	// works; only the status line under it tells the states apart.
+	"claude": {
+		Agent:    "claude",
+		Asking:   res(`Do you want to (proceed|make this edit|create|allow)`, `❯\s*1\.\s*Yes`, `Esc to cancel`),
+		Working:  res(`esc to interrupt`),
+		Idle:     res(`\? for shortcuts`, `^\s*❯\s`),
+		Finished: res(`✻ \S+ for (\d+m )?\d+s`),
+	},
+	// Codex CLI: "esc to interrupt" on its working line; its prompt "›" with a hint row.
+	"codex": {
+		Agent:   "codex",
+		Asking:  res(`(?i)would you like to (run|make|apply)`, `(?i)allow (command|codex)`, `(?i)yes, proceed`),
+		Working: res(`(?i)esc to interrupt`),
+		Idle:    res(`\? for shortcuts`, `⏎ send`, `context left`, `^\s*›\s`),
+	},
+	// Aider: a plain line prompt ("> ", "architect> "), questions ending "(Y)es/(N)o …".
+	"aider": {
+		Agent:        "aider",
+		Asking:       res(`\(Y\)es/\(N\)o`, `\[Yes\]:\s*$`),
+		Working:      res(`Waiting for`, `(?i)thinking`),
+		Finished:     res(`^Tokens: .* sent`),
+		IdleAtCursor: regexp.MustCompile(`^(\w+ )?(multi )?> $`),
+	},
+}
+
+// recogniserFor picks the recogniser of a tab's spec: the one it names, or the one of its
+// command's program.
+func recogniserFor(spec Spec) *Recogniser {
+	if spec.Agent != "" {
+		return Recognisers[spec.Agent]
+	}
+	if len(spec.Command) == 0 {
+		return nil
+	}
+	return Recognisers[filepath.Base(spec.Command[0])]
+}
+
+func (t *tab) recogniser() *Recogniser { return recogniserFor(t.spec) }
+
+// State reads the agent's state off the screen. AgentNone when nothing it knows shows (still
+// starting, or a screen of something else).
+func (r *Recogniser) State(sc *Screen) AgentState {
+	lines := sc.ScreenRows()
+	lines = lines[max(len(lines)-statusRows, 0):]
+	any := func(res []*regexp.Regexp) bool {
+		for _, re := range res {
+			for _, l := range lines {
+				if re.MatchString(l) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case any(r.Asking):
+		return AgentAsking
+	case any(r.Working):
+		return AgentWorking
+	case any(r.Idle) || r.IdleAtCursor != nil && r.IdleAtCursor.MatchString(sc.BeforeCursor()):
+		if any(r.Finished) {
+			return AgentFinished
+		}
+		return AgentIdle
+	}
+	return AgentNone
+}
+
+// Waiting reports whether the state is the agent waiting for the person.
+func (s AgentState) Waiting() bool {
+	return s == AgentIdle || s == AgentAsking || s == AgentFinished
+}
+
+// AgentState is the state of the agent CLI in a pane's active tab: AgentNone when the tab
+// does not run one it recognises, AgentFinished when it has exited.
+func (m *Manager) AgentState(paneID string) (AgentState, error) {
+	t, err := m.tab(paneID, "")
+	if err != nil {
+		return AgentNone, err
+	}
+	return t.agentState(), nil
+}
+
+func (t *tab) agentState() AgentState {
+	r := t.recogniser()
+	if r == nil {
+		return AgentNone
+	}
+	t.mu.Lock()
+	exited := t.exitCode != nil
+	t.mu.Unlock()
+	if exited {
+		return AgentFinished
+	}
+	sc := t.scr.snapshot(t, false)
+	return r.State(&sc)
+}
+
+// Describe is the state as poll_terminal_status words it.
+func (s AgentState) Describe(agent string) string {
+	switch s {
+	case AgentWorking:
+		return fmt.Sprintf("%s is working", agent)
+	case AgentIdle:
+		return fmt.Sprintf("%s is idle at its prompt", agent)
+	case AgentAsking:
+		return fmt.Sprintf("%s asks a question or a permission: read the screen and answer it", agent)
+	case AgentFinished:
+		return fmt.Sprintf("%s finished its turn and waits at its prompt", agent)
+	}
+	return strings.TrimSpace(agent + " state not recognised (starting, or another screen)")
+}

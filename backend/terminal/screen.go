@@ -1,0 +1,279 @@
+package terminal
+
+import (
+	"image/color"
+	"io"
+	"strings"
+	"sync"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+)
+
+// screenScrollbackLines bounds the text lines kept after they scroll off a tab's screen:
+// read_terminal_output returns at most maxReadLines (500) lines, and the emulator's scrollback
+// moves every kept line when one is added, so more would cost time on every scroll.
+const screenScrollbackLines = 500
+
+// maxCatchUp bounds how much output the screen replays when it is brought up to date. Output
+// further behind (a flood nobody read) is skipped: the screen is reset and replays only the
+// most recent maxCatchUp bytes from a line start, which at 120x40 takes under 0.1 s. What a
+// flood leaves on the screen is its last lines, which those bytes hold.
+const maxCatchUp = 256 << 10
+
+// screen is a tab's terminal screen: a VT emulator (github.com/charmbracelet/x/vt; see
+// docs/measurements.md for why this one) fed the tab's output. It is brought up to date when
+// read rather than in the PTY reader, so a busy terminal nobody reads costs nothing more than
+// before: the raw output is in the tab's scrollback until the screen catches up.
+type screen struct {
+	mu      sync.Mutex // held while feeding or reading; taken before the tab's mutex, never after
+	emu     *vt.Emulator
+	fed     int64 // the tab's output offset the emulator has seen up to
+	drained chan struct{}
+}
+
+func newScreen(cols, rows int) *screen {
+	s := &screen{}
+	s.reset(cols, rows)
+	return s
+}
+
+// reset starts a fresh emulator. Its replies to queries (cursor position, device attributes)
+// go to a pipe that must be read or the emulator blocks: the person's terminal view answers
+// those queries, so the replies are dropped by a goroutine that ends when the emulator is
+// closed (by the next reset or the tab's close).
+func (s *screen) reset(cols, rows int) {
+	if s.emu != nil {
+		s.closeEmulator()
+	}
+	e := vt.NewEmulator(cols, rows)
+	e.SetScrollbackSize(screenScrollbackLines)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, e) // Best effort: replies nobody needs; ends at Close.
+	}()
+	s.emu, s.drained = e, drained
+}
+
+func (s *screen) closeEmulator() {
+	_ = s.emu.Close() // Best effort: closing an emulator only ends its reply pipe.
+	<-s.drained
+}
+
+// close stops the screen's goroutine. Called once, when the tab closes.
+func (s *screen) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeEmulator()
+}
+
+// catchUp feeds the emulator the tab's output it has not seen. Called with s.mu held and the
+// tab's mutex not held.
+func (s *screen) catchUp(t *tab) {
+	t.mu.Lock()
+	start, end := t.sb.start, t.sb.end
+	if s.fed >= end {
+		t.mu.Unlock()
+		return
+	}
+	from := max(s.fed, start)
+	skipped := from > s.fed || end-from > maxCatchUp
+	if skipped {
+		from = max(from, end-maxCatchUp)
+	}
+	data := t.sb.read(from, end)
+	cols, rows := t.cols, t.rows
+	t.mu.Unlock()
+	if skipped {
+		s.reset(cols, rows)
+		if i := strings.IndexByte(string(data), '\n'); i >= 0 && i < len(data)-1 {
+			data = data[i+1:] // start at a line, not inside an escape sequence
+		}
+	}
+	_, _ = s.emu.Write(data) // never fails while open
+	s.fed = end
+}
+
+// resize brings the screen up to date and gives it the tab's new size.
+func (s *screen) resize(t *tab, cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUp(t)
+	s.emu.Resize(cols, rows)
+}
+
+// Screen is what a terminal tab shows: its rows of cells, the cursor, and the text lines that
+// scrolled off the top.
+type Screen struct {
+	Cols, Rows int
+	Cells      [][]Cell // Rows rows of Cols cells
+	CursorX    int      // 0-based column
+	CursorY    int      // 0-based row
+	CursorShow bool
+	AltScreen  bool     // a full-screen program (an editor, a pager) has the screen
+	Scrolled   []string // text lines that scrolled off the top, oldest first (bounded)
+	Offset     int64    // the output offset the screen shows up to
+	// scrolledFull says which Scrolled lines filled the width: the text goes on in the next
+	// line (the emulator does not keep soft wraps, so a full line is taken for one).
+	scrolledFull []bool
+}
+
+// Cell is one character cell, its colours resolved (reverse video applied).
+type Cell struct {
+	Text  string // "" for the second cell of a wide character
+	FG    color.RGBA
+	BG    color.RGBA
+	Bold  bool
+	Under bool
+}
+
+// Default colours of a screen, as the app's dark theme draws them.
+var (
+	DefaultFG = color.RGBA{0xd6, 0xd8, 0xdc, 0xff}
+	DefaultBG = color.RGBA{0x1a, 0x1b, 0x1e, 0xff}
+)
+
+// Row is the text of row y, trailing blanks removed.
+func (s *Screen) Row(y int) string {
+	if y < 0 || y >= len(s.Cells) {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range s.Cells[y] {
+		b.WriteString(c.Text)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// Lines is the text of the scrolled-off lines and the screen's rows, trailing blank rows
+// removed (a row the cursor is on counts as written), a line that filled the width joined
+// with the next as the one line it was printed as.
+func (s *Screen) Lines() []string {
+	last := -1
+	for y := range s.Cells {
+		if s.Row(y) != "" || y == s.CursorY {
+			last = y
+		}
+	}
+	var out []string
+	joining := false
+	add := func(text string, full bool) {
+		if joining && len(out) > 0 {
+			out[len(out)-1] += text
+		} else {
+			out = append(out, text)
+		}
+		joining = full
+	}
+	for i, l := range s.Scrolled {
+		add(l, i < len(s.scrolledFull) && s.scrolledFull[i])
+	}
+	for y := 0; y <= last; y++ {
+		row := s.Cells[y]
+		add(s.Row(y), len(row) > 0 && row[len(row)-1].Text != " ")
+	}
+	return out
+}
+
+// ScreenRows is the text of the screen's rows only (no scrollback, no joining), trailing
+// blank rows removed.
+func (s *Screen) ScreenRows() []string {
+	var out []string
+	for y := range s.Cells {
+		out = append(out, s.Row(y))
+	}
+	for len(out) > 0 && out[len(out)-1] == "" && len(out)-1 > s.CursorY {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// BeforeCursor is the text of the cursor's row up to the cursor (with the spaces before it):
+// what a shell prompt with the cursor after it looks like.
+func (s *Screen) BeforeCursor() string {
+	if s.CursorY < 0 || s.CursorY >= len(s.Cells) {
+		return ""
+	}
+	var b strings.Builder
+	for x, c := range s.Cells[s.CursorY] {
+		if x >= s.CursorX {
+			break
+		}
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// snapshot brings the screen up to date and copies it; cells only when withCells.
+func (s *screen) snapshot(t *tab, withCells bool) Screen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUp(t)
+	e := s.emu
+	out := Screen{Cols: e.Width(), Rows: e.Height(), CursorShow: !e.CursorHidden(), AltScreen: e.IsAltScreen(), Offset: s.fed}
+	pos := e.CursorPosition()
+	out.CursorX, out.CursorY = pos.X, pos.Y
+	if sb := e.Scrollback(); sb != nil && !out.AltScreen {
+		for _, l := range sb.Lines() {
+			out.Scrolled = append(out.Scrolled, strings.TrimRight(l.String(), " "))
+			out.scrolledFull = append(out.scrolledFull, len(l) >= out.Cols)
+		}
+	}
+	out.Cells = make([][]Cell, out.Rows)
+	for y := range out.Rows {
+		row := make([]Cell, out.Cols)
+		wide := 0 // cells still covered by the last wide character
+		for x := range out.Cols {
+			c := e.CellAt(x, y)
+			switch {
+			case wide > 0:
+				wide-- // the tail of a wide character: no text of its own
+			case c == nil || c.Content == "":
+				row[x].Text = " "
+			default:
+				row[x].Text, wide = c.Content, max(c.Width-1, 0)
+			}
+			if c == nil {
+				row[x].FG, row[x].BG = DefaultFG, DefaultBG
+				continue
+			}
+			if withCells {
+				s.colour(&row[x], c)
+			}
+		}
+		out.Cells[y] = row
+	}
+	return out
+}
+
+// colour resolves a cell's style to the colours it is drawn in.
+func (s *screen) colour(dst *Cell, c *uv.Cell) {
+	st := c.Style
+	fg, bg := resolve(s.emu, st.Fg, DefaultFG), resolve(s.emu, st.Bg, DefaultBG)
+	if st.Attrs&uv.AttrReverse != 0 {
+		fg, bg = bg, fg
+	}
+	if st.Attrs&uv.AttrFaint != 0 {
+		fg = color.RGBA{uint8((int(fg.R) + int(bg.R)) / 2), uint8((int(fg.G) + int(bg.G)) / 2), uint8((int(fg.B) + int(bg.B)) / 2), 0xff}
+	}
+	dst.FG, dst.BG = fg, bg
+	dst.Bold = st.Attrs&uv.AttrBold != 0
+	dst.Under = st.Underline != uv.UnderlineStyleNone
+}
+
+// resolve turns a cell colour (nil: the default; an indexed colour: the emulator's palette)
+// into RGBA.
+func resolve(e *vt.Emulator, c color.Color, def color.RGBA) color.RGBA {
+	switch v := c.(type) {
+	case nil:
+		return def
+	case ansi.BasicColor:
+		c = e.IndexedColor(int(v))
+	case ansi.IndexedColor:
+		c = e.IndexedColor(int(v))
+	}
+	r, g, b, _ := c.RGBA()
+	return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff}
+}
