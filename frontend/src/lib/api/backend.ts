@@ -32,6 +32,7 @@ import type { ExtensionsApi } from './extensions';
 import type { GoalsApi } from './goals';
 import type { LoginsApi } from './logins';
 import type { RecipesApi } from './recipes';
+import type { InboxApi } from './inbox';
 import type { ReviewApi } from './review';
 
 /**
@@ -205,6 +206,8 @@ export interface Backend {
   extensions: ExtensionsApi;
   /** A task's or goal's branch as a diff, review comments sent back to its agent, landing. */
   review: ReviewApi;
+  /** What waits for the person across workspaces, most urgent first (absent: no inbox). */
+  inbox?: InboxApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

@@ -26,6 +26,7 @@ import { ChatCalls } from './chat';
 import { downloadFleetFile, FleetsCalls } from './fleets';
 import { CatalogCalls } from './catalog';
 import { ExtensionsCalls } from './extensions';
+import { InboxCalls } from './inbox';
 import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
@@ -67,6 +68,7 @@ export class HttpBackend extends TableBackend implements Backend {
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
   readonly review: ReviewCalls;
+  readonly inbox: InboxCalls;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -108,6 +110,7 @@ export class HttpBackend extends TableBackend implements Backend {
     this.fleets = new FleetsCalls(this.call, downloadFleetFile);
     this.extensions = new ExtensionsCalls(this.call);
     this.review = new ReviewCalls(this.call);
+    this.inbox = new InboxCalls(this.call);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

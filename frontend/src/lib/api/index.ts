@@ -19,6 +19,7 @@ export * from './fleets';
 export * from './catalog';
 export * from './extensions';
 export * from './review';
+export * from './inbox';
 
 export type { Auth, Backend } from './backend';
 

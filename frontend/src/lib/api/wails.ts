@@ -8,6 +8,7 @@ import { ChatCalls } from './chat';
 import { FleetsCalls } from './fleets';
 import { CatalogCalls, type CatalogPath } from './catalog';
 import { ExtensionsCalls } from './extensions';
+import { InboxCalls } from './inbox';
 import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
@@ -95,6 +96,7 @@ export class WailsBackend extends TableBackend implements Backend {
   readonly fleets: FleetsCalls;
   readonly extensions: ExtensionsCalls;
   readonly review: ReviewCalls;
+  readonly inbox: InboxCalls;
 
   constructor(
     private readonly app: WailsApp,
@@ -117,6 +119,7 @@ export class WailsBackend extends TableBackend implements Backend {
     this.fleets = new FleetsCalls(this.call, (name, yaml) => call(() => app.SaveFleetFile(name, yaml)));
     this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
     this.review = new ReviewCalls(this.call);
+    this.inbox = new InboxCalls(this.call);
   }
 
   /** A call of the table: the one binding App.Call(name, args). */

@@ -1,11 +1,12 @@
 import { getContext, setContext } from 'svelte';
+import { InboxStore } from '../../features/inbox/inbox.svelte';
 import type { Backend } from '../api';
 import { BrowserStore } from './browsers.svelte';
 import { CatalogStore } from './catalog.svelte';
 import { ChatStore } from './chat.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { ExtensionsStore } from './extensions.svelte';
-import { notifierFor } from './desktopNotify';
+import { inboxNotifierFor, notifierFor } from './desktopNotify';
 import { FleetStore } from './fleets.svelte';
 import { GoalStore } from './goals.svelte';
 import { LoginStore } from './logins.svelte';
@@ -47,6 +48,8 @@ export interface AppContext {
   notices: Notices;
   dialogs: Dialogs;
   ui: UiState;
+  /** What waits for the person across workspaces, and the Inbox panel. */
+  inbox: InboxStore;
 }
 
 const KEY = Symbol('clusterspace.app');
@@ -82,6 +85,7 @@ export function createAppContext(backend: Backend): AppContext {
     notices,
     dialogs,
     ui: new UiState(),
+    inbox: new InboxStore(backend, inboxNotifierFor(backend)),
   };
 }
 

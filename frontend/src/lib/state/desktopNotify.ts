@@ -1,7 +1,7 @@
 import type { Backend } from '../api';
 
-/** Tells the user something while they look elsewhere. */
-export type Notify = (title: string, body: string) => void;
+/** Tells the user something while they look elsewhere; onclick runs when they click it. */
+export type Notify = (title: string, body: string, onclick?: () => void) => void;
 
 let permissionAsked = false;
 
@@ -10,12 +10,18 @@ let permissionAsked = false;
  * where the webview offers it. Permission is asked once, the first time one is needed; without
  * it (or the API) nothing happens: the dashboard and the modal still show everything.
  */
-export const desktopNotify: Notify = (title, body) => {
+export const desktopNotify: Notify = (title, body, onclick) => {
   if (typeof document === 'undefined' || document.hasFocus()) return;
   if (typeof Notification === 'undefined') return;
   const show = () => {
     try {
-      new Notification(title, { body });
+      const n = new Notification(title, { body });
+      // A click brings the window forward and lands on what the notification was about.
+      n.onclick = () => {
+        window.focus();
+        n.close();
+        onclick?.();
+      };
     } catch {
       // Best effort: some webviews expose the API but refuse to construct one.
     }
@@ -52,6 +58,14 @@ export function notifierFor(backend: Pick<Backend, 'windowFocused'>): Notify {
     tell();
   }
   return () => {};
+}
+
+/**
+ * The inbox's notifier: in a browser the Notification API, whose click lands on the item. In the
+ * desktop window the webview offers none, so nothing is shown there.
+ */
+export function inboxNotifierFor(backend: Pick<Backend, 'windowFocused'>): Notify {
+  return backend.windowFocused ? () => {} : desktopNotify;
 }
 
 /** For tests: forget that permission was asked. */

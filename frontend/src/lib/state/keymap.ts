@@ -50,6 +50,8 @@ export const COMMAND = {
   focusPaneDown: 'pane.focusDown',
   convertPane: 'pane.convert',
   copyPaneId: 'pane.copyId',
+  inboxNext: 'inbox.next',
+  toggleInbox: 'inbox.toggle',
 } as const;
 
 /** Command id for starting the focused pane from a launch template. */
@@ -73,6 +75,9 @@ export const KEYMAP: readonly KeyBinding[] = [
   { keys: 'Ctrl+Shift+G', command: COMMAND.newGoal },
   { keys: 'Ctrl+Shift+D', command: COMMAND.toggleGoals },
   { keys: 'Ctrl+Shift+A', command: COMMAND.toggleChat },
+  // L for the list of what waits for you: each press goes to its next item. Not Ctrl+Shift+I
+  // or J (a browser's developer tools) nor N (a browser's private window).
+  { keys: 'Ctrl+Shift+L', command: COMMAND.inboxNext },
   // While the shell runs, Ctrl+R is its reverse history search; it restarts only an exited one
   // (the exit badge says so). The palette's "Restart Terminal" restarts a running one too.
   { keys: 'Ctrl+R', command: COMMAND.restartTerminal, when: 'terminalExited' },

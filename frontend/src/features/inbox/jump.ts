@@ -1,0 +1,69 @@
+import type { InboxItem } from '../../lib/api';
+import type { Command } from '../../lib/state/commands';
+import type { AppContext } from '../../lib/state/context';
+import { COMMAND } from '../../lib/state/keymap';
+import { focusPaneWhenReady } from '../workspace/paneDom';
+
+/** How long a jump waits for its pane to take the keyboard (a workspace just switched to draws first). */
+const JUMP_FOCUS_WAIT_MS = 5000;
+
+let stopFocus: () => void = () => {};
+
+/**
+ * Goes to an item: its workspace, its pane with the keyboard in it, and what the item asks for
+ * (an approval's modal, the chat for a chat's approval, the Fleet Dashboard for a task without
+ * a pane).
+ */
+export async function jumpTo(ctx: AppContext, item: InboxItem): Promise<void> {
+  ctx.inbox.last = item;
+  ctx.inbox.open = false;
+  ctx.ui.paletteOpen = false;
+  const wsId = item.workspaceId;
+  if (item.paneId) {
+    // The dashboards would cover the pane.
+    ctx.ui.goalsOpen = false;
+    ctx.fleets.open = false;
+  }
+  if (wsId && item.paneId) ctx.panes.focus(wsId, item.paneId); // the grid starts on it when shown
+  if (wsId && ctx.workspaces.active?.id !== wsId && ctx.workspaces.byId(wsId)) await ctx.workspaces.activate(wsId);
+  if (item.paneId) {
+    // The keyboard leaves wherever it was (the panel, a button) for the pane.
+    if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+    stopFocus();
+    stopFocus = focusPaneWhenReady(item.paneId, JUMP_FOCUS_WAIT_MS);
+  }
+  switch (item.kind) {
+    case 'approval':
+      if (item.goalId) ctx.goals.recall(item.goalId); // asked again, if it was put off
+      else ctx.ui.chatOpen = true;
+      break;
+    case 'task_failed':
+    case 'task_blocked':
+    case 'review':
+      if (!item.paneId) {
+        ctx.ui.goalsOpen = false;
+        ctx.fleets.selectedId = item.fleetId;
+        ctx.fleets.open = true;
+      }
+      break;
+  }
+}
+
+/** Ctrl+Shift+L: the next item of the inbox. */
+export function jumpNext(ctx: AppContext): void {
+  const item = ctx.inbox.next();
+  if (item) void jumpTo(ctx, item);
+}
+
+/** Opens or closes the Inbox panel. */
+export function toggleInbox(ctx: AppContext): void {
+  ctx.ui.paletteOpen = false;
+  ctx.inbox.open = !ctx.inbox.open;
+}
+
+export function inboxCommands(ctx: AppContext): Command[] {
+  return [
+    { id: COMMAND.inboxNext, title: 'Inbox: Go to the Next Item', run: () => jumpNext(ctx) },
+    { id: COMMAND.toggleInbox, title: 'Toggle Inbox', run: () => toggleInbox(ctx) },
+  ];
+}
