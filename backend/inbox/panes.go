@@ -32,8 +32,10 @@ type PaneState struct {
 // recognisers: TerminalProbe reads what the terminal manager reports today.
 type Probe func(paneID string) (PaneState, error)
 
-// TerminalProbe reads panes from the terminal manager: a tab whose output ends with a prompt
-// line that has been quiet for SettleAfter waits for input.
+// TerminalProbe reads panes from the terminal manager. A pane running an agent CLI it
+// recognises (Claude Code, Codex, Aider) waits when its recogniser says idle, finished or
+// asking; any other program waits when its output ends with a prompt line that has been quiet
+// for SettleAfter.
 func TerminalProbe(m *terminal.Manager) Probe {
 	return func(paneID string) (PaneState, error) {
 		st, err := m.Status(paneID, "")
@@ -41,8 +43,19 @@ func TerminalProbe(m *terminal.Manager) Probe {
 			return PaneState{}, err
 		}
 		ps := PaneState{Running: st.Tab.Running, Foreground: st.Foreground, InputMark: st.InputMark, LastOutput: st.LastOutput}
-		if st.Tab.Running && st.AtPrompt && st.Foreground == "" && !st.LastOutput.IsZero() && time.Since(st.LastOutput) >= SettleAfter {
+		agent, err := m.AgentState(paneID)
+		if err != nil {
+			return PaneState{}, err
+		}
+		switch agent {
+		case terminal.AgentAsking:
+			ps.Waiting = KindAgentAsking
+		case terminal.AgentIdle, terminal.AgentFinished:
 			ps.Waiting = KindAgentIdle
+		case terminal.AgentNone:
+			if st.Tab.Running && st.AtPrompt && st.Foreground == "" && !st.LastOutput.IsZero() && time.Since(st.LastOutput) >= SettleAfter {
+				ps.Waiting = KindAgentIdle
+			}
 		}
 		return ps, nil
 	}
