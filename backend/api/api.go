@@ -77,6 +77,7 @@ func New(s Services) *rpc.Table {
 	addFleets(t, s)
 	addLand(t, s)
 	addAgents(t, s)
+	addAgentKeys(t, s)
 	addCatalog(t, s)
 	addExtensions(t, s)
 	addBrowsers(t, s)

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ const (
 // idPattern is what a file name (without extension) must look like to be an id: it goes into
 // flags, URLs and fleet files.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// envNamePattern is what an environment variable's name looks like.
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func parsePersona(id string, d *document) (Persona, *Problem) {
 	p := Persona{ID: id, Prompt: d.body}
@@ -111,7 +115,8 @@ func parseTask(id string, d *document) (Task, *Problem) {
 }
 
 // PaneTemplate is templates/ID.md (or .yaml): what a terminal pane can run instead of the
-// shell. Front matter name, command, args, install; the body describes it.
+// shell. Front matter name, command, args, install, and for an agent CLI config_env, wire and
+// hosts (see workspace.Template); the body describes it.
 type PaneTemplate struct {
 	// Template's fields are inline on the wire; the generated TypeScript extends it.
 	workspace.Template `tstype:",extends"`
@@ -122,12 +127,15 @@ type PaneTemplate struct {
 
 func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	t := PaneTemplate{Template: workspace.Template{ID: id}, Description: d.body}
-	dc := decoder{doc: d, known: []string{"name", "command", "args", "install", "description"}}
+	dc := decoder{doc: d, known: []string{"name", "command", "args", "install", "description", "config_env", "wire", "hosts"}}
 	dc.check()
 	dc.str("name", &t.Name)
 	dc.str("command", &t.Command)
 	dc.raw("args", &t.Args, "a list of arguments, such as [--flag, value]")
 	dc.str("install", &t.Install)
+	dc.str("config_env", &t.ConfigEnv)
+	dc.str("wire", &t.Wire)
+	dc.strs("hosts", &t.Hosts)
 	if _, ok := d.fields["description"]; ok {
 		dc.str("description", &t.Description)
 	}
@@ -145,6 +153,17 @@ func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	}
 	if strings.ContainsAny(t.Command, "\x00\n") {
 		return t, d.problem("command", "must be one line: the program, with its arguments under args")
+	}
+	if t.ConfigEnv != "" && !envNamePattern.MatchString(t.ConfigEnv) {
+		return t, d.problem("config_env", "%q is not a variable name; name the variable the tool reads its config dir from (config_env: CLAUDE_CONFIG_DIR)", t.ConfigEnv)
+	}
+	if t.Wire != "" && t.Wire != "anthropic" && t.Wire != "openai" {
+		return t, d.problem("wire", "is %q; give anthropic or openai (the protocol of the provider a key assigned to the template must speak)", t.Wire)
+	}
+	for _, h := range t.Hosts {
+		if host, port, err := net.SplitHostPort(h); err != nil || host == "" || port == "" {
+			return t, d.problem("hosts", "%q is not host:port; list the provider's API hosts, such as [api.anthropic.com:443]", h)
+		}
 	}
 	return t, nil
 }

@@ -45,8 +45,13 @@ type Rules struct {
 	// host:port pairs on this machine that are not the app's own.
 	AllowLocal []string
 	// Never lists ports of the app's own services; they are refused even if AllowLocal
-	// names them.
+	// or AgentHosts names them.
 	Never []string
+	// AgentHosts are the host:port pairs of the provider API an agent pane of the goal talks
+	// to (its template's hosts, or the provider the person assigned to it): reachable with any
+	// method whatever the ceiling, as the agent's own model calls are not the goal's actions,
+	// and on this machine too when the assigned provider runs here.
+	AgentHosts []string
 }
 
 // Refusal is why a destination or method was refused, as the goal's program sees it.
@@ -56,6 +61,16 @@ func (r *Refusal) Error() string { return r.Msg }
 
 // Check decides one request: method (CONNECT for a tunnel), host and port.
 func (r Rules) Check(method, host string, port int, addrs []net.IP) error {
+	if r.agentHost(host, port) {
+		for _, ip := range addrs {
+			for _, n := range r.Never {
+				if samePort(n, ip, port) {
+					return &Refusal{fmt.Sprintf("%s is one of the app's own services, outside a confined goal's reach", net.JoinHostPort(host, strconv.Itoa(port)))}
+				}
+			}
+		}
+		return nil
+	}
 	if r.Ceiling < tools.NetworkGet {
 		return &Refusal{fmt.Sprintf("this goal's risk ceiling is %s: it has no network (network_get or above gives it one)", r.Ceiling)}
 	}
@@ -91,6 +106,17 @@ func (r Rules) Check(method, host string, port int, addrs []net.IP) error {
 		}
 	}
 	return nil
+}
+
+// agentHost reports whether host:port is one of AgentHosts (names compared without case).
+func (r Rules) agentHost(host string, port int) bool {
+	want := net.JoinHostPort(strings.ToLower(strings.TrimSuffix(host, ".")), strconv.Itoa(port))
+	for _, a := range r.AgentHosts {
+		if strings.ToLower(a) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // samePort reports whether the listed host:port is ip:port (a listed loopback host matches any

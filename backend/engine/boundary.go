@@ -58,10 +58,13 @@ func (e *Engine) goalSandbox(g goal.Goal) (terminal.Sandbox, error) {
 	if scratch == "" {
 		scratch = e.goalScratch(g.ID)
 	}
+	// An agent pane reaches its provider's API whatever the ceiling: the proxy lets through
+	// exactly those hosts to it.
+	hosts := e.agentHosts(context.Background(), g)
 	sb := terminal.Sandbox{WritableDirs: []string{g.Spec.Policy.SandboxDir}, HiddenDirs: e.hiddenFromGoals(),
-		NoNetwork: g.Spec.Policy.Ceiling < tools.NetworkGet, Scratch: scratch}
+		NoNetwork: g.Spec.Policy.Ceiling < tools.NetworkGet && len(hosts) == 0, Scratch: scratch}
 	if !sb.NoNetwork {
-		p, err := e.goalProxy(g)
+		p, err := e.goalProxy(g, hosts)
 		if err != nil {
 			return sb, err
 		}
@@ -78,14 +81,14 @@ func egressDir() string {
 
 // goalProxy starts (or returns) the goal's egress proxy, deciding by its ceiling and the local
 // ports the person opened to it.
-func (e *Engine) goalProxy(g goal.Goal) (*egress.Proxy, error) {
+func (e *Engine) goalProxy(g goal.Goal, agentHosts []string) (*egress.Proxy, error) {
 	b := &e.bounds
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if p, ok := b.proxies[g.ID]; ok {
 		return p, nil
 	}
-	rules := egress.Rules{Ceiling: g.Spec.Policy.Ceiling, Never: e.ownServices()}
+	rules := egress.Rules{Ceiling: g.Spec.Policy.Ceiling, Never: e.ownServices(), AgentHosts: agentHosts}
 	for _, port := range g.Spec.Policy.LocalPorts {
 		rules.AllowLocal = append(rules.AllowLocal, "localhost:"+strconv.Itoa(port))
 	}
@@ -130,7 +133,8 @@ func hostPort(raw string) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// confineGoalTerminal gives the goal's pane a shell. A goal with a sandbox gets a fresh
+// confineGoalTerminal gives the goal's pane its terminal, started as the pane's template
+// (its launch settings; the shell when it has none). A goal with a sandbox gets a fresh
 // terminal tab in its pane, inside its boundary, and the pane keeps that boundary for any tab
 // opened later while the goal runs. If the boundary cannot be made the goal does not start:
 // it never goes on unconfined.
@@ -138,26 +142,50 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 	if notices, ok, err := e.fleetSSHTerminal(ctx, g); ok {
 		return notices, err
 	}
+	gp := e.paneLaunch(ctx, g.Spec.PaneID)
 	dir, env := g.Spec.Policy.SandboxDir, g.Spec.Settings.Env
-	if dir == "" && len(env) == 0 {
-		// No sandbox: the pane just needs a shell, in the goal's working dir.
-		_, err := e.Terminals.Ensure(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir})
+	spec := gp.spec
+	if w := g.Spec.Settings.WorkDir; w != "" {
+		spec.Dir = w // the goal's working dir (a fleet task's worktree) over the launch's own
+	}
+	spec.Env = append(slices.Clone(spec.Env), env...)
+	if dir == "" && len(env) == 0 && gp.agent == nil {
+		// No sandbox and nothing of its own: the pane's terminal as it is, or as its launch
+		// settings start it.
+		_, err := e.Terminals.Ensure(ctx, spec)
 		return nil, err
 	}
 	if dir == "" {
-		// An environment of its own (a fleet task's PORT and scratch dirs), which a shell
-		// already in the pane lacks: a fresh tab, in the goal's working dir.
-		tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: g.Spec.Settings.WorkDir, Env: env})
+		// An environment of its own (a fleet task's PORT and scratch dirs, an agent's config
+		// dir), which a terminal already in the pane lacks: a fresh tab.
+		scratch := g.Spec.Settings.ScratchDir
+		if scratch == "" {
+			scratch = e.goalScratch(g.ID)
+		}
+		notice, err := e.prepareAgent(ctx, g, gp, scratch, false, &spec)
+		if err != nil {
+			return nil, fmt.Errorf("the goal was not started: its agent pane could not be prepared (%w)", err)
+		}
+		tab, err := e.Terminals.Open(ctx, spec)
 		if err != nil {
 			return nil, err
 		}
-		return nil, e.Terminals.SetActive(g.Spec.PaneID, tab.TabID)
+		var notices []string
+		if notice != "" {
+			notices = append(notices, notice)
+		}
+		return notices, e.Terminals.SetActive(g.Spec.PaneID, tab.TabID)
 	}
 	sb, err := e.goalSandbox(g)
 	if err != nil {
 		return nil, fmt.Errorf("the goal was not started: its sandbox could not be made (%w)", err)
 	}
-	tab, err := e.Terminals.Open(ctx, terminal.Spec{PaneID: g.Spec.PaneID, Dir: dir, Sandbox: &sb, Env: env})
+	spec.Dir, spec.Sandbox = dir, &sb
+	agentNotice, err := e.prepareAgent(ctx, g, gp, sb.Scratch, true, &spec)
+	if err != nil {
+		return nil, fmt.Errorf("the goal was not started: its agent pane could not be prepared (%w)", err)
+	}
+	tab, err := e.Terminals.Open(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("the goal was not started: its terminal could not be confined to %s (%w)", dir, err)
 	}
@@ -178,6 +206,12 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 			"the app's data and config dirs unreadable, and %s; panes it makes or converts are confined the same way, and other panes' terminals are the person's to allow",
 			tab.TabID, dir, net),
 		fmt.Sprintf("its temporary files and caches go to a private scratch dir, %s (TMPDIR, XDG_CACHE_HOME, GOCACHE and npm's cache point there), since HOME and /tmp are not writable", sb.Scratch),
+	}
+	if agentNotice != "" {
+		notices = append(notices, agentNotice)
+		if hosts := e.agentHosts(ctx, g); len(hosts) > 0 {
+			notices = append(notices, fmt.Sprintf("its agent reaches its provider's API at %s through the proxy, whatever the goal's ceiling", strings.Join(hosts, ", ")))
+		}
 	}
 	if c := g.Spec.Criterion; !c.ByModel && (c.Kind == criterion.KindShell || strings.HasPrefix(c.Source, "command:")) {
 		notices = append(notices, "its check was written by the person, so it runs outside the sandbox, as the person's own command")

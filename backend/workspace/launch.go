@@ -30,14 +30,24 @@ type Template struct {
 	Args    []string `json:"args,omitempty"`
 	// Install says how to get the command when it is missing, shown in the pane.
 	Install string `json:"install,omitempty"`
+	// An agent template's needs (see backend/agentpane): ConfigEnv names the variable that
+	// points the tool at its config dir, which each pane gets privately and writable
+	// (CLAUDE_CONFIG_DIR); Wire is the provider protocol a key assigned to it in Settings must
+	// speak ("anthropic", "openai"); Hosts are its provider's API hosts (host:port) that a
+	// confined goal's network proxy lets this pane reach.
+	ConfigEnv string   `json:"configEnv,omitempty"`
+	Wire      string   `json:"wire,omitempty"`
+	Hosts     []string `json:"hosts,omitempty"`
 }
 
 // Templates are the built-in launch templates, in menu order. "custom" has no command of its
 // own: the person (or the agent) gives one.
 var Templates = []Template{
 	{ID: "shell", Name: "Shell"},
-	{ID: "claude", Name: "Claude Code", Command: "claude", Install: "npm install -g @anthropic-ai/claude-code"},
-	{ID: "codex", Name: "Codex CLI", Command: "codex", Install: "npm install -g @openai/codex"},
+	{ID: "claude", Name: "Claude Code", Command: "claude", Install: "npm install -g @anthropic-ai/claude-code",
+		ConfigEnv: "CLAUDE_CONFIG_DIR", Wire: "anthropic", Hosts: []string{"api.anthropic.com:443"}},
+	{ID: "codex", Name: "Codex CLI", Command: "codex", Install: "npm install -g @openai/codex",
+		ConfigEnv: "CODEX_HOME", Wire: "openai", Hosts: []string{"api.openai.com:443"}},
 	{ID: "aider", Name: "Aider", Command: "aider", Install: "python3 -m pip install aider-chat (or: pipx install aider-chat)"},
 	{ID: "python", Name: "Python", Command: "python3", Install: "sudo apt install python3"},
 	{ID: "custom", Name: "Custom command"},

@@ -7,6 +7,13 @@ import type * as terminal from './terminal';
 import type * as workspace from './workspace';
 
 /**
+ * RefArgs names a change.
+ */
+export interface RefArgs {
+  ref: string;
+}
+
+/**
  * ReviewCommentsResult is a change's comments, sent or not, oldest first.
  */
 export interface ReviewCommentsResult {

@@ -17,6 +17,14 @@ import type * as tools from './tools';
 export * from './api.2';
 
 /**
+ * SetAgentKeysArgs replaces which provider's key each agent template's panes use, by
+ * template id ("" clears one: the template then uses the person's own login of the tool).
+ */
+export interface SetAgentKeysArgs {
+  keys: config.AgentKeys;
+}
+
+/**
  * AgentsResult is every pane's agent, for the Fleet Dashboard's agent cards: role, purpose,
  * status, current task with its progress, queue, history and inbox.
  */
@@ -564,12 +572,5 @@ export interface GetChangesArgs {
   file?: string;
   offset?: number /* int */;
   limit?: number /* int */;
-}
-
-/**
- * RefArgs names a change.
- */
-export interface RefArgs {
-  ref: string;
 }
 

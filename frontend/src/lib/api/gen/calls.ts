@@ -25,6 +25,7 @@ export interface Calls {
   AbortGoal: { args: api.IDArgs; result: void };
   ActivateWorkspace: { args: api.WorkspaceArgs; result: void };
   AddReviewComment: { args: api.AddReviewCommentArgs; result: review.Comment };
+  AgentKeys: { args: Record<string, never>; result: config.AgentKeys };
   AnswerApproval: { args: api.AnswerApprovalArgs; result: agent.Approval };
   BrowserActivate: { args: api.BrowserTabArgs; result: browser.TabInfo };
   BrowserAnswerPrompt: { args: api.BrowserAnswerPromptArgs; result: void };
@@ -110,6 +111,7 @@ export interface Calls {
   SaveRecipe: { args: api.SaveRecipeArgs; result: recipes.Recipe };
   SaveSSHServer: { args: api.SaveSSHServerArgs; result: config.SSHServer };
   SendReview: { args: api.SendReviewArgs; result: review.Sent };
+  SetAgentKeys: { args: api.SetAgentKeysArgs; result: config.AgentKeys };
   SetAgentRole: { args: api.SetAgentRoleArgs; result: fleet.AgentRecord };
   SetDefaultProviders: { args: api.SetDefaultProvidersArgs; result: config.ProviderList };
   SetGoalSettings: { args: api.SetGoalSettingsArgs; result: config.GoalDefaults };
@@ -143,6 +145,7 @@ export const CALL_NAMES = [
   "AbortGoal",
   "ActivateWorkspace",
   "AddReviewComment",
+  "AgentKeys",
   "AnswerApproval",
   "BrowserActivate",
   "BrowserAnswerPrompt",
@@ -228,6 +231,7 @@ export const CALL_NAMES = [
   "SaveRecipe",
   "SaveSSHServer",
   "SendReview",
+  "SetAgentKeys",
   "SetAgentRole",
   "SetDefaultProviders",
   "SetGoalSettings",

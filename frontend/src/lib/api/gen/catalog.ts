@@ -54,7 +54,8 @@ export interface Problem {
 
 /**
  * PaneTemplate is templates/ID.md (or .yaml): what a terminal pane can run instead of the
- * shell. Front matter name, command, args, install; the body describes it.
+ * shell. Front matter name, command, args, install, and for an agent CLI config_env, wire and
+ * hosts (see workspace.Template); the body describes it.
  */
 export interface PaneTemplate extends workspace.Template {
   description?: string;

@@ -2,6 +2,15 @@
 // Regenerate: go test ./backend/api -run TestGeneratedFiles -update
 
 /**
+ * AgentKeys assigns providers to agent templates, by template id: a pane started from the
+ * template authenticates with that provider's key (kept in the secret vault with the
+ * provider) at its base URL. A template with none uses the person's own login of the tool.
+ */
+export interface AgentKeys {
+  providers: { [key: string]: string};
+}
+
+/**
  * Discovered is a model server found on a host.
  */
 export interface Discovered {

@@ -31,6 +31,16 @@ export interface Template {
    * Install says how to get the command when it is missing, shown in the pane.
    */
   install?: string;
+  /**
+   * An agent template's needs (see backend/agentpane): ConfigEnv names the variable that
+   * points the tool at its config dir, which each pane gets privately and writable
+   * (CLAUDE_CONFIG_DIR); Wire is the provider protocol a key assigned to it in Settings must
+   * speak ("anthropic", "openai"); Hosts are its provider's API hosts (host:port) that a
+   * confined goal's network proxy lets this pane reach.
+   */
+  configEnv?: string;
+  wire?: string;
+  hosts?: string[];
 }
 
 /**

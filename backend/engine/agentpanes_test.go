@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/tools"
+	"github.com/clusterspace/clusterspace/backend/workspace"
+)
+
+// waitFile waits (bounded) for path to hold something and returns it.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), "\n") {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not written within 15 s: the pane did not run its template", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A goal's pane starts as its template through the goal, not only when a window opens it:
+// unconfined it runs the template's command; confined, the same command runs inside the
+// goal's sandbox, and an agent template's pane gets its private config dir in the goal's
+// scratch dir, seeded with the key the person assigned to the template in Settings, which
+// no variable of the pane holds.
+func TestGoalPaneStartsAsItsTemplate(t *testing.T) {
+	configDir := t.TempDir()
+	os.MkdirAll(filepath.Join(configDir, "templates"), 0o755)
+	// An agent template whose "tool" reports what it was given: its config dir, whether a
+	// key variable reached it, and what its settings say.
+	os.WriteFile(filepath.Join(configDir, "templates", "fakeagent.yaml"), []byte(`name: Fake agent
+command: sh
+args: [-c, 'printf "%s|%s|%s|%s\n" "$CLAUDE_CONFIG_DIR" "$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN" "$(cat "$CLAUDE_CONFIG_DIR/settings.json" | tr -d " \n")" "$(pwd)" > "$MARK"; exec sleep 60']
+config_env: CLAUDE_CONFIG_DIR
+wire: anthropic
+hosts: [api.anthropic.com:443]
+`), 0o644)
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "app-env-token") // the app's own: never a pane's
+	r := newBoundaryRig(t, WithConfigDir(configDir))
+	ctx := context.Background()
+	key := "sk-ant-assigned-1234"
+	p, err := r.eng.Providers.Save(ctx, "", config.ProviderInput{Name: "Mine", Kind: config.KindAnthropic, BaseURL: "http://127.0.0.1:4999", Model: "claude-x", APIKey: &key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := func(id string) (string, bool) {
+		tm, ok := workspace.TemplateIn(r.eng.Workspaces.Templates(), id)
+		return tm.Wire, ok
+	}
+	if err := config.SaveAgentKeys(ctx, r.eng.Store, r.eng.Providers, wire, config.AgentKeys{Providers: map[string]string{"fakeagent": p.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.SaveAgentKeys(ctx, r.eng.Store, r.eng.Providers, wire, config.AgentKeys{Providers: map[string]string{"shell": p.ID}}); err == nil || !strings.Contains(err.Error(), "not an agent template") {
+		t.Errorf("assigning a key to the shell template: %v", err)
+	}
+
+	for i, confinedGoal := range []bool{false, true} {
+		pane := r.ws.Panes[i].ID
+		sandbox := t.TempDir()
+		mark := filepath.Join(sandbox, "mark")
+		if _, err := r.eng.Workspaces.SetLaunch(ctx, r.ws.ID, pane, &workspace.Launch{Template: "fakeagent", Command: "sh",
+			Args: []string{"-c", `printf "%s|%s|%s|%s\n" "$CLAUDE_CONFIG_DIR" "$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN" "$(cat "$CLAUDE_CONFIG_DIR/settings.json" | tr -d " \n")" "$(pwd)" > "$MARK"; exec sleep 60`},
+			Env: []string{"MARK=" + mark}}); err != nil {
+			t.Fatal(err)
+		}
+		spec := confined(pane, sandbox, tools.ReadOnly, criterion.Spec{Kind: criterion.KindManual})
+		if !confinedGoal {
+			spec.Policy.SandboxDir = ""
+		}
+		// The goal ends once its pane has reported (its proxy ends with it).
+		r.srv.Push(llmtest.Reply{Compute: func(llmtest.Request) llmtest.Reply {
+			for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if b, _ := os.ReadFile(mark); strings.Contains(string(b), "\n") {
+					break
+				}
+			}
+			return abort()
+		}})
+		g, err := r.startAndWait(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Split(strings.TrimSpace(waitFile(t, mark)), "|")
+		if len(got) != 4 {
+			t.Fatalf("confined %v: the pane reported %q", confinedGoal, got)
+		}
+		cfgDir, keyVars, settings, cwd := got[0], got[1], got[2], got[3]
+		if !strings.HasSuffix(cfgDir, "/agent-fakeagent") || keyVars != "" || cwd != sandbox {
+			t.Errorf("confined %v: config dir %q, key variables %q, cwd %q (want %s)", confinedGoal, cfgDir, keyVars, cwd, sandbox)
+		}
+		var st struct {
+			APIKeyHelper string            `json:"apiKeyHelper"`
+			Env          map[string]string `json:"env"`
+			Permissions  *struct{ Allow []string }
+		}
+		if err := json.Unmarshal([]byte(settings), &st); err != nil || !strings.Contains(st.APIKeyHelper, cfgDir) ||
+			st.Env["ANTHROPIC_BASE_URL"] != "http://127.0.0.1:4999" || (st.Permissions != nil) != confinedGoal {
+			t.Errorf("confined %v: settings.json %s (%v)", confinedGoal, settings, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(cfgDir, "clusterspace-api-key")); string(b) != key {
+			t.Errorf("confined %v: the key file holds %q", confinedGoal, b)
+		}
+		if confinedGoal {
+			if hosts := r.eng.agentHosts(ctx, g); len(hosts) != 1 || hosts[0] != "127.0.0.1:4999" {
+				t.Errorf("the agent's hosts: %v, want the assigned provider's", hosts)
+			}
+			tabs := r.eng.Terminals.Tabs(pane)
+			if len(tabs) == 0 || !tabs[len(tabs)-1].Confined {
+				t.Errorf("the confined goal's agent tab is not confined: %+v", tabs)
+			}
+		}
+	}
+}
