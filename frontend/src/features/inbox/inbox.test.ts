@@ -98,6 +98,7 @@ describe('the inbox key', () => {
     const { ctx } = setup([approval, blocked, idle]);
     await ctx.inbox.load();
     const recall = vi.spyOn(ctx.goals, 'recall');
+    const defer = vi.spyOn(ctx.goals, 'defer');
     const focus = vi.spyOn(ctx.panes, 'focus');
     const activate = vi.spyOn(ctx.workspaces, 'activate');
 
@@ -109,6 +110,7 @@ describe('the inbox key', () => {
     jumpNext(ctx);
     await vi.waitFor(() => expect(ctx.fleets.open).toBe(true));
     expect(ctx.fleets.selectedId).toBe('f1');
+    expect(defer).toHaveBeenCalledWith('a1'); // gone on from: put off, as its Later does
 
     jumpNext(ctx);
     await vi.waitFor(() => expect(activate).toHaveBeenCalledWith('w2'));

@@ -15,6 +15,10 @@ let stopFocus: () => void = () => {};
  * a pane).
  */
 export async function jumpTo(ctx: AppContext, item: InboxItem): Promise<void> {
+  const from = ctx.inbox.last;
+  // Going on from an approval puts it off, as its "Later" does: it stays in the inbox, and its
+  // modal no longer covers the next item.
+  if (from?.kind === 'approval' && from.approvalId && from.id !== item.id && from.goalId) ctx.goals.defer(from.approvalId);
   ctx.inbox.last = item;
   ctx.inbox.open = false;
   ctx.ui.paletteOpen = false;
