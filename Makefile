@@ -60,8 +60,12 @@ test-frontend:
 
 # Every Go test, verbose into a log; a skipped test fails the run (a missing dependency must be
 # installed by scripts/setup.sh, not skipped).
+# The real agent CLIs the end-to-end tests drive (Claude Code, Codex CLI) are installed first,
+# at the versions pinned in scripts/agents.sh, into build/agents; a version npm does not serve
+# stops the run here, naming it.
 test-go:
 	@mkdir -p $(ARTIFACTS)
+	@scripts/agents.sh
 	go vet ./...
 	go test -race -count=1 -v $(RACE_PATHS) 2>&1 | tee $(ARTIFACTS)/go-test-race.log | scripts/test-summary.sh
 	CLUSTERSPACE_BIN=$(CURDIR)/$(BIN) CLUSTERSPACE_ARTIFACTS=$(CURDIR)/$(ARTIFACTS) \
