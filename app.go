@@ -55,10 +55,16 @@ func (a *App) startup(ctx context.Context) {
 			src(relayCtx, func(e pubsub.Envelope) { runtime.EventsEmit(ctx, backendEvent, e) })
 		}()
 	}
+	a.notifier.show = func() { runtime.WindowShow(ctx) }
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		a.notifyGoals(relayCtx)
+	}()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.notifyInbox(relayCtx)
 	}()
 }
 

@@ -7,7 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/clusterspace/clusterspace/backend/inbox"
 	"github.com/clusterspace/clusterspace/backend/notify"
+	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
 // notifyTimeout bounds one notification: the desktop's service answers at once or not at all.
@@ -23,9 +27,16 @@ type desktopNotifier struct {
 	// focused is the window's focus as its page reports it: while the person looks at the
 	// window, the window itself shows what a notification would say.
 	focused atomic.Bool
+	// show brings the window forward: a click on any notification does.
+	show func()
 }
 
 func (d *desktopNotifier) send(ctx context.Context, title, body string) error {
+	return d.sendClickable(ctx, title, body, nil)
+}
+
+// sendClickable shows a notification whose click brings the window forward, then runs onClick.
+func (d *desktopNotifier) sendClickable(ctx context.Context, title, body string, onClick func()) error {
 	d.once.Do(func() {
 		n, err := notify.New()
 		if err != nil {
@@ -39,7 +50,14 @@ func (d *desktopNotifier) send(ctx context.Context, title, body string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
 	defer cancel()
-	_, err := d.n.Send(ctx, title, body)
+	_, err := d.n.SendClickable(ctx, title, body, func() {
+		if d.show != nil {
+			d.show()
+		}
+		if onClick != nil {
+			onClick()
+		}
+	})
 	if err != nil {
 		d.warned.Do(func() { slog.Warn("desktop notification not shown", "err", err) })
 	}
@@ -63,6 +81,19 @@ func (a *App) notifyGoals(ctx context.Context) {
 		},
 		Send:  a.notifier.send,
 		Quiet: a.notifier.focused.Load,
+	})
+}
+
+// notifyInbox raises a desktop notification for each item that comes into the inbox while the
+// window does not have the focus; its click brings the window forward and lands on the item
+// (the page goes to it on the event inbox/open, as its key does).
+func (a *App) notifyInbox(ctx context.Context) {
+	notify.WatchInbox(ctx, a.eng.Inbox.Events().Subscribe(ctx), notify.InboxWatch{
+		Send:  a.notifier.sendClickable,
+		Quiet: a.notifier.focused.Load,
+		Open: func(it inbox.Item) {
+			runtime.EventsEmit(a.ctx, backendEvent, pubsub.Envelope{Topic: "inbox", Type: "open", Data: it})
+		},
 	})
 }
 

@@ -29,7 +29,8 @@ var ErrNoService = errors.New("no desktop notification service on the session bu
 
 // Notifier sends notifications over one session bus connection.
 type Notifier struct {
-	conn *dbus.Conn
+	conn   *dbus.Conn
+	clicks clicks
 }
 
 // New connects to the session bus named by DBUS_SESSION_BUS_ADDRESS. Without one it fails:
@@ -59,4 +60,7 @@ func (n *Notifier) Send(ctx context.Context, title, body string) (uint32, error)
 }
 
 // Close drops the bus connection.
-func (n *Notifier) Close() error { return n.conn.Close() }
+func (n *Notifier) Close() error {
+	n.clicks.close(n.conn)
+	return n.conn.Close()
+}

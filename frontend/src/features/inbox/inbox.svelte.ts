@@ -63,8 +63,13 @@ export class InboxStore {
   }
 
   handleEvent(e: BackendEvent): void {
-    if (e.topic !== INBOX_TOPIC || e.type !== 'changed') return;
-    this.set(normalizeInbox(e.data));
+    if (e.topic !== INBOX_TOPIC) return;
+    if (e.type === 'changed') this.set(normalizeInbox(e.data));
+    // The desktop window's notification was clicked (the Go side shows them there).
+    if (e.type === 'open') {
+      const [item] = normalizeInbox({ items: [e.data] });
+      if (item) this.land(item);
+    }
   }
 
   /** The item the key goes to next. */

@@ -73,6 +73,10 @@ describe('InboxStore', () => {
 
     handler({ topic: 'goals', type: 'changed', data: { items: [] } });
     expect(store.items).toHaveLength(2);
+
+    // A click on the desktop window's notification arrives as inbox/open with its item.
+    handler({ topic: 'inbox', type: 'open', data: idle });
+    expect(landed.map((i) => i.id)).toEqual(['task_blocked:f1/b', 'agent_idle:p2']);
   });
 
   it('walks the list in order from the item reached last, even when that one has left it, and wraps', () => {
