@@ -1,6 +1,7 @@
-// Package llmtest is a scripted model server for tests: a real HTTP server that speaks both
-// the OpenAI Chat Completions and the Anthropic Messages protocols the way the real
-// services stream them, and answers from a script instead of a model.
+// Package llmtest is a scripted model server for tests: a real HTTP server that speaks the
+// OpenAI Chat Completions, OpenAI Responses (POST /v1/responses, as Codex CLI uses it) and
+// Anthropic Messages protocols the way the real services stream them, and answers from a
+// script instead of a model.
 //
 // Point a provider at Server.URL (both protocols are served there: OpenAI-style clients
 // use URL+"/v1", Anthropic clients URL). Each chat request is answered by:
@@ -41,7 +42,7 @@
 //
 // Match fields (all given must hold): "system" and "lastUser" are substrings of the system
 // prompt and of the last user message that has text; "model" and "protocol" ("openai",
-// "anthropic") must equal. Reply fields: "text", "think", "reasoning", "toolCalls" (each
+// "responses", "anthropic") must equal. Reply fields: "text", "think", "reasoning", "toolCalls" (each
 // "id", "name", "args" or "rawArgs", "fragments"), "usage" ("input", "output"), "finish"
 // ("stop", "tool_calls", "length", "content_filter", or a protocol's own word), "chunks"
 // (pieces per text, default 3), "chunkDelayMs", "repeat", "fault" ("status", "retryAfter"

@@ -33,7 +33,8 @@ type Request struct {
 	Body   []byte      `json:"body,omitempty"`
 	// JSON is the parsed body (nil when it is not JSON).
 	JSON map[string]any `json:"json,omitempty"`
-	// Protocol is "openai" or "anthropic".
+	// Protocol is "openai" (Chat Completions), "responses" (OpenAI's Responses API) or
+	// "anthropic".
 	Protocol string `json:"protocol"`
 	Model    string `json:"model,omitempty"`
 	Stream   bool   `json:"stream,omitempty"`
@@ -218,11 +219,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body) // Best effort: a short body parses as whatever arrived.
 	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: "openai", At: time.Now()}
-	if path == "/messages" || r.Header.Get("anthropic-version") != "" {
+	switch {
+	case path == "/messages" || r.Header.Get("anthropic-version") != "":
 		rec.Protocol = "anthropic"
+	case path == "/responses":
+		rec.Protocol = "responses"
 	}
 	if json.Unmarshal(body, &rec.JSON) == nil {
 		parseChat(&rec)
+		if rec.Protocol == "responses" {
+			parseResponses(&rec)
+		}
 	}
 	p := protocolFor(rec.Protocol)
 
@@ -238,7 +245,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.record(rec)
 		p.models(w, s.script.Models)
 		return
-	case r.Method == http.MethodPost && (path == "/chat/completions" || path == "/messages"):
+	case r.Method == http.MethodPost && (path == "/chat/completions" || path == "/messages" || path == "/responses"):
 	default:
 		rec.Answer = "no such endpoint"
 		s.record(rec)
@@ -333,8 +340,11 @@ type protocol interface {
 }
 
 func protocolFor(name string) protocol {
-	if name == "anthropic" {
+	switch name {
+	case "anthropic":
 		return anthropicProtocol{}
+	case "responses":
+		return responsesProtocol{}
 	}
 	return openaiProtocol{}
 }
@@ -542,6 +552,9 @@ func textOf(v any) string {
 // LastToolResult is the text of the newest tool result the request carries ("" if none), on
 // either protocol: what a model would read before its next call.
 func (r Request) LastToolResult() string {
+	if out, ok := lastFunctionOutput(r.JSON); ok { // Responses
+		return out
+	}
 	msgs, _ := r.JSON["messages"].([]any)
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m, _ := msgs[i].(map[string]any)
