@@ -27,8 +27,10 @@ type Recogniser struct {
 	Working []*regexp.Regexp // the status line while it works
 	Idle    []*regexp.Regexp // the status line or prompt while it waits
 	// Finished marks a turn that ended (a summary line such as "Worked for 12s"); when idle
-	// with it on screen, the state is AgentFinished.
+	// with it on screen below the last line that begins a turn (Turn, the person's message),
+	// the state is AgentFinished.
 	Finished []*regexp.Regexp
+	Turn     *regexp.Regexp
 	// IdleAtCursor matches the text before the cursor when the prompt is the cursor's line.
 	IdleAtCursor *regexp.Regexp
 }
@@ -56,6 +58,7 @@ var Recognisers = map[string]*Recogniser{
 		Working:  res(`esc to interrupt`),
 		Idle:     res(`\? for shortcuts`, `^\s*❯\s`),
 		Finished: res(`✻ \S+ for (\d+m )?\d+s`),
+		Turn:     regexp.MustCompile(`^❯ \S`),
 	},
 	// Codex CLI: "esc to interrupt" on its working line; its prompt "›" with a hint row.
 	"codex": {
@@ -91,8 +94,8 @@ func (t *tab) recogniser() *Recogniser { return recogniserFor(t.spec) }
 // State reads the agent's state off the screen. AgentNone when nothing it knows shows (still
 // starting, or a screen of something else).
 func (r *Recogniser) State(sc *Screen) AgentState {
-	lines := sc.ScreenRows()
-	lines = lines[max(len(lines)-statusRows, 0):]
+	all := sc.ScreenRows()
+	lines := all[max(len(all)-statusRows, 0):]
 	any := func(res []*regexp.Regexp) bool {
 		for _, re := range res {
 			for _, l := range lines {
@@ -109,12 +112,27 @@ func (r *Recogniser) State(sc *Screen) AgentState {
 	case any(r.Working):
 		return AgentWorking
 	case any(r.Idle) || r.IdleAtCursor != nil && r.IdleAtCursor.MatchString(sc.BeforeCursor()):
-		if any(r.Finished) {
+		if r.finished(all) {
 			return AgentFinished
 		}
 		return AgentIdle
 	}
 	return AgentNone
+}
+
+// finished reports whether a Finished line follows the last line that begins a turn.
+func (r *Recogniser) finished(rows []string) bool {
+	for i := len(rows) - 1; i >= 0; i-- {
+		if r.Turn != nil && r.Turn.MatchString(rows[i]) {
+			return false
+		}
+		for _, re := range r.Finished {
+			if re.MatchString(rows[i]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Waiting reports whether the state is the agent waiting for the person.

@@ -31,6 +31,8 @@ type screen struct {
 	emu     *vt.Emulator
 	fed     int64 // the tab's output offset the emulator has seen up to
 	drained chan struct{}
+	osc     oscFilter
+	buf     []byte // reused for the filtered output
 }
 
 func newScreen(cols, rows int) *screen {
@@ -47,6 +49,7 @@ func (s *screen) reset(cols, rows int) {
 	if s.emu != nil {
 		s.closeEmulator()
 	}
+	s.osc = oscFilter{}
 	e := vt.NewEmulator(cols, rows)
 	e.SetScrollbackSize(screenScrollbackLines)
 	drained := make(chan struct{})
@@ -92,8 +95,17 @@ func (s *screen) catchUp(t *tab) {
 			data = data[i+1:] // start at a line, not inside an escape sequence
 		}
 	}
-	_, _ = s.emu.Write(data) // never fails while open
+	s.feed(data)
 	s.fed = end
+}
+
+// feed writes output to the emulator. Called with s.mu held.
+func (s *screen) feed(data []byte) {
+	s.buf = s.osc.filter(s.buf[:0], data)
+	_, _ = s.emu.Write(s.buf) // never fails while open
+	if cap(s.buf) > 4*readBufferSize {
+		s.buf = nil // a catch-up after a flood grew it; do not keep that much per tab
+	}
 }
 
 // resize brings the screen up to date and gives it the tab's new size.
@@ -147,8 +159,8 @@ func (s *Screen) Row(y int) string {
 	return strings.TrimRight(b.String(), " ")
 }
 
-// Lines is the text of the scrolled-off lines and the screen's rows, trailing blank rows
-// removed (a row the cursor is on counts as written), a line that filled the width joined
+// Lines is the text of the scrolled-off lines and the screen's rows, blank rows below the
+// cursor removed (a row the cursor is on counts as written), a line that filled the width joined
 // with the next as the one line it was printed as.
 func (s *Screen) Lines() []string {
 	last := -1
@@ -171,10 +183,50 @@ func (s *Screen) Lines() []string {
 		add(l, i < len(s.scrolledFull) && s.scrolledFull[i])
 	}
 	for y := 0; y <= last; y++ {
-		row := s.Cells[y]
-		add(s.Row(y), len(row) > 0 && row[len(row)-1].Text != " ")
+		if y > s.CursorY && s.Row(y) == "" {
+			continue // the gap between the cursor and a status line at the bottom (tmux)
+		}
+		add(s.Row(y), s.rowFull(y))
 	}
 	return out
+}
+
+// isRule reports whether a line is one box-drawing character repeated (a horizontal rule).
+func isRule(l uv.Line) bool {
+	if len(l) == 0 || !boxDrawing(l[0].Content) {
+		return false
+	}
+	for i := range l {
+		if l[i].Content != l[0].Content {
+			return false
+		}
+	}
+	return true
+}
+
+// boxDrawing reports whether s is one character of the box-drawing and block elements blocks.
+func boxDrawing(s string) bool {
+	r := []rune(s)
+	return len(r) == 1 && r[0] >= 0x2500 && r[0] <= 0x259f
+}
+
+// rowFull reports whether row y reaches the last column, so that its text most likely goes
+// on in the next row; a rule (one box-drawing character repeated across, as Claude Code draws
+// around its prompt) does not.
+func (s *Screen) rowFull(y int) bool {
+	row := s.Cells[y]
+	if len(row) == 0 || row[len(row)-1].Text == " " {
+		return false
+	}
+	if !boxDrawing(row[0].Text) {
+		return true
+	}
+	for _, c := range row {
+		if c.Text != row[0].Text {
+			return true
+		}
+	}
+	return false
 }
 
 // ScreenRows is the text of the screen's rows only (no scrollback, no joining), trailing
@@ -190,13 +242,23 @@ func (s *Screen) ScreenRows() []string {
 	return out
 }
 
-// BeforeCursor is the text of the cursor's row up to the cursor (with the spaces before it):
-// what a shell prompt with the cursor after it looks like.
+// BeforeCursor is the text of the cursor's line up to the cursor (with the spaces before it;
+// rows above it that it wrapped from included): what a shell prompt with the cursor after it
+// looks like.
 func (s *Screen) BeforeCursor() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Cells) {
 		return ""
 	}
 	var b strings.Builder
+	top := s.CursorY
+	for top > 0 && s.rowFull(top-1) {
+		top--
+	}
+	for y := top; y < s.CursorY; y++ {
+		for _, c := range s.Cells[y] {
+			b.WriteString(c.Text)
+		}
+	}
 	for x, c := range s.Cells[s.CursorY] {
 		if x >= s.CursorX {
 			break
@@ -211,6 +273,11 @@ func (s *screen) snapshot(t *tab, withCells bool) Screen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.catchUp(t)
+	return s.read(withCells)
+}
+
+// read copies the screen as the emulator has it. Called with s.mu held.
+func (s *screen) read(withCells bool) Screen {
 	e := s.emu
 	out := Screen{Cols: e.Width(), Rows: e.Height(), CursorShow: !e.CursorHidden(), AltScreen: e.IsAltScreen(), Offset: s.fed}
 	pos := e.CursorPosition()
@@ -218,7 +285,7 @@ func (s *screen) snapshot(t *tab, withCells bool) Screen {
 	if sb := e.Scrollback(); sb != nil && !out.AltScreen {
 		for _, l := range sb.Lines() {
 			out.Scrolled = append(out.Scrolled, strings.TrimRight(l.String(), " "))
-			out.scrolledFull = append(out.scrolledFull, len(l) >= out.Cols)
+			out.scrolledFull = append(out.scrolledFull, len(l) >= out.Cols && !isRule(l))
 		}
 	}
 	out.Cells = make([][]Cell, out.Rows)

@@ -90,20 +90,23 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 			WriteLocal, func(ctx context.Context, _ Call, p writeTerminalParams) (Result, error) {
 				return writeToTerminal(ctx, term, p)
 			}),
-		New("read_terminal_output", "Read a terminal pane's output as text (colours and escape sequences removed). "+
-			"Without cursor: the last lines, and the cursor at the end of the output. With cursor: the lines from that byte offset on, "+
-			"and the cursor to pass next to page forward.",
+		New("read_terminal_output", "Read a terminal pane as text. "+
+			"Without cursor: the last lines of what its screen shows (as a person sees it, programs that redraw in place included) "+
+			"and of the lines that scrolled off above it, and the cursor at the end of the output. "+
+			"With cursor: the output from that byte offset on, as printed (escape sequences removed), and the cursor to pass next to page forward.",
 			ReadOnly, func(ctx context.Context, _ Call, p readTerminalParams) (Result, error) {
 				return readTerminal(term, p)
 			}).Parallel(),
 		New("poll_terminal_status", "Check a terminal pane without waiting: whether a command is running or the shell waits at a prompt, "+
-			"how long since the last output, and the last lines.",
+			"how long since the last output, and the last lines. For a coding agent CLI (Claude Code, Codex, Aider) its state: "+
+			"working, idle (at its prompt), asking (a question or a permission) or finished (its turn done, or it exited).",
 			ReadOnly, func(ctx context.Context, _ Call, p pollTerminalParams) (Result, error) {
 				return pollTerminal(term, p)
 			}).Parallel(),
 		New("wait_for_output", "Wait for a terminal pane: until until_pattern appears in what was printed since the last input "+
 			"(the echo of the typed command line does not count: after `sleep 5; echo DONE`, waiting for DONE ends when DONE is printed, 5 s later), or, "+
-			"without a pattern, until a prompt shows (the command finished, the last one if several lines were typed); or until the timeout. "+
+			"without a pattern, until a prompt shows (the command finished, the last one if several lines were typed; a coding agent CLI: "+
+			"until it waits for the person again, its answer drawn); or until the timeout. "+
 			"Then show the matched line and the last lines.",
 			ReadOnly, func(ctx context.Context, _ Call, p waitOutputParams) (Result, error) {
 				return waitForOutput(ctx, term, p)
@@ -247,6 +250,8 @@ func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {
 	switch {
 	case !st.Tab.Running:
 		state = exitedNote(st)
+	case st.AgentName != "" && st.Agent != terminal.AgentNone:
+		state = st.Agent.Describe(st.AgentName)
 	case st.Foreground != "" && !st.AtPrompt:
 		state = fmt.Sprintf("busy: %s is running", st.Foreground)
 	case st.Foreground != "":
@@ -258,8 +263,20 @@ func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {
 	default:
 		state = "quiet: no prompt shows and the output is not changing"
 	}
-	return Result{Text: fmt.Sprintf("State: %s\nIdle for: %d ms\nTitle: %s\nCursor: %d\n--- last %d lines ---\n%s",
-		state, idle.Milliseconds(), st.Tab.Title, st.Cursor, statusLines, text)}, nil
+	agent := ""
+	if st.AgentName != "" {
+		agent = fmt.Sprintf("Agent: %s %s\n", st.AgentName, agentStateName(st.Agent))
+	}
+	return Result{Text: fmt.Sprintf("State: %s\n%sIdle for: %d ms\nTitle: %s\nCursor: %d\n--- last %d lines ---\n%s",
+		state, agent, idle.Milliseconds(), st.Tab.Title, st.Cursor, statusLines, text)}, nil
+}
+
+// agentStateName is the state as poll_terminal_status's Agent line gives it.
+func agentStateName(s terminal.AgentState) string {
+	if s == terminal.AgentNone {
+		return "unknown"
+	}
+	return string(s)
 }
 
 func waitForOutput(ctx context.Context, term TerminalDriver, p waitOutputParams) (Result, error) {

@@ -1,0 +1,275 @@
+// Command record-agents records the real agent CLIs' terminal output for the recogniser tests
+// (backend/terminal/testdata/agents): each CLI runs in a real PTY of a terminal.Manager
+// against the scripted model server (package llmtest), is given a task, writes a file,
+// answers, and asks a permission; the raw bytes it drew are saved with checkpoints (the output
+// offset at moments whose state the recorder knows from the model server's side, not from the
+// screen) and the state expected there.
+//
+//	go run ./scripts/record-agents -agents "$(scripts/agents.sh | tail -1)"
+//
+// -agents is the cache scripts/agents.sh installs the pinned CLIs into.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/terminal"
+)
+
+// Size of the recorded terminal: a pane of a typical window.
+const cols, rows = 100, 30
+
+// quiet is how long output must pause for a CLI to count as settled at a checkpoint.
+const quiet = 3 * time.Second
+
+// Recording is a recording's metadata file (NAME.json next to NAME.raw).
+type Recording struct {
+	Agent       string       `json:"agent"`
+	Version     string       `json:"version"`
+	Cols        int          `json:"cols"`
+	Rows        int          `json:"rows"`
+	Answer      string       `json:"answer"` // text the CLI must show after its turn
+	Checkpoints []Checkpoint `json:"checkpoints"`
+}
+
+// Checkpoint is a moment of the recording.
+type Checkpoint struct {
+	Offset int64               `json:"offset"`
+	State  terminal.AgentState `json:"state"`
+	Note   string              `json:"note"`
+}
+
+func main() {
+	agents := flag.String("agents", "", "the dir scripts/agents.sh installed the CLIs into")
+	out := flag.String("out", "backend/terminal/testdata/agents", "where to write NAME.raw and NAME.json")
+	flag.Parse()
+	if *agents == "" {
+		fmt.Fprintln(os.Stderr, "record-agents: -agents DIR is required: run scripts/agents.sh and pass the dir it prints last")
+		os.Exit(2)
+	}
+	if err := recordClaude(*agents, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "record-agents: claude:", err)
+		os.Exit(1)
+	}
+}
+
+const claudeAnswer = "CC-FINISHED: the file is written."
+
+func recordClaude(agents, out string) error {
+	const version = "2.1.197"
+	bin := filepath.Join(agents, "@anthropic-ai+claude-code@"+version, "node_modules", ".bin", "claude")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("claude %s is not installed in %s: run scripts/agents.sh", version, agents)
+	}
+	scratch, err := os.MkdirTemp("", "record-claude-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	work, cfg := filepath.Join(scratch, "work"), filepath.Join(scratch, "config")
+	for _, d := range []string{work, cfg} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	target := filepath.Join(work, "answer.txt")
+	// Side requests (titles, topics) go to the small model: a role answers them, so the
+	// ordered replies are the main conversation's.
+	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
+		Models: []string{"scripted-main", "scripted-small"},
+		Roles:  []llmtest.Role{{Name: "small", Match: llmtest.Match{Model: "scripted-small"}, Reply: llmtest.Reply{Text: "Recording"}}},
+		Replies: []llmtest.Reply{
+			{ToolCalls: []llmtest.ToolCall{{Name: "Write", Args: mustJSON(map[string]string{"file_path": target, "content": "written by claude\n"}), Fragments: 6}}, ChunkDelayMs: 400},
+			{Text: claudeAnswer, Chunks: 8, ChunkDelayMs: 300},
+			{ToolCalls: []llmtest.ToolCall{{Name: "Bash", Args: mustJSON(map[string]string{"command": "rm -rf build-output", "description": "Remove the build output"})}}},
+			{Text: "Understood, I left it.", Repeat: 4},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if err := writeJSON(filepath.Join(cfg, ".claude.json"), map[string]any{"hasCompletedOnboarding": true,
+		"projects": map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(cfg, "settings.json"), map[string]any{
+		"apiKeyHelper": "echo sk-scripted-recording",
+		"model":        "scripted-main",
+		"env": map[string]string{"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_DEFAULT_HAIKU_MODEL": "scripted-small",
+			"ANTHROPIC_SMALL_FAST_MODEL": "scripted-small", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"},
+		"permissions": map[string]any{"allow": []string{"Write"}},
+	}); err != nil {
+		return err
+	}
+	r, err := start(terminal.Spec{PaneID: "pane-0000000000c1", Command: []string{bin}, Dir: work, Cols: cols, Rows: rows,
+		Env: []string{"HOME=" + scratch, "CLAUDE_CONFIG_DIR=" + cfg}})
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	rec := Recording{Agent: "claude", Version: version, Cols: cols, Rows: rows, Answer: claudeAnswer}
+
+	r.settle()
+	rec.mark(r, terminal.AgentIdle, "started, at its prompt")
+	r.typeLine("Write the answer file.")
+	if err := r.awaitRequests(srv, 1); err != nil {
+		return err
+	}
+	time.Sleep(time.Second) // the first reply streams for ~2.4 s
+	rec.mark(r, terminal.AgentWorking, "the model is streaming its Write call")
+	if err := r.awaitRequests(srv, 2); err != nil {
+		return err
+	}
+	time.Sleep(time.Second) // the answer streams for ~2.4 s
+	rec.mark(r, terminal.AgentWorking, "the model is streaming its answer")
+	r.settle()
+	if _, err := os.Stat(target); err != nil {
+		return fmt.Errorf("claude did not write %s: %w", target, err)
+	}
+	rec.mark(r, terminal.AgentFinished, "answered, at its prompt again")
+	r.typeLine("Clean the build output.")
+	if err := r.awaitRequests(srv, 3); err != nil {
+		return err
+	}
+	r.settle()
+	rec.mark(r, terminal.AgentAsking, "asks to run rm -rf build-output")
+	r.write("\x1b") // Esc: no
+	r.settle()
+	rec.mark(r, terminal.AgentIdle, "the permission refused, at its prompt")
+	return r.save(out, "claude", rec)
+}
+
+// run is a CLI in a terminal being recorded.
+type run struct {
+	m      *terminal.Manager
+	pane   string
+	cancel context.CancelFunc
+	done   chan []byte
+	typed  time.Time // when input was last written
+}
+
+func start(spec terminal.Spec) (*run, error) {
+	m := terminal.NewManager(terminal.Options{})
+	if _, err := m.Open(context.Background(), spec); err != nil {
+		m.Shutdown()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	replay, chunks, err := m.Attach(ctx, spec.PaneID, "")
+	if err != nil {
+		cancel()
+		m.Shutdown()
+		return nil, err
+	}
+	r := &run{m: m, pane: spec.PaneID, cancel: cancel, done: make(chan []byte, 1)}
+	go func() {
+		all := append([]byte(nil), replay...)
+		for c := range chunks {
+			all = append(all, c.Data...)
+		}
+		r.done <- all
+	}()
+	return r, nil
+}
+
+func (r *run) close() { r.cancel(); r.m.Shutdown() }
+
+func (r *run) status() terminal.Status {
+	st, err := r.m.Status(r.pane, "")
+	if err != nil {
+		panic(err)
+	}
+	return st
+}
+
+// settle waits until the CLI has drawn something since the last input and then paused for
+// quiet (at most a minute).
+func (r *run) settle() {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if st := r.status(); st.LastOutput.After(r.typed) && time.Since(st.LastOutput) >= quiet {
+			return
+		}
+	}
+}
+
+func (r *run) write(s string) {
+	r.typed = time.Now()
+	if err := r.m.Write(r.pane, "", []byte(s)); err != nil {
+		panic(err)
+	}
+}
+
+// typeLine types text, then Enter apart, as a person does (at once it would read as a paste).
+func (r *run) typeLine(text string) {
+	r.write(text)
+	time.Sleep(500 * time.Millisecond)
+	r.write("\r")
+}
+
+func (r *run) awaitRequests(srv *llmtest.Server, n int) error {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		main := 0
+		for _, q := range srv.ChatRequests() {
+			if q.Model != "scripted-small" {
+				main++
+			}
+		}
+		if main >= n {
+			return nil
+		}
+	}
+	return fmt.Errorf("the CLI did not send its request %d to the model within 30 s; screen:\n%s", n, r.screen())
+}
+
+func (r *run) screen() string {
+	s, _ := r.m.Tail(r.pane, "", rows)
+	return s
+}
+
+func (rec *Recording) mark(r *run, state terminal.AgentState, note string) {
+	rec.Checkpoints = append(rec.Checkpoints, Checkpoint{Offset: r.status().Cursor, State: state, Note: note})
+	fmt.Fprintf(os.Stderr, "%s: %s (%s) at %d\n%s\n", rec.Agent, state, note, r.status().Cursor, r.screen())
+}
+
+func (r *run) save(dir, name string, rec Recording) error {
+	end := r.status().Cursor
+	time.Sleep(200 * time.Millisecond) // the last output reaches the viewer
+	r.cancel()
+	raw := <-r.done
+	if int64(len(raw)) < end {
+		return errors.New("the recording missed output: run it again")
+	}
+	raw = raw[:end]
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".raw"), raw, 0o644); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, name+".json"), rec)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
