@@ -76,7 +76,7 @@ func (a agentRun) readyPattern() string {
 	if a.template == "claude" {
 		return `\? for shortcuts`
 	}
-	return `›|context left`
+	return `context left|\? for shortcuts|⏎ send`
 }
 
 func regexpQuote(s string) string {
@@ -265,4 +265,62 @@ func cwdOf(req llmtest.Request) string {
 		}
 	}
 	return "/nonexistent-cwd"
+}
+
+// Codex CLI as a fleet task's pane from the codex template: it takes the provider its private
+// CODEX_HOME's config.toml names (OpenAI-compatible, the Responses API, the key from its
+// auth.json), runs a command to write the file inside the sandbox and answers.
+func TestCodexFleetTaskEndToEnd(t *testing.T) {
+	var a agentRun
+	a = agentRun{template: "codex", bin: "codex", kind: "openai", answer: "CODEX-FINISHED: the file is written.",
+		file: "codex-out.txt", content: "written by codex\n"}
+	a.cliReply = func(req llmtest.Request) llmtest.Reply {
+		if req.Protocol != "responses" {
+			return llmtest.Text("ok")
+		}
+		if _, answered := lastFunctionOutputOf(req); answered {
+			return llmtest.Text(a.answer)
+		}
+		if !strings.Contains(req.LastUser, a.file) {
+			return llmtest.Text("ok")
+		}
+		write := "printf 'written by codex\\n' > " + a.file
+		switch {
+		case hasResponsesTool(req, "exec_command"):
+			return llmtest.Calls(llmtest.Call("exec_command", map[string]any{"cmd": write}))
+		case hasResponsesTool(req, "shell_command"):
+			return llmtest.Calls(llmtest.Call("shell_command", map[string]any{"command": write}))
+		case hasResponsesTool(req, "shell"):
+			return llmtest.Calls(llmtest.Call("shell", map[string]any{"command": []string{"bash", "-lc", write}}))
+		}
+		return llmtest.Text("no shell tool among " + responsesToolNames(req))
+	}
+	runAgentFleet(t, a)
+}
+
+func lastFunctionOutputOf(req llmtest.Request) (string, bool) {
+	in, _ := req.JSON["input"].([]any)
+	if len(in) == 0 {
+		return "", false
+	}
+	m, _ := in[len(in)-1].(map[string]any)
+	if m["type"] == "function_call_output" {
+		return req.LastToolResult(), true
+	}
+	return "", false
+}
+
+func hasResponsesTool(req llmtest.Request, name string) bool {
+	return strings.Contains(","+responsesToolNames(req)+",", ","+name+",")
+}
+
+func responsesToolNames(req llmtest.Request) string {
+	var names []string
+	toolsList, _ := req.JSON["tools"].([]any)
+	for _, x := range toolsList {
+		if m, _ := x.(map[string]any); m["name"] != nil {
+			names = append(names, fmt.Sprint(m["name"]))
+		}
+	}
+	return strings.Join(names, ",")
 }

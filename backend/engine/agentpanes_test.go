@@ -73,7 +73,7 @@ hosts: [api.anthropic.com:443]
 		mark := filepath.Join(sandbox, "mark")
 		if _, err := r.eng.Workspaces.SetLaunch(ctx, r.ws.ID, pane, &workspace.Launch{Template: "fakeagent", Command: "sh",
 			Args: []string{"-c", `printf "%s|%s|%s|%s\n" "$CLAUDE_CONFIG_DIR" "$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN" "$(cat "$CLAUDE_CONFIG_DIR/settings.json" | tr -d " \n")" "$(pwd)" > "$MARK"; exec sleep 60`},
-			Env: []string{"MARK=" + mark}}); err != nil {
+			Env:  []string{"MARK=" + mark}}); err != nil {
 			t.Fatal(err)
 		}
 		spec := confined(pane, sandbox, tools.ReadOnly, criterion.Spec{Kind: criterion.KindManual})

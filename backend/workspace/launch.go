@@ -46,7 +46,9 @@ var Templates = []Template{
 	{ID: "shell", Name: "Shell"},
 	{ID: "claude", Name: "Claude Code", Command: "claude", Install: "npm install -g @anthropic-ai/claude-code",
 		ConfigEnv: "CLAUDE_CONFIG_DIR", Wire: "anthropic", Hosts: []string{"api.anthropic.com:443"}},
-	{ID: "codex", Name: "Codex CLI", Command: "codex", Install: "npm install -g @openai/codex",
+	// --no-daemon: Codex otherwise starts a shared background server that outlives the pane
+	// and would serve panes of other goals from inside (or outside) one goal's boundary.
+	{ID: "codex", Name: "Codex CLI", Command: "codex", Args: []string{"--no-daemon"}, Install: "npm install -g @openai/codex",
 		ConfigEnv: "CODEX_HOME", Wire: "openai", Hosts: []string{"api.openai.com:443"}},
 	{ID: "aider", Name: "Aider", Command: "aider", Install: "python3 -m pip install aider-chat (or: pipx install aider-chat)"},
 	{ID: "python", Name: "Python", Command: "python3", Install: "sudo apt install python3"},
