@@ -31,6 +31,12 @@ type Recogniser struct {
 	// the state is AgentFinished.
 	Finished []*regexp.Regexp
 	Turn     *regexp.Regexp
+	// Composer matches the input line the person types the next message into, which looks
+	// like a Turn line: the last row it matches is not a turn.
+	Composer *regexp.Regexp
+	// OpenTurnWorks says the CLI hides its working line while its answer streams: a turn
+	// with no Finished line after it yet is still being worked on.
+	OpenTurnWorks bool
 	// IdleAtCursor matches the text before the cursor when the prompt is the cursor's line.
 	IdleAtCursor *regexp.Regexp
 }
@@ -59,13 +65,19 @@ var Recognisers = map[string]*Recogniser{
 		Idle:     res(`\? for shortcuts`, `^\s*❯\s`),
 		Finished: res(`✻ \S+ for (\d+m )?\d+s`),
 		Turn:     regexp.MustCompile(`^❯ \S`),
+		Composer: regexp.MustCompile(`^❯`),
 	},
-	// Codex CLI: "esc to interrupt" on its working line; its prompt "›" with a hint row.
+	// Codex CLI: "• Working (3s • esc to interrupt)" until the answer streams, when that line
+	// goes and the hints under its composer "›" look idle; "Worked for 5s" ends the turn.
 	"codex": {
-		Agent:   "codex",
-		Asking:  res(`(?i)would you like to (run|make|apply)`, `(?i)allow (command|codex)`, `(?i)yes, proceed`),
-		Working: res(`(?i)esc to interrupt`),
-		Idle:    res(`\? for shortcuts`, `⏎ send`, `context left`, `^\s*›\s`),
+		Agent:         "codex",
+		Asking:        res(`(?i)would you like to (run|make|apply)`, `(?i)allow (command|codex)`, `(?i)yes, proceed`),
+		Working:       res(`(?i)esc to interrupt`),
+		Idle:          res(`\? for shortcuts`, `context left`),
+		Finished:      res(`Worked for (\d+m )?\d+s`),
+		Turn:          regexp.MustCompile(`^› \S`),
+		Composer:      regexp.MustCompile(`^›`),
+		OpenTurnWorks: true,
 	},
 	// Aider: a plain line prompt ("> ", "architect> "), questions ending "(Y)es/(N)o …".
 	"aider": {
@@ -112,27 +124,41 @@ func (r *Recogniser) State(sc *Screen) AgentState {
 	case any(r.Working):
 		return AgentWorking
 	case any(r.Idle) || r.IdleAtCursor != nil && r.IdleAtCursor.MatchString(sc.BeforeCursor()):
-		if r.finished(all) {
-			return AgentFinished
-		}
-		return AgentIdle
+		return r.afterTurn(all)
 	}
 	return AgentNone
 }
 
-// finished reports whether a Finished line follows the last line that begins a turn.
-func (r *Recogniser) finished(rows []string) bool {
-	for i := len(rows) - 1; i >= 0; i-- {
-		if r.Turn != nil && r.Turn.MatchString(rows[i]) {
-			return false
-		}
-		for _, re := range r.Finished {
-			if re.MatchString(rows[i]) {
-				return true
+// afterTurn is the state of a CLI showing its idle hints, from the last turn on screen:
+// finished when a Finished line follows the person's last message, working when none does
+// and the CLI hides its working line while it answers, idle otherwise.
+func (r *Recogniser) afterTurn(rows []string) AgentState {
+	composer := -1
+	if r.Composer != nil {
+		for i := len(rows) - 1; i >= 0; i-- {
+			if r.Composer.MatchString(rows[i]) {
+				composer = i
+				break
 			}
 		}
 	}
-	return false
+	for i := len(rows) - 1; i >= 0; i-- {
+		if i == composer {
+			continue
+		}
+		for _, re := range r.Finished {
+			if re.MatchString(rows[i]) {
+				return AgentFinished
+			}
+		}
+		if r.Turn != nil && r.Turn.MatchString(rows[i]) {
+			if r.OpenTurnWorks {
+				return AgentWorking
+			}
+			return AgentIdle
+		}
+	}
+	return AgentIdle
 }
 
 // Waiting reports whether the state is the agent waiting for the person.

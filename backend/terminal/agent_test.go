@@ -55,7 +55,7 @@ func screenAt(rec recording, raw []byte, n int64) Screen {
 // the recorder knew the state from the model server's side (streaming a reply, the reply
 // done and the output quiet, a tool call awaiting permission).
 func TestRecognisersOnRecordings(t *testing.T) {
-	for _, name := range []string{"claude"} {
+	for _, name := range []string{"claude", "codex"} {
 		rec, raw := loadRecording(t, name)
 		r := Recognisers[rec.Agent]
 		if r == nil {

@@ -55,9 +55,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "record-agents: -agents DIR is required: run scripts/agents.sh and pass the dir it prints last")
 		os.Exit(2)
 	}
-	if err := recordClaude(*agents, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "record-agents: claude:", err)
-		os.Exit(1)
+	only := flag.Arg(0) // "claude" or "codex" records one; none records both
+	for name, record := range map[string]func(agents, out string) error{"claude": recordClaude, "codex": recordCodex} {
+		if only != "" && only != name {
+			continue
+		}
+		if err := record(*agents, *out); err != nil {
+			fmt.Fprintf(os.Stderr, "record-agents: %s: %v\n", name, err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -272,4 +278,79 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+const codexAnswer = "CX-FINISHED: the answer is ready."
+
+func recordCodex(agents, out string) error {
+	const version = "0.171.0"
+	bin := filepath.Join(agents, "@openai+codex@"+version, "node_modules", ".bin", "codex")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("codex %s is not installed in %s: run scripts/agents.sh", version, agents)
+	}
+	scratch, err := os.MkdirTemp("", "record-codex-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	work, home := filepath.Join(scratch, "work"), filepath.Join(scratch, "codex")
+	for _, d := range []string{work, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
+		Models: []string{"scripted-main"},
+		Replies: []llmtest.Reply{
+			{Text: codexAnswer, Chunks: 10, ChunkDelayMs: 300},
+			{Text: "Understood, I left it.", Repeat: 4},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	config := fmt.Sprintf(`model = "scripted-main"
+model_provider = "scripted"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[notice]
+hide_full_access_warning = true
+
+[model_providers.scripted]
+name = "Scripted"
+base_url = %q
+wire_api = "responses"
+env_key = "SCRIPTED_API_KEY"
+
+[projects.%q]
+trust_level = "trusted"
+`, srv.URL+"/v1", work)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		return err
+	}
+	r, err := start(terminal.Spec{PaneID: "pane-0000000000c2", Command: []string{bin}, Dir: work, Cols: cols, Rows: rows,
+		Env: []string{"HOME=" + scratch, "CODEX_HOME=" + home, "SCRIPTED_API_KEY=sk-scripted-recording"}})
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	rec := Recording{Agent: "codex", Version: version, Cols: cols, Rows: rows, Answer: codexAnswer}
+
+	r.settle()
+	rec.mark(r, terminal.AgentIdle, "started, at its prompt")
+	r.typeLine("Write the answer.")
+	if err := r.awaitRequests(srv, 1); err != nil {
+		return err
+	}
+	time.Sleep(1500 * time.Millisecond) // the answer streams for ~3 s
+	rec.mark(r, terminal.AgentWorking, "the model is streaming its answer")
+	r.settle()
+	rec.mark(r, terminal.AgentFinished, "answered, at its prompt again")
+	return r.save(out, "codex", rec)
 }
