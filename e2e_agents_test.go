@@ -188,6 +188,17 @@ func runAgentFleet(t *testing.T, a agentRun) {
 	if len(goalReqs) < 6 || !strings.Contains(goalReqs[5].LastToolResult(), a.answer) {
 		t.Errorf("read_terminal_output did not show the %s's answer %q; it read:\n%s", a.template, a.answer, screen)
 	}
+	// The agent ran inside the task's sandbox: its pane's tab is confined.
+	var tabs struct {
+		Tabs []struct {
+			Confined, Running bool
+			Title             string
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/panes/"+pane+"/terminal/tabs", token, nil, &tabs)
+	if n := len(tabs.Tabs); n == 0 || !tabs.Tabs[n-1].Confined {
+		t.Errorf("the %s pane's tabs: %+v, want its last one confined", a.template, tabs.Tabs)
+	}
 	if b, err := os.ReadFile(filepath.Join(sandbox, a.file)); err != nil || string(b) != a.content {
 		t.Errorf("%s wrote %q (%v), want %q", a.file, b, err, a.content)
 	}
@@ -221,7 +232,7 @@ func hasTool(req llmtest.Request, name string) bool {
 
 // Claude Code 2.x as a fleet task's pane from the claude template: it follows the
 // ANTHROPIC_BASE_URL and apiKeyHelper of the settings its private CLAUDE_CONFIG_DIR was seeded
-// with, writes the file with its Write tool inside the sandbox and answers.
+// with, writes the file with its Bash tool inside the sandbox and answers.
 func TestClaudeCodeFleetTaskEndToEnd(t *testing.T) {
 	var a agentRun
 	a = agentRun{template: "claude", bin: "claude", kind: "anthropic", answer: "CC-FINISHED: the file is written.",
@@ -235,8 +246,9 @@ func TestClaudeCodeFleetTaskEndToEnd(t *testing.T) {
 			return llmtest.Text(a.answer)
 		}
 		if strings.Contains(req.LastUser, a.file) {
-			cwd := cwdOf(req)
-			return llmtest.Calls(llmtest.Call("Write", map[string]string{"file_path": filepath.Join(cwd, a.file), "content": a.content}))
+			// Its Bash tool, which keeps per-session state under its config dir: it failed
+			// with EACCES on a read-only HOME before the pane had a private CLAUDE_CONFIG_DIR.
+			return llmtest.Calls(llmtest.Call("Bash", map[string]string{"command": "printf 'written by claude code\\n' > " + a.file, "description": "Write " + a.file}))
 		}
 		return llmtest.Text("ok")
 	}
@@ -251,20 +263,6 @@ func lastUserBlocks(req llmtest.Request) string {
 	}
 	b, _ := json.Marshal(msgs[len(msgs)-1])
 	return string(b)
-}
-
-// cwdOf reads the working directory Claude Code tells its model about.
-func cwdOf(req llmtest.Request) string {
-	s := string(req.Body)
-	for _, marker := range []string{"Working directory: ", "working directory: "} {
-		if i := strings.Index(s, marker); i >= 0 {
-			rest := s[i+len(marker):]
-			if j := strings.IndexAny(rest, `\"`); j > 0 {
-				return rest[:j]
-			}
-		}
-	}
-	return "/nonexistent-cwd"
 }
 
 // Codex CLI as a fleet task's pane from the codex template: it takes the provider its private
