@@ -11,11 +11,12 @@ import (
 type Capture struct {
 	PaneID string
 	Kind   workspace.Kind
-	// A terminal: the last screenful of output as text (rows lines) and where the cursor is,
-	// 1-based, counted from the top of that text.
+	// A terminal: its screen's rows as text (blank rows at the bottom left out) and where the
+	// cursor is, 1-based, counted from the top of the screen.
 	Text                 string
 	CursorRow, CursorCol int
-	// A browser: its page as a PNG; a terminal: its screen text drawn as a PNG, cursor included.
+	// A browser: its page as a PNG; a terminal: its screen drawn as a PNG, in its colours,
+	// cursor included.
 	PNG []byte
 }
 
@@ -33,21 +34,12 @@ func (s *Service) Capture(ctx context.Context, c Caller, paneID string) (Capture
 		out.PNG, err = s.browsers.Screenshot(ctx, paneID, false)
 		return out, err
 	}
-	st, err := s.terms.Status(paneID, "")
+	sc, err := s.terms.Screen(paneID, "")
 	if err != nil {
 		return out, err
 	}
-	rows := max(st.Tab.Rows, 1)
-	text, err := s.terms.Tail(paneID, "", rows)
-	if err != nil {
-		return out, err
-	}
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	if len(lines) > rows {
-		lines = lines[len(lines)-rows:]
-	}
-	out.Text = strings.Join(lines, "\n")
-	out.CursorRow, out.CursorCol = len(lines), len([]rune(lines[len(lines)-1]))+1
-	out.PNG, err = renderScreen(out.Text, max(st.Tab.Cols, 1), rows, out.CursorRow, out.CursorCol)
+	out.Text = strings.Join(sc.ScreenRows(), "\n")
+	out.CursorRow, out.CursorCol = sc.CursorY+1, sc.CursorX+1
+	out.PNG, err = renderScreen(sc)
 	return out, err
 }
