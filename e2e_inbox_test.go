@@ -45,9 +45,13 @@ func TestInboxListsWhatWaitsAndOneKeyReachesEach(t *testing.T) {
 		}
 		return fleetClaim("deployed")
 	})
-	srv, ctx := openAppWithModel(t, m.srv)
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	addScriptedProvider(t, srv, m.srv)
+	ctx := newBrowser(t)
+	// The shells first: a launch set while the page is still attaching its first terminals can
+	// leave it showing the shell it attached to.
+	st := loggedInWithShells(t, ctx, srv.URL)
 	token := apiToken(t, srv.URL)
-	st := readState(t, ctx)
 	ws := st.Active
 	var goalPane, pyPane string
 	for _, p := range st.Panes {
@@ -126,12 +130,13 @@ tasks:
 		inboxNext(),
 		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=ws-tab][data-active=true]')?.dataset.wsId === %q`, ws)),
 		waitJS(fmt.Sprintf(`%s === %q`, focusInPane, pyPane)))
-	step(t, ctx, "typing reaches Python",
-		typeLine("print(6*7)"),
-		shellShows(pyPane, "42"))
 	// Looked at, the idle pane leaves the inbox; the approval and the blocked task stay.
 	step(t, ctx, "the pane in front of the person is not waiting for them",
 		waitJS(`document.querySelector('[data-testid=status-inbox]')?.dataset.count === '2'`))
+	step(t, ctx, "typing reaches Python",
+		waitJS(fmt.Sprintf(`%s === %q`, focusInPane, pyPane)),
+		typeLine("print(6*7)"),
+		shellShows(pyPane, "42"))
 	shot(t, ctx, "inbox-reached-python")
 
 	var list struct {
