@@ -121,6 +121,9 @@ type Item struct {
 	IdleMS  *int64 `json:"idle_ms,omitempty"`
 	Launch  string `json:"launch,omitempty"` // the launch command line; "" for the shell
 	SSHHost string `json:"ssh_host,omitempty"`
+	// Agent is the state of the coding agent CLI the terminal runs, read off its screen:
+	// working, idle, asking or finished ("" when it runs none the terminal recognises).
+	Agent string `json:"agent,omitempty"`
 	// Browser panes.
 	URL       string `json:"url,omitempty"`
 	PageTitle string `json:"page_title,omitempty"`
@@ -197,6 +200,7 @@ func (s *Service) item(ws workspace.Workspace, p workspace.Pane, c Caller) Item 
 		}
 		busy := st.Foreground != ""
 		it.Busy = &busy
+		it.Agent = string(st.Agent)
 		if !st.LastOutput.IsZero() {
 			idle := s.now().Sub(st.LastOutput).Milliseconds()
 			it.IdleMS = &idle
@@ -251,6 +255,9 @@ func (s *Service) Summary(ctx context.Context, c Caller) string {
 		}
 		if it.Busy != nil && *it.Busy {
 			b.WriteString(" busy")
+		}
+		if it.Agent != "" {
+			fmt.Fprintf(&b, " agent=%s", it.Agent)
 		}
 		var marks []string
 		if it.Yours {
