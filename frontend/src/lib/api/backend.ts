@@ -33,6 +33,7 @@ import type { GoalsApi } from './goals';
 import type { LoginsApi } from './logins';
 import type { RecipesApi } from './recipes';
 import type { InboxApi } from './inbox';
+import type { AgentKeysApi } from './agentKeys';
 import type { ReviewApi } from './review';
 
 /**
@@ -208,6 +209,8 @@ export interface Backend {
   review: ReviewApi;
   /** What waits for the person across workspaces, most urgent first (absent: no inbox). */
   inbox?: InboxApi;
+  /** Which provider's key each agent template's panes use (absent: not offered). */
+  agentKeys?: AgentKeysApi;
 
   /**
    * Desktop only: tells the Go side whether the window has the focus. There the Go side shows

@@ -27,6 +27,7 @@ import { downloadFleetFile, FleetsCalls } from './fleets';
 import { CatalogCalls } from './catalog';
 import { ExtensionsCalls } from './extensions';
 import { InboxCalls } from './inbox';
+import { AgentKeysCalls } from './agentKeys';
 import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
@@ -69,6 +70,7 @@ export class HttpBackend extends TableBackend implements Backend {
   readonly extensions: ExtensionsCalls;
   readonly review: ReviewCalls;
   readonly inbox: InboxCalls;
+  readonly agentKeys: AgentKeysCalls;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -111,6 +113,7 @@ export class HttpBackend extends TableBackend implements Backend {
     this.extensions = new ExtensionsCalls(this.call);
     this.review = new ReviewCalls(this.call);
     this.inbox = new InboxCalls(this.call);
+    this.agentKeys = new AgentKeysCalls(this.call);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

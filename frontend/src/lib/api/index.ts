@@ -20,6 +20,7 @@ export * from './catalog';
 export * from './extensions';
 export * from './review';
 export * from './inbox';
+export * from './agentKeys';
 
 export type { Auth, Backend } from './backend';
 

@@ -28,6 +28,8 @@ export interface LaunchTemplate {
   args?: string[];
   /** How to install the command when it is missing. */
   install?: string;
+  /** An agent template's provider protocol ('anthropic', 'openai'): a key can be assigned to it. */
+  wire?: string;
   /** Whether the command is found on this machine. */
   installed: boolean;
 }
@@ -48,6 +50,7 @@ export function normalizeLaunchTemplates(raw: unknown): LaunchTemplate[] {
       command: typeof t.command === 'string' ? t.command : '',
       ...(Array.isArray(t.args) && t.args.length ? { args: t.args.map(String) } : {}),
       ...(typeof t.install === 'string' && t.install ? { install: t.install } : {}),
+      ...(typeof t.wire === 'string' && t.wire ? { wire: t.wire } : {}),
       // A backend that does not say is taken at its word that the command is there.
       installed: t.installed !== false,
     }));

@@ -9,6 +9,7 @@ import { FleetsCalls } from './fleets';
 import { CatalogCalls, type CatalogPath } from './catalog';
 import { ExtensionsCalls } from './extensions';
 import { InboxCalls } from './inbox';
+import { AgentKeysCalls } from './agentKeys';
 import { ReviewCalls } from './review';
 import { GoalsCalls } from './goals';
 import { LoginsCalls } from './logins';
@@ -97,6 +98,7 @@ export class WailsBackend extends TableBackend implements Backend {
   readonly extensions: ExtensionsCalls;
   readonly review: ReviewCalls;
   readonly inbox: InboxCalls;
+  readonly agentKeys: AgentKeysCalls;
 
   constructor(
     private readonly app: WailsApp,
@@ -120,6 +122,7 @@ export class WailsBackend extends TableBackend implements Backend {
     this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
     this.review = new ReviewCalls(this.call);
     this.inbox = new InboxCalls(this.call);
+    this.agentKeys = new AgentKeysCalls(this.call);
   }
 
   /** A call of the table: the one binding App.Call(name, args). */

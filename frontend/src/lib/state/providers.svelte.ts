@@ -1,4 +1,5 @@
 import type {
+  AgentKeyMap,
   Backend,
   BackendEvent,
   Discovered,
@@ -43,6 +44,8 @@ export class ProviderStore {
   loadError = $state('');
   /** Provider id → its latest connection test. */
   tests = $state.raw<Record<string, ProviderTest>>({});
+  /** Agent template id → the provider whose key its panes use (absent: the person's own login). */
+  agentKeys = $state.raw<AgentKeyMap>({});
 
   /** Counts event snapshots, so a list fetched before the newest event is not applied over it. */
   private eventsSeen = 0;
@@ -153,6 +156,21 @@ export class ProviderStore {
 
   setPrices(prices: PriceTable): Promise<void> {
     return this.backend.setPrices(prices);
+  }
+
+  /** Whether this backend lets keys be assigned to agent templates. */
+  get agentKeysOffered(): boolean {
+    return !!this.backend.agentKeys;
+  }
+
+  async loadAgentKeys(): Promise<void> {
+    if (this.backend.agentKeys) this.agentKeys = await this.backend.agentKeys.get();
+  }
+
+  /** Assigns a provider's key to an agent template ('' : the person's own login); rejects naming providers.<template>. */
+  async setAgentKey(template: string, providerId: string): Promise<void> {
+    if (!this.backend.agentKeys) return;
+    this.agentKeys = await this.backend.agentKeys.set({ ...this.agentKeys, [template]: providerId });
   }
 
   private setTest(id: string, t: ProviderTest): void {
