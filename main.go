@@ -21,6 +21,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/keyenv"
+	"github.com/clusterspace/clusterspace/backend/mcpserve"
 	"github.com/clusterspace/clusterspace/backend/server"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
@@ -70,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Diff(args, stdout, stderr)
 	case "land":
 		return cli.Land(args, stdout, stderr)
+	case "mcp":
+		return cli.Mcp(args, version, stdout, stderr)
 	case "version":
 		printVersion(stdout)
 		return cli.ExitOK
@@ -136,6 +139,12 @@ func desktopCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	markGo("engine-open")
+	// `clusterspace mcp` run beside the window attaches through the data dir's socket.
+	if local, err := mcpserve.ListenLocal(eng.DataDir, mcpService(eng, slog.Default()).Handler(mcpserve.NewTokens(eng.DataDir), version, true)); err != nil {
+		slog.Warn("clusterspace mcp cannot attach to this window", "err", err) // the window works without it
+	} else {
+		defer local.Close()
+	}
 	front, err := frontendFS()
 	if err == nil {
 		err = runDesktop(eng, front)
@@ -203,10 +212,18 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	mcpSvc, tokens := mcpService(eng, logger), mcpserve.NewTokens(eng.DataDir)
 	srv, err := server.New(server.Config{Addr: o.addr, AllowRemote: o.allowRemote, AllowedOrigins: o.origins,
-		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Services: api.ForEngine(eng, version), Events: eng.Sources()})
+		Frontend: front, Version: version, Logger: logger}, server.Deps{Auth: auth, Services: api.ForEngine(eng, version), Events: eng.Sources(),
+		MCPServer: mcpSvc.Handler(tokens, version, false)})
 	if err != nil {
 		return err
+	}
+	// `clusterspace mcp` run beside this process attaches through the data dir's socket.
+	if local, err := mcpserve.ListenLocal(eng.DataDir, mcpSvc.Handler(tokens, version, true)); err != nil {
+		logger.Warn("clusterspace mcp cannot attach to this server", "err", err) // /mcp works without it
+	} else {
+		defer local.Close()
 	}
 	ln, err := srv.Listen()
 	if err != nil {
@@ -231,4 +248,11 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 		err = nil
 	}
 	return err
+}
+
+// mcpService is ClusterSpace as an MCP server over eng (backend/mcpserve), for serve's /mcp
+// and the data dir's socket.
+func mcpService(eng *engine.Engine, logger *slog.Logger) *mcpserve.Service {
+	return mcpserve.New(mcpserve.Deps{Registry: eng.Registry, Approvals: eng.Approvals, Workspaces: eng.Workspaces,
+		Goals: eng.Goals, Logger: logger})
 }

@@ -127,3 +127,16 @@ func (a *Agent) record(c llm.ToolCall, args json.RawMessage) CallRecord {
 	c.Args, c.RawArgs = a.maskArgs(c.Args), a.maskText(c.RawArgs)
 	return CallRecord{Call: c, Args: shown, Start: time.Now()}
 }
+
+// MaskerOf is the masker SetMasker gave reg (nil: none), for a door that runs reg's tools
+// outside an agent (the MCP server) and must mask what it hands out the same way.
+func MaskerOf(reg *tools.Registry) Masker {
+	if reg == nil {
+		return nil
+	}
+	m, ok := maskers.Load(weak.Make(reg))
+	if !ok {
+		return nil
+	}
+	return m.(Masker)
+}

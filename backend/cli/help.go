@@ -25,6 +25,7 @@ Usage:
   clusterspace diff REF [--stat]       the change a fleet task or a goal made on its branch
   clusterspace land FLEET|FLEET/TASK|GOAL
                                        land verified work on its target branch, checked there first
+  clusterspace mcp [options]           serve the workspace's tools to any agent over MCP (stdio)
   clusterspace version | --version     print the version
   clusterspace help | --help           print this help
   Every command prints its own help with --help (clusterspace goal run --help).

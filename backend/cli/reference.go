@@ -15,6 +15,7 @@ var ReferenceCommands = [][]string{
 	{"fleet"}, {"fleet", "run"}, {"fleet", "resume"}, {"fleet", "list"}, {"fleet", "show"}, {"fleet", "abort"}, {"fleet", "prune"},
 	{"diff"},
 	{"land"},
+	{"mcp"},
 }
 
 // HelpOf is what `clusterspace WORDS --help` prints. The goal and fleet commands are run
@@ -30,6 +31,8 @@ func HelpOf(words []string) (string, error) {
 		return DiffHelp, nil
 	case len(words) == 1 && words[0] == "land":
 		return LandHelp, nil
+	case len(words) == 1 && words[0] == "mcp":
+		return McpHelp, nil
 	}
 	run := map[string]func([]string, *bytes.Buffer, *bytes.Buffer) int{
 		"goal":  func(a []string, o, e *bytes.Buffer) int { return Goal(a, o, e) },

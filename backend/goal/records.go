@@ -46,9 +46,11 @@ func (s *Service) History(ctx context.Context, id string, after int64) ([]Event,
 	return s.repo.GoalEvents(ctx, id, after)
 }
 
-// PendingApprovals lists the goals' questions waiting for the user (a chat's are the chat's).
+// PendingApprovals lists the questions waiting for the user that are not a chat's (a chat's
+// are the chat's): the goals', and those of MCP clients (backend/mcpserve), which carry the
+// workspace they work in but no chat conversation.
 func (s *Service) PendingApprovals(ctx context.Context) ([]agent.Approval, error) {
-	return s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.GoalID != "" })
+	return s.approvals.Stored(ctx, func(a agent.Approval) bool { return a.GoalID != "" || a.ConversationID == "" })
 }
 
 // AnswerApproval answers a waiting approval request: allow_once, allow_goal or deny.

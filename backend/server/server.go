@@ -61,6 +61,9 @@ type Deps struct {
 	Auth *Auth
 	// Events are the streams forwarded to every WebSocket client.
 	Events []pubsub.Source
+	// MCPServer is ClusterSpace as an MCP server (backend/mcpserve), served at /mcp; nil: none. It
+	// authenticates every request itself, by the client's MCP token, not a login.
+	MCPServer http.Handler
 }
 
 // Server is the HTTP + WebSocket door.
@@ -126,6 +129,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no API route %s %s", r.Method, r.URL.Path), "")
 	})
+	if deps.MCPServer != nil {
+		s.mux.Handle("/mcp", deps.MCPServer)
+	}
 	s.mux.Handle("/", s.static())
 	return s, nil
 }

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpText is the text of a tool result.
+func mcpText(r *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func mcpCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// mcpFirstPane lists the panes through MCP and returns the first one's id.
+func mcpFirstPane(t *testing.T, ctx context.Context, cs *sdk.ClientSession) string {
+	t.Helper()
+	res := mcpCall(t, ctx, cs, "list_panes", map[string]any{})
+	var page struct {
+		Items []struct {
+			PaneID string `json:"pane_id"`
+		} `json:"items"`
+	}
+	if res.IsError || json.Unmarshal([]byte(mcpText(res)), &page) != nil || len(page.Items) == 0 {
+		t.Fatalf("list_panes: error %v, %q", res.IsError, mcpText(res))
+	}
+	return page.Items[0].PaneID
+}
+
+// TestMCPStdioRefusesACallAboveItsCeiling is issue #31's done-when: an MCP client made with the
+// official Go SDK lists and calls `clusterspace mcp`'s tools under a policy that refuses one.
+func TestMCPStdioRefusesACallAboveItsCeiling(t *testing.T) {
+	ctx := withTimeout(t, 90*time.Second)
+	dataDir := t.TempDir()
+	cmd := exec.Command(testBinary(t), "mcp", "--data-dir", dataDir, "--risk", "read_only")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to clusterspace mcp: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+
+	offered := map[string]bool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		offered[tool.Name] = true
+	}
+	for _, want := range []string{"list_panes", "write_to_terminal", "read_terminal_output", "wait_for_output", "browser_navigate",
+		"browser_verify_visual_state", "start_goal", "goal_status", "report_progress", "complete_task"} {
+		if !offered[want] {
+			t.Errorf("%s is not offered (offered: %v)", want, offered)
+		}
+	}
+	if offered["claim_complete"] {
+		t.Error("claim_complete is offered: a goal's bookkeeping means nothing to an MCP client")
+	}
+
+	pane := mcpFirstPane(t, ctx, cs)
+	res := mcpCall(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-REFUSED-$((6*7))"})
+	msg := mcpText(res)
+	if !res.IsError || !strings.Contains(msg, "write_to_terminal is write_local, above this client's ceiling read_only") ||
+		!strings.Contains(msg, "--approve deny") {
+		t.Fatalf("write_to_terminal under read_only: error %v, %q", res.IsError, msg)
+	}
+	// Nothing was typed: the pane's terminal shows no trace of the command.
+	res = mcpCall(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || strings.Contains(mcpText(res), "MCP-REFUSED") {
+		t.Fatalf("read_terminal_output after the refusal: error %v, %q", res.IsError, mcpText(res))
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestMCPOverServeNeedsATokenAndDrivesARealTerminal: serve's /mcp refuses a request without a
+// valid token, and with one types into and reads a real PTY; `clusterspace mcp` beside the
+// running serve attaches to it, and its call above the ceiling waits for the person's answer in
+// the app's approvals.
+func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
+	ctx := withTimeout(t, 120*time.Second)
+	bin := testBinary(t)
+	dataDir := t.TempDir()
+	out, err := exec.Command(bin, "mcp", "token", "create", "ci", "--risk", "write_local", "--data-dir", dataDir).Output()
+	if err != nil {
+		t.Fatalf("mcp token create: %v", err)
+	}
+	token := strings.TrimSpace(string(out))
+	srv := startServe(t, dataDir, e2ePassword)
+
+	for name, auth := range map[string]string{"no token": "", "a wrong token": "Bearer csmcp_0123", "a login token": "Bearer " + apiToken(t, srv.URL)} {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("/mcp with %s: %d, want 401", name, resp.StatusCode)
+		}
+	}
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e-http"}, nil).Connect(ctx, &sdk.StreamableClientTransport{
+		Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: mcpBearer(token)}}, nil)
+	if err != nil {
+		t.Fatalf("connect to /mcp: %v\n%s", err, srv.stderr.String())
+	}
+	defer cs.Close()
+	pane := mcpFirstPane(t, ctx, cs)
+	res := mcpCall(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-$((6*7))-OK"})
+	if res.IsError {
+		t.Fatalf("write_to_terminal at write_local: %q", mcpText(res))
+	}
+	res = mcpCall(t, ctx, cs, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": "MCP-42-OK", "timeout_ms": 15000})
+	if res.IsError {
+		t.Fatalf("wait_for_output: %q", mcpText(res))
+	}
+	res = mcpCall(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || !strings.Contains(mcpText(res), "MCP-42-OK") {
+		t.Fatalf("read_terminal_output: error %v, %q", res.IsError, mcpText(res))
+	}
+
+	// Attached beside serve, without a token: it reads, and a write waits for the person.
+	cmd := exec.Command(bin, "mcp", "--data-dir", dataDir)
+	cmd.Env = append(os.Environ(), "CLUSTERSPACE_MCP_TOKEN=")
+	attachErr := &lockedBuffer{}
+	cmd.Stderr = attachErr
+	local, err := sdk.NewClient(&sdk.Implementation{Name: "e2e-attach"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("attach: %v\n%s", err, attachErr.String())
+	}
+	defer local.Close()
+	res = mcpCall(t, ctx, local, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || !strings.Contains(mcpText(res), "MCP-42-OK") {
+		t.Fatalf("read_terminal_output attached: error %v, %q\n%s", res.IsError, mcpText(res), attachErr.String())
+	}
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		r, err := local.CallTool(ctx, &sdk.CallToolParams{Name: "write_to_terminal", Arguments: map[string]any{"pane_id": pane, "text": "echo NOT-TYPED"}})
+		if err != nil {
+			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "call failed: " + err.Error()}}}
+		}
+		done <- r
+	}()
+	login := apiToken(t, srv.URL)
+	var pending struct {
+		Approvals []struct{ ID, Tool, Reason string }
+	}
+	waitFor(t, "the attached client's approval request in the app", func() bool {
+		apiCall(t, "GET", srv.URL+"/api/approvals", login, nil, &pending)
+		return len(pending.Approvals) == 1
+	})
+	if a := pending.Approvals[0]; a.Tool != "write_to_terminal" || !strings.HasPrefix(a.Reason, "MCP client local: ") {
+		t.Fatalf("approval request %+v", a)
+	}
+	apiCall(t, "POST", srv.URL+"/api/approvals/"+pending.Approvals[0].ID, login, map[string]string{"status": "deny", "reason": "not now"}, nil)
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		t.Fatal("the attached call did not end after the person's answer")
+	}
+	if !res.IsError || !strings.Contains(mcpText(res), "not now") {
+		t.Fatalf("denied write_to_terminal: error %v, %q", res.IsError, mcpText(res))
+	}
+
+	// A revoked token stops working at once, while serve runs.
+	if out, err := exec.Command(bin, "mcp", "token", "revoke", "ci", "--data-dir", dataDir).CombinedOutput(); err != nil {
+		t.Fatalf("mcp token revoke: %v %s", err, out)
+	}
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_panes", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a call with a revoked token succeeded")
+	}
+	if strings.Contains(srv.stderr.String(), token) {
+		t.Fatal("serve's log holds the token")
+	}
+}
+
+// mcpBearer sends an MCP token with every request.
+type mcpBearer string
+
+func (b mcpBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
