@@ -108,7 +108,10 @@ tasks:
 			t.Errorf("the Inbox panel lacks %q:\n%s", want, titles)
 		}
 	}
-	axeCheck(t, ctx, "inbox panel", `[data-testid=inbox-panel]`)
+	inBothThemes(t, ctx, func(theme string) {
+		axeCheck(t, ctx, "inbox panel, "+theme, `[data-testid=inbox-panel]`)
+		axeCheck(t, ctx, "status bar with the inbox count, "+theme, `[data-testid=status-bar]`)
+	})
 	shot(t, ctx, "inbox-panel")
 	step(t, ctx, "Down moves to the next item; Esc closes the panel",
 		chromedp.KeyEvent(kb.ArrowDown),
