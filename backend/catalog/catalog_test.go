@@ -344,3 +344,31 @@ func TestPersonaNamesCheckedAtTheirLine(t *testing.T) {
 		t.Errorf("the persona should load without the unknown skill: %+v %v", p, ok)
 	}
 }
+
+// An agent CLI's template declares its config dir variable, its provider protocol and its
+// provider's hosts; each is checked, naming the field.
+func TestAgentTemplateFields(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "templates/gemini.yaml", "name: Gemini CLI\ncommand: gemini\nconfig_env: GEMINI_CONFIG_DIR\nwire: openai\nhosts: [generativelanguage.example:443]\n")
+	badEnv := write(t, dir, "templates/bad-env.yaml", "command: x\nconfig_env: 'NOT A NAME'\n")
+	badWire := write(t, dir, "templates/bad-wire.yaml", "command: x\nwire: grpc\n")
+	badHost := write(t, dir, "templates/bad-host.yaml", "command: x\nhosts: [no-port.example]\n")
+	c := open(t, dir)
+	var gemini catalog.PaneTemplate
+	for _, tp := range c.Templates() {
+		if tp.ID == "gemini" {
+			gemini = tp
+		}
+		if tp.ID == "claude" && (tp.ConfigEnv != "CLAUDE_CONFIG_DIR" || tp.Wire != "anthropic" || len(tp.Hosts) != 1) {
+			t.Errorf("the built-in claude template: %+v", tp)
+		}
+	}
+	if gemini.ConfigEnv != "GEMINI_CONFIG_DIR" || gemini.Wire != "openai" || strings.Join(gemini.Hosts, ",") != "generativelanguage.example:443" {
+		t.Errorf("gemini: %+v", gemini)
+	}
+	for file, field := range map[string]string{badEnv: "config_env", badWire: "wire", badHost: "hosts"} {
+		if p := problemFor(t, c, file); p.Field != field {
+			t.Errorf("%s: problem %+v, want one on %s", file, p, field)
+		}
+	}
+}
