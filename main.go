@@ -144,6 +144,7 @@ func desktopCommand(args []string, stdout, stderr io.Writer) int {
 		slog.Warn("clusterspace mcp cannot attach to this window", "err", err) // the window works without it
 	} else {
 		defer local.Close()
+		eng.OfferMCP()
 	}
 	front, err := frontendFS()
 	if err == nil {
@@ -224,6 +225,7 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 		logger.Warn("clusterspace mcp cannot attach to this server", "err", err) // /mcp works without it
 	} else {
 		defer local.Close()
+		eng.OfferMCP()
 	}
 	ln, err := srv.Listen()
 	if err != nil {

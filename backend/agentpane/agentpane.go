@@ -57,6 +57,8 @@ type Options struct {
 	// agent is allowed to run commands and write files there without asking each time.
 	Confined bool
 	Creds    Credentials
+	// MCP is ClusterSpace's own MCP server for the agent (nil: none), see MCPServer.
+	MCP *MCPServer
 }
 
 // Setup is what Prepare made.

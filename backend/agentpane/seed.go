@@ -48,6 +48,7 @@ func seedClaude(o Options) error {
 		if o.Creds.Key == "" {
 			copyOwnClaudeAccount(o.Home, m)
 		}
+		claudeMCP(o, m)
 	})
 	if err != nil {
 		return err
@@ -125,6 +126,7 @@ func seedCodex(o Options) error {
 	if o.WorkDir != "" {
 		fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", tomlString(o.WorkDir))
 	}
+	codexMCP(o, &b)
 	if err := writePrivate(filepath.Join(o.Dir, "config.toml"), []byte(b.String())); err != nil {
 		return err
 	}

@@ -99,7 +99,8 @@ func (e *Engine) prepareAgent(ctx context.Context, g goal.Goal, gp goalPane, scr
 		return "", err
 	}
 	dir := filepath.Join(scratch, "agent-"+gp.agent.ID)
-	s, err := agentpane.Prepare(*gp.agent, agentpane.Options{Dir: dir, WorkDir: spec.Dir, Confined: confined, Creds: creds})
+	s, err := agentpane.Prepare(*gp.agent, agentpane.Options{Dir: dir, WorkDir: spec.Dir, Confined: confined, Creds: creds,
+		MCP: e.paneMCP(g.Spec.PaneID, confined)})
 	if err != nil {
 		return "", err
 	}

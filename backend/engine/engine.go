@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/browser"
@@ -91,6 +92,9 @@ type Engine struct {
 
 	// bounds holds what each confined goal's boundary needs while it runs (boundary.go).
 	bounds boundaries
+
+	// mcpOffered: this door serves MCP on the data dir's socket, so agent panes get it (mcppanes.go).
+	mcpOffered atomic.Bool
 }
 
 // options adjust what Open builds for one door.
