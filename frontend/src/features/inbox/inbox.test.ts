@@ -125,6 +125,15 @@ describe('the inbox key', () => {
     jumpNext(ctx); // back to the first
     await vi.waitFor(() => expect(activate).toHaveBeenLastCalledWith('w1'));
   });
+
+  it('opens the Fleet Dashboard on the fleet of work ready to land, over its pane', async () => {
+    const review = item('review:f2/c', 'review', 2, '2026-01-01T10:03:00Z', { fleetId: 'f2', taskId: 'c', workspaceId: 'w1', paneId: 'p1' });
+    const { ctx } = setup([review]);
+    await ctx.inbox.load();
+    jumpNext(ctx);
+    await vi.waitFor(() => expect(ctx.fleets.open).toBe(true));
+    expect(ctx.fleets.selectedId).toBe('f2');
+  });
 });
 
 describe('InboxPanel and the status bar', () => {

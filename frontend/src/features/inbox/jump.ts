@@ -23,18 +23,20 @@ export async function jumpTo(ctx: AppContext, item: InboxItem): Promise<void> {
   ctx.inbox.open = false;
   ctx.ui.paletteOpen = false;
   const wsId = item.workspaceId;
-  if (item.paneId) {
+  // Work to land opens its fleet over the panes; everything else with a pane is met there.
+  const paneId = item.kind === 'review' ? '' : item.paneId;
+  if (paneId) {
     // The dashboards would cover the pane.
     ctx.ui.goalsOpen = false;
     ctx.fleets.open = false;
   }
-  if (wsId && item.paneId) ctx.panes.focus(wsId, item.paneId); // the grid starts on it when shown
+  if (wsId && paneId) ctx.panes.focus(wsId, paneId); // the grid starts on it when shown
   if (wsId && ctx.workspaces.active?.id !== wsId && ctx.workspaces.byId(wsId)) await ctx.workspaces.activate(wsId);
-  if (item.paneId) {
+  if (paneId) {
     // The keyboard leaves wherever it was (the panel, a button) for the pane.
     if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
     stopFocus();
-    stopFocus = focusPaneWhenReady(item.paneId, JUMP_FOCUS_WAIT_MS);
+    stopFocus = focusPaneWhenReady(paneId, JUMP_FOCUS_WAIT_MS);
   }
   switch (item.kind) {
     case 'approval':
@@ -43,14 +45,19 @@ export async function jumpTo(ctx: AppContext, item: InboxItem): Promise<void> {
       break;
     case 'task_failed':
     case 'task_blocked':
+      if (!item.paneId) openFleet(ctx, item.fleetId);
+      break;
     case 'review':
-      if (!item.paneId) {
-        ctx.ui.goalsOpen = false;
-        ctx.fleets.selectedId = item.fleetId;
-        ctx.fleets.open = true;
-      }
+      // Work to review and land is read in its fleet, where its Changes and Land are.
+      openFleet(ctx, item.fleetId);
       break;
   }
+}
+
+function openFleet(ctx: AppContext, fleetId: string): void {
+  ctx.ui.goalsOpen = false;
+  ctx.fleets.selectedId = fleetId;
+  ctx.fleets.open = true;
 }
 
 /** Ctrl+Shift+L: the next item of the inbox. */
