@@ -3,14 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
 // mcpText is the text of a tool result.
@@ -210,4 +215,108 @@ func (b mcpBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestMCPAgentPaneReportsProgressToItsGoal: a goal's pane started from the claude template,
+// unconfined, under serve, finds ClusterSpace's MCP server in its private .claude.json; the
+// server started as configured there (as Claude Code starts it) attaches to serve with the
+// pane's token, its report_progress reaches the goal's next turn, and goal_status shows the
+// goal's verification.
+func TestMCPAgentPaneReportsProgressToItsGoal(t *testing.T) {
+	ctx := withTimeout(t, 120*time.Second)
+	model := llmtest.New(t, llmtest.Script{})
+	dataDir := t.TempDir()
+	srv := startServe(t, dataDir, e2ePassword)
+	addScriptedProvider(t, srv, model)
+	token := apiToken(t, srv.URL)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[0].ID
+	apiCall(t, "PUT", fmt.Sprintf("%s/api/workspaces/%s/panes/%s/launch", srv.URL, ws, pane), token,
+		map[string]any{"template": "claude", "command": "claude"}, nil)
+
+	reported := make(chan struct{})
+	var sawReport atomic.Bool
+	model.Push(
+		// The goal's first turn lasts until the pane's agent has reported: its report is then
+		// on the goal's next turn, whatever the timing.
+		llmtest.Reply{Compute: func(llmtest.Request) llmtest.Reply {
+			select {
+			case <-reported:
+			case <-time.After(60 * time.Second):
+			}
+			return toolCall("poll_terminal_status", map[string]string{"pane_id": pane})
+		}},
+		llmtest.Reply{Compute: func(req llmtest.Request) llmtest.Reply {
+			sawReport.Store(strings.Contains(string(req.Body), "PROGRESS-MARK-7"))
+			return toolCall("claim_complete", map[string]string{"rationale": "the agent in the pane reported its progress"})
+		}},
+	)
+	scratch := t.TempDir()
+	var g struct{ ID string }
+	apiCall(t, "POST", srv.URL+"/api/goals", token, map[string]any{
+		"paneId": pane, "goal": "Have the agent in the pane report its progress", "criterion": map[string]string{"kind": "shell", "command": "true"},
+		"policy": map[string]string{"risk": "write_local"}, "settings": map[string]any{"criticIntervalSteps": 0, "scratchDir": scratch},
+	}, &g)
+
+	var server struct {
+		Command string
+		Args    []string
+		Env     map[string]string
+	}
+	claudeJSON := filepath.Join(scratch, "agent-claude", ".claude.json")
+	waitFor(t, "the pane's .claude.json with ClusterSpace's MCP server", func() bool {
+		var cfg struct {
+			MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		b, err := os.ReadFile(claudeJSON)
+		return err == nil && json.Unmarshal(b, &cfg) == nil && cfg.MCPServers["clusterspace"] != nil &&
+			json.Unmarshal(cfg.MCPServers["clusterspace"], &server) == nil
+	})
+	if server.Env["CLUSTERSPACE_MCP_TOKEN"] == "" || len(server.Args) == 0 || server.Args[0] != "mcp" {
+		t.Fatalf("the configured server: %+v", server)
+	}
+	cmd := exec.Command(server.Command, server.Args...)
+	for k, v := range server.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "claude-stand-in"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("start the configured MCP server: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	res := mcpCall(t, ctx, cs, "report_progress", map[string]any{"text": "PROGRESS-MARK-7: half of it is done"})
+	close(reported)
+	if res.IsError || !strings.Contains(mcpText(res), g.ID) {
+		t.Fatalf("report_progress: error %v, %q\n%s", res.IsError, mcpText(res), stderr.String())
+	}
+	var status struct{ Status string }
+	waitFor(t, "the goal to complete", func() bool {
+		apiCall(t, "GET", srv.URL+"/api/goals/"+g.ID, token, nil, &status)
+		return status.Status == "completed" || status.Status == "failed"
+	})
+	if status.Status != "completed" || !sawReport.Load() {
+		t.Fatalf("goal %s; its next turn saw the report: %v", status.Status, sawReport.Load())
+	}
+	res = mcpCall(t, ctx, cs, "goal_status", map[string]any{"goal_id": g.ID})
+	var gs struct {
+		Status        string
+		Verifications []struct{ Passed bool }
+	}
+	if res.IsError || json.Unmarshal([]byte(mcpText(res)), &gs) != nil || gs.Status != "completed" || len(gs.Verifications) != 1 || !gs.Verifications[0].Passed {
+		t.Fatalf("goal_status: %q", mcpText(res))
+	}
+	// The pane's client is read_only: typing into a terminal would wait for the person.
+	out, err := exec.Command(testBinary(t), "mcp", "token", "list", "--data-dir", dataDir).Output()
+	if err != nil || !strings.Contains(string(out), "pane-"+pane) || !strings.Contains(string(out), "read_only") {
+		t.Fatalf("mcp token list: %v %s", err, out)
+	}
 }
