@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"bytes"
 	"image/color"
 	"io"
 	"strings"
@@ -16,11 +17,11 @@ import (
 // moves every kept line when one is added, so more would cost time on every scroll.
 const screenScrollbackLines = 500
 
-// maxCatchUp bounds how much output the screen replays when it is brought up to date. Output
-// further behind (a flood nobody read) is skipped: the screen is reset and replays only the
-// most recent maxCatchUp bytes from a line start, which at 120x40 takes under 0.1 s. What a
-// flood leaves on the screen is its last lines, which those bytes hold.
-const maxCatchUp = 256 << 10
+// maxCatchUp bounds how much output the screen replays when it is brought up to date (the
+// emulator scrolls at a few MB/s: every scrolled line moves the whole screen). Output further
+// behind (a flood nobody read) is skipped: the screen is reset and replays only the last
+// screenful of lines of it, which is what a flood leaves on a screen.
+const maxCatchUp = 16 << 10
 
 // screen is a tab's terminal screen: a VT emulator (github.com/charmbracelet/x/vt; see
 // docs/measurements.md for why this one) fed the tab's output. It is brought up to date when
@@ -60,6 +61,18 @@ func (s *screen) reset(cols, rows int) {
 	s.emu, s.drained = e, drained
 }
 
+// clear empties the screen and its scrollback and resets its modes, keeping the emulator (a
+// new one costs two screens' cells): CAN ends a sequence cut off by the skip, the main screen
+// comes back, and RIS resets the rest.
+func (s *screen) clear(cols, rows int) {
+	s.osc = oscFilter{}
+	_, _ = s.emu.Write([]byte("\x18\x1b[?1049l\x1bc"))
+	s.emu.ClearScrollback()
+	if s.emu.Width() != cols || s.emu.Height() != rows {
+		s.emu.Resize(cols, rows)
+	}
+}
+
 func (s *screen) closeEmulator() {
 	_ = s.emu.Close() // Best effort: closing an emulator only ends its reply pipe.
 	<-s.drained
@@ -90,10 +103,8 @@ func (s *screen) catchUp(t *tab) {
 	cols, rows := t.cols, t.rows
 	t.mu.Unlock()
 	if skipped {
-		s.reset(cols, rows)
-		if i := strings.IndexByte(string(data), '\n'); i >= 0 && i < len(data)-1 {
-			data = data[i+1:] // start at a line, not inside an escape sequence
-		}
+		s.clear(cols, rows)
+		data = lastLinesOf(data, rows)
 	}
 	s.feed(data)
 	s.fed = end
@@ -106,6 +117,23 @@ func (s *screen) feed(data []byte) {
 	if cap(s.buf) > 4*readBufferSize {
 		s.buf = nil // a catch-up after a flood grew it; do not keep that much per tab
 	}
+}
+
+// lastLinesOf is the end of data from the start of its last n lines (a line start, not inside
+// an escape sequence); all of data from its first line start when it has fewer.
+func lastLinesOf(data []byte, n int) []byte {
+	end := len(data)
+	for i := len(data) - 1; i >= 0; i-- {
+		if data[i] == '\n' && i < len(data)-1 {
+			if n--; n < 0 {
+				return data[i+1 : end]
+			}
+		}
+	}
+	if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
+		return data[i+1:]
+	}
+	return data
 }
 
 // resize brings the screen up to date and gives it the tab's new size.
