@@ -238,3 +238,22 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// secretField is a tool whose calls the person confirms whatever the ceiling (tools.Confirmer).
+type secretField struct{ tools.Tool }
+
+func (secretField) Confirm(context.Context, json.RawMessage) string {
+	return "it types into a password field"
+}
+
+func TestACallThePersonConfirmsIsAskedWhateverTheCeiling(t *testing.T) {
+	r := newRig()
+	r.reg.Register(secretField{tools.New("browser_type", "Type.", tools.NetworkWrite, func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+		return tools.Result{Text: "typed"}, nil
+	})})
+	svc := mcpserve.New(mcpserve.Deps{Registry: r.reg, Approvals: agent.NewApprovals(nil, denyAll)})
+	cs := connect(t, svc.Server(mcpserve.Client{Name: "t", Ceiling: tools.SpendsMoney}, "test"))
+	if res := call(t, cs, "browser_type", map[string]any{}); !res.IsError || !strings.Contains(text(res), "it types into a password field") {
+		t.Fatalf("browser_type at the top ceiling: error %v, %q", res.IsError, text(res))
+	}
+}

@@ -135,7 +135,7 @@ func (s *Service) Call(ctx context.Context, c Client, t tools.Tool, args json.Ra
 	if c.PaneID == "" {
 		call.WorkspaceID = s.activeWorkspace(ctx)
 	}
-	v := policy.Decider{Policy: policy.Policy{Ceiling: c.Ceiling}}.Decide(ctx, t, call)
+	v := policy.Decider{Policy: policy.Policy{Ceiling: c.Ceiling}, Rules: []policy.Rule{confirmFirst}}.Decide(ctx, t, call)
 	reason := strings.ReplaceAll(v.Reason, "this goal's", "this client's")
 	switch v.Decision {
 	case policy.Deny:
@@ -164,6 +164,18 @@ func (s *Service) Call(ctx context.Context, c Client, t tools.Tool, args json.Ra
 		res.Text = m.Mask(res.Text) // the secrets the app holds stay in the app
 	}
 	return res, nil
+}
+
+// confirmFirst asks the person before a call they should see whatever the ceiling (typing
+// into a password field, uploading files: tools.Confirmer), as the chat does: a client is not
+// the person, whatever its token allows.
+func confirmFirst(ctx context.Context, t tools.Tool, call tools.Call) (policy.Verdict, bool) {
+	if c, ok := t.(tools.Confirmer); ok {
+		if why := c.Confirm(ctx, call.Args); why != "" {
+			return policy.Verdict{Decision: policy.Ask, Reason: why}, true
+		}
+	}
+	return policy.Verdict{}, false
 }
 
 // ask puts the call on the approval desk and waits for the answer, as the agent does; a wait
