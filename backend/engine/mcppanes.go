@@ -30,3 +30,10 @@ func (e *Engine) paneMCP(paneID string, confined bool) *agentpane.MCPServer {
 	}
 	return &agentpane.MCPServer{Command: pc.Command, Args: pc.Args, Env: pc.Env}
 }
+
+// revokePaneMCP ends the MCP token of a removed pane's agent: nothing runs there any more.
+func (e *Engine) revokePaneMCP(paneID string) {
+	if err := mcpserve.NewTokens(e.DataDir).RevokePane(paneID); err != nil {
+		e.bounds.log.Warn("the removed pane's MCP token stays until revoked", "pane", paneID, "err", err)
+	}
+}

@@ -41,6 +41,7 @@ func (e *Engine) ClosePane(ctx context.Context, workspaceID, paneID string) erro
 		errs = append(errs, fmt.Errorf("close the terminals of pane %s: %w", paneID, err))
 	}
 	e.Browsers.ClosePane(paneID)
+	e.revokePaneMCP(paneID)
 	return errors.Join(errs...)
 }
 

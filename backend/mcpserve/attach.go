@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +23,10 @@ const localEndpoint = "http://clusterspace.local/mcp"
 // person at a read-only ceiling.
 func Attach(ctx context.Context, dataDir, token, version string, in io.ReadCloser, out io.WriteCloser) error {
 	sock := filepath.Join(dataDir, SocketFile)
+	if _, err := os.Stat(sock); err != nil {
+		return fmt.Errorf("the process that owns the data dir serves no MCP socket (%s): only the desktop window and serve do; "+
+			"run clusterspace mcp again once it has ended, or start serve", sock)
+	}
 	var dialer net.Dialer
 	base := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return dialer.DialContext(ctx, "unix", sock)

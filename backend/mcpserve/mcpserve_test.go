@@ -257,3 +257,35 @@ func TestACallThePersonConfirmsIsAskedWhateverTheCeiling(t *testing.T) {
 		t.Fatalf("browser_type at the top ceiling: error %v, %q", res.IsError, text(res))
 	}
 }
+
+func TestAPanesTokensEndWithIt(t *testing.T) {
+	dir := t.TempDir()
+	ts := mcpserve.NewTokens(dir)
+	if err := ts.RevokePane("p1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, mcpserve.TokensFile)); !os.IsNotExist(err) {
+		t.Fatalf("revoking no token wrote the file: %v", err)
+	}
+	pc, err := mcpserve.ClientConfig(dir, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := mcpserve.ClientConfig(dir, "p1") // a new goal in the pane: a new token
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, tok2 := pc.Env[mcpserve.TokenEnv], again.Env[mcpserve.TokenEnv]
+	if _, ok := ts.Check(tok); ok {
+		t.Fatal("the pane's earlier token still works")
+	}
+	if c, ok := ts.Check(tok2); !ok || c.PaneID != "p1" || c.Risk != tools.ReadOnly || c.Name != "pane-p1" {
+		t.Fatalf("the pane's token: %+v %v", c, ok)
+	}
+	if err := ts.RevokePane("p1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ts.Check(tok2); ok {
+		t.Fatal("the removed pane's token still works")
+	}
+}

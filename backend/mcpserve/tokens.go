@@ -93,6 +93,10 @@ func (ts *Tokens) Revoke(name string) error {
 
 // RevokePane removes the tokens made for a pane (its agent is gone).
 func (ts *Tokens) RevokePane(paneID string) error {
+	list, err := ts.read()
+	if err != nil || !slices.ContainsFunc(list, func(t Token) bool { return t.PaneID == paneID }) {
+		return err // none: nothing to write
+	}
 	return ts.update(func(list []Token) ([]Token, error) {
 		return slices.DeleteFunc(list, func(t Token) bool { return t.PaneID == paneID }), nil
 	})
