@@ -78,7 +78,7 @@ const vt10xBold = 1 << 2
 
 func (v vt10xTerm) boldRed(x, y int) bool {
 	g := v.t.Cell(x, y)
-	return g.Mode&vt10xBold != 0 && g.FG == 1
+	return g.Mode&vt10xBold != 0 && (g.FG == 1 || g.FG == 9) // it draws bold red as bright red
 }
 func (v vt10xTerm) scrolledOff() []string { return nil }
 
