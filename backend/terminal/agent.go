@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // AgentState is what an agent CLI in a terminal is doing, as its screen shows it.
@@ -74,7 +75,7 @@ var Recognisers = map[string]*Recogniser{
 		Asking:        res(`(?i)would you like to (run|make|apply)`, `(?i)allow (command|codex)`, `(?i)yes, proceed`),
 		Working:       res(`(?i)esc to interrupt`),
 		Idle:          res(`\? for shortcuts`, `context left`),
-		Finished:      res(`Worked for (\d+m )?\d+s`),
+		Finished:      res(`Worked for <?(\d+m )?\d+s`), // "Worked for <1s" after a fast turn
 		Turn:          regexp.MustCompile(`^› \S`),
 		Composer:      regexp.MustCompile(`^›`),
 		OpenTurnWorks: true,
@@ -182,14 +183,25 @@ func (t *tab) agentState() AgentState {
 		return AgentNone
 	}
 	t.mu.Lock()
-	exited := t.exitCode != nil
+	exited, last := t.exitCode != nil, t.lastOutput
 	t.mu.Unlock()
 	if exited {
 		return AgentFinished
 	}
 	sc := t.scr.snapshot(t, false)
-	return r.State(&sc)
+	st := r.State(&sc)
+	if st.Waiting() && time.Since(last) < agentQuiet {
+		// A screen read in the middle of a redraw can lack the working line for a moment;
+		// these CLIs animate while they work, so waiting shows only once the output rests.
+		return AgentWorking
+	}
+	return st
 }
+
+// agentQuiet is how long an agent CLI's output must rest before a waiting screen counts:
+// longer than the gap between the frames of its working spinner (about 0.1 s), short enough
+// to be unnoticed.
+const agentQuiet = 400 * time.Millisecond
 
 // Describe is the state as poll_terminal_status words it.
 func (s AgentState) Describe(agent string) string {

@@ -102,6 +102,7 @@ func TestLiveClaudeWaitEndsWhenIdle(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Fatalf("turn %d: the wait ended after %v before the answer %q was drawn:\n%s", turn, took, want, text)
 		}
+		t.Logf("turn %d: the wait ended after %v", turn, took)
 		if s := state(); !s.Waiting() {
 			t.Errorf("turn %d: state %q after the wait, want it waiting for the person", turn, s)
 		}

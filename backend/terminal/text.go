@@ -325,8 +325,8 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		if echoPending {
 			wait = min(wait, quietSince.Add(echoGrace).Sub(now))
 		}
-		if w.Prompt && agent != nil && !sawWorking {
-			wait = min(wait, max(quietSince.Add(agentSettle).Sub(now), patternCheckEvery))
+		if w.Prompt && agent != nil {
+			wait = min(wait, agentRecheck) // the output resting is a change too (see agentQuiet)
 		}
 		if w.Pattern != nil && end != lastPatternEnd {
 			wait = min(wait, lastPatternCheck.Add(patternCheckEvery).Sub(now))
@@ -345,6 +345,9 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 // end without having seen it work: long enough for it to start working on what was typed
 // (it redraws within a few hundred milliseconds), short enough not to keep a model waiting.
 const agentSettle = 2 * time.Second
+
+// agentRecheck is how often a wait on an agent CLI reads its screen while nothing is printed.
+const agentRecheck = 100 * time.Millisecond
 
 func (t *tab) lastOutputTime() time.Time {
 	t.mu.Lock()
