@@ -200,6 +200,9 @@ func (e *Engine) confineGoalTerminal(ctx context.Context, g goal.Goal) ([]string
 		if len(g.Spec.Policy.LocalPorts) > 0 {
 			net += fmt.Sprintf(" except the local ports the person opened (%v)", g.Spec.Policy.LocalPorts)
 		}
+		if g.Spec.Policy.Ceiling < tools.NetworkGet {
+			net += "; below network_get it lets through only the pane's agent's provider API"
+		}
 	}
 	notices := []string{
 		fmt.Sprintf("the goal's terminal (tab %s) is confined by the kernel to %s: writes only there, its own processes only (no other process of this machine is visible), "+
