@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -47,6 +49,9 @@ type agentRun struct {
 	kind          string // the provider kind the CLI speaks
 	answer        string // what the CLI's model answers last, to be read from the screen
 	file, content string // what the CLI's model writes
+	// viaSettingsUI assigns the provider to the template in Settings in a real browser, as a
+	// person does (else over the REST API).
+	viaSettingsUI bool
 	// cliReply answers the CLI's own requests.
 	cliReply func(req llmtest.Request) llmtest.Reply
 }
@@ -129,7 +134,16 @@ func runAgentFleet(t *testing.T, a agentRun) {
 	apiCall(t, "POST", srv.URL+"/api/providers", token,
 		map[string]any{"name": "Scripted for " + a.template, "kind": a.kind, "baseUrl": cliBase, "model": "scripted-" + a.template, "apiKey": key}, &cliProv)
 	apiCall(t, "PUT", srv.URL+"/api/providers/defaults", token, map[string]string{"defaultId": goalProv.ID, "criticDefaultId": ""}, nil)
-	apiCall(t, "PUT", srv.URL+"/api/settings/agent-keys", token, map[string]any{"providers": map[string]string{a.template: cliProv.ID}}, nil)
+	if a.viaSettingsUI {
+		assignInSettings(t, srv, a.template, cliProv.ID)
+	} else {
+		apiCall(t, "PUT", srv.URL+"/api/settings/agent-keys", token, map[string]any{"providers": map[string]string{a.template: cliProv.ID}}, nil)
+	}
+	var keys struct{ Providers map[string]string }
+	apiCall(t, "GET", srv.URL+"/api/settings/agent-keys", token, nil, &keys)
+	if keys.Providers[a.template] != cliProv.ID {
+		t.Fatalf("the %s template's key: %v, want provider %s", a.template, keys.Providers, cliProv.ID)
+	}
 
 	sandbox := t.TempDir()
 	var f struct{ ID string }
@@ -213,6 +227,22 @@ func runAgentFleet(t *testing.T, a agentRun) {
 	}
 }
 
+// assignInSettings logs in with headless Chromium, opens Settings → Providers and picks the
+// provider in the template's "Keys for agent panes" select.
+func assignInSettings(t *testing.T, srv *serveProcess, template, providerID string) {
+	t.Helper()
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	sel := fmt.Sprintf(`[data-testid=agent-key][data-template=%q]`, template)
+	step(t, ctx, "assign the provider to the "+template+" template in Settings",
+		chromedp.Click(`[data-testid=settings-open]`),
+		chromedp.WaitVisible(sel),
+		waitJS(fmt.Sprintf(`[...document.querySelector(%q).options].some(o => o.value === %q)`, sel, providerID)),
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.focus(); s.value = %q; s.dispatchEvent(new Event('change', {bubbles: true})); })()`, sel, providerID), nil),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).value === %q && !document.querySelector('[data-testid=agent-keys] [data-testid=field-error]')`, sel, providerID)))
+	shot(t, ctx, "agent-keys-"+template)
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return s[len(s)-n:]
@@ -237,7 +267,7 @@ func hasTool(req llmtest.Request, name string) bool {
 func TestClaudeCodeFleetTaskEndToEnd(t *testing.T) {
 	var a agentRun
 	a = agentRun{template: "claude", bin: "claude", kind: "anthropic", answer: "CC-FINISHED: the file is written.",
-		file: "cc-out.txt", content: "written by claude code\n"}
+		file: "cc-out.txt", content: "written by claude code\n", viaSettingsUI: true}
 	a.cliReply = func(req llmtest.Request) llmtest.Reply {
 		if !hasTool(req, "Write") {
 			// Its side requests (a title, a topic check): short text serves them.
