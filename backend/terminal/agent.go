@@ -31,7 +31,9 @@ type Recogniser struct {
 	// with it on screen below the last line that begins a turn (Turn, the person's message),
 	// the state is AgentFinished.
 	Finished []*regexp.Regexp
-	Turn     *regexp.Regexp
+	// Interrupted marks a turn the person stopped (a refused permission, Esc): idle after it.
+	Interrupted []*regexp.Regexp
+	Turn        *regexp.Regexp
 	// Composer matches the input line the person types the next message into, which looks
 	// like a Turn line: the last row it matches is not a turn.
 	Composer *regexp.Regexp
@@ -60,13 +62,14 @@ var Recognisers = map[string]*Recogniser{
 	// Claude Code 2.x draws its prompt "❯" between two rules, and keeps it there while it
 	// works; only the status line under it tells the states apart.
 	"claude": {
-		Agent:    "claude",
-		Asking:   res(`Do you want to (proceed|make this edit|create|allow)`, `❯\s*1\.\s*Yes`, `Esc to cancel`),
-		Working:  res(`esc to interrupt`),
-		Idle:     res(`\? for shortcuts`, `^\s*❯\s`),
-		Finished: res(`✻ \S+ for (\d+m )?\d+s`),
-		Turn:     regexp.MustCompile(`^❯ \S`),
-		Composer: regexp.MustCompile(`^❯`),
+		Agent:       "claude",
+		Asking:      res(`Do you want to (proceed|make this edit|create|allow)`, `❯\s*1\.\s*Yes`, `Esc to cancel`),
+		Working:     res(`esc to interrupt`),
+		Idle:        res(`\? for shortcuts`, `^\s*❯\s`),
+		Finished:    res(`✻ \S+ for (\d+m )?\d+s`),
+		Interrupted: res(`Interrupted · `),
+		Turn:        regexp.MustCompile(`^❯ \S`),
+		Composer:    regexp.MustCompile(`^❯`),
 	},
 	// Codex CLI: "• Working (3s • esc to interrupt)" until the answer streams, when that line
 	// goes and the hints under its composer "›" look idle; "Worked for 5s" ends the turn.
@@ -76,6 +79,7 @@ var Recognisers = map[string]*Recogniser{
 		Working:       res(`(?i)esc to interrupt`),
 		Idle:          res(`\? for shortcuts`, `context left`),
 		Finished:      res(`Worked for <?(\d+m )?\d+s`), // "Worked for <1s" after a fast turn
+		Interrupted:   res(`Conversation interrupted`),
 		Turn:          regexp.MustCompile(`^› \S`),
 		Composer:      regexp.MustCompile(`^›`),
 		OpenTurnWorks: true,
@@ -150,6 +154,11 @@ func (r *Recogniser) afterTurn(rows []string) AgentState {
 		for _, re := range r.Finished {
 			if re.MatchString(rows[i]) {
 				return AgentFinished
+			}
+		}
+		for _, re := range r.Interrupted {
+			if re.MatchString(rows[i]) {
+				return AgentIdle
 			}
 		}
 		if r.Turn != nil && r.Turn.MatchString(rows[i]) {

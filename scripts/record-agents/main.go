@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -222,14 +223,21 @@ func (r *run) typeLine(text string) {
 }
 
 func (r *run) awaitRequests(srv *llmtest.Server, n int) error {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	return r.await(func() int {
 		main := 0
 		for _, q := range srv.ChatRequests() {
 			if q.Model != "scripted-small" {
 				main++
 			}
 		}
-		if main >= n {
+		return main
+	}, n)
+}
+
+// await waits until count says the CLI has sent n requests of its conversation.
+func (r *run) await(count func() int, n int) error {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if count() >= n {
 			return nil
 		}
 	}
@@ -282,6 +290,79 @@ func writeJSON(path string, v any) error {
 
 const codexAnswer = "CX-FINISHED: the answer is ready."
 
+// codexTools are the tools a Codex request offers, by name, with their parameter schemas.
+func codexTools(req llmtest.Request) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	list, _ := req.JSON["tools"].([]any)
+	for _, x := range list {
+		if tool, _ := x.(map[string]any); tool != nil {
+			if name, _ := tool["name"].(string); name != "" {
+				params, _ := tool["parameters"].(map[string]any)
+				out[name] = params
+			}
+		}
+	}
+	return out
+}
+
+// codexShell is a call of Codex's shell tool that runs command outside its sandbox, which it
+// must ask the person for (with approval_policy on-request); nil when it offers no shell
+// tool the recorder knows.
+func codexShell(tools map[string]map[string]any, command string) *llmtest.ToolCall {
+	for _, name := range []string{"exec_command", "shell_command", "shell"} {
+		params, ok := tools[name]
+		if !ok {
+			continue
+		}
+		args := map[string]any{}
+		switch name {
+		case "exec_command":
+			args["cmd"] = command
+		case "shell_command":
+			args["command"] = command
+		default:
+			args["command"] = []string{"bash", "-lc", command}
+		}
+		props, _ := params["properties"].(map[string]any)
+		if _, ok := props["sandbox_permissions"]; ok {
+			args["sandbox_permissions"] = "require_escalated"
+		}
+		if _, ok := props["with_escalated_permissions"]; ok {
+			args["with_escalated_permissions"] = true
+		}
+		if _, ok := props["justification"]; ok {
+			args["justification"] = "Remove the build output outside the sandbox"
+		}
+		call := llmtest.Call(name, args)
+		return &call
+	}
+	return nil
+}
+
+// codexReply answers Codex's requests: side requests (no tools) with short text, the first
+// task with a slowly streamed answer, the second with a shell command it must ask for, and
+// a command's result with a short answer.
+func codexReply(req llmtest.Request) llmtest.Reply {
+	tools := codexTools(req)
+	if len(tools) == 0 {
+		return llmtest.Text("ok")
+	}
+	if strings.Contains(string(req.Body), "function_call_output") {
+		return llmtest.Text("Understood, I left it.")
+	}
+	if strings.Contains(req.LastUser, "Clean the build output") {
+		if call := codexShell(tools, "rm -rf build-output"); call != nil {
+			return llmtest.Calls(*call)
+		}
+		names := make([]string, 0, len(tools))
+		for n := range tools {
+			names = append(names, n)
+		}
+		return llmtest.Text(fmt.Sprintf("no shell tool among %v", names))
+	}
+	return llmtest.Reply{Text: codexAnswer, Chunks: 10, ChunkDelayMs: 300}
+}
+
 func recordCodex(agents, out string) error {
 	const version = "0.171.0"
 	bin := filepath.Join(agents, "@openai+codex@"+version, "node_modules", ".bin", "codex")
@@ -300,11 +381,8 @@ func recordCodex(agents, out string) error {
 		}
 	}
 	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
-		Models: []string{"scripted-main"},
-		Replies: []llmtest.Reply{
-			{Text: codexAnswer, Chunks: 10, ChunkDelayMs: 300},
-			{Text: "Understood, I left it.", Repeat: 4},
-		},
+		Models:  []string{"scripted-main"},
+		Replies: []llmtest.Reply{{Compute: codexReply, Repeat: 100}},
 	})
 	if err != nil {
 		return err
@@ -341,16 +419,34 @@ trust_level = "trusted"
 	}
 	defer r.close()
 	rec := Recording{Agent: "codex", Version: version, Cols: cols, Rows: rows, Answer: codexAnswer}
+	turns := func() int {
+		n := 0
+		for _, q := range srv.ChatRequests() {
+			if len(codexTools(q)) > 0 {
+				n++
+			}
+		}
+		return n
+	}
 
 	r.settle()
 	rec.mark(r, terminal.AgentIdle, "started, at its prompt")
 	r.typeLine("Write the answer.")
-	if err := r.awaitRequests(srv, 1); err != nil {
+	if err := r.await(turns, 1); err != nil {
 		return err
 	}
 	time.Sleep(1500 * time.Millisecond) // the answer streams for ~3 s
 	rec.mark(r, terminal.AgentWorking, "the model is streaming its answer")
 	r.settle()
 	rec.mark(r, terminal.AgentFinished, "answered, at its prompt again")
+	r.typeLine("Clean the build output.")
+	if err := r.await(turns, 2); err != nil {
+		return err
+	}
+	r.settle()
+	rec.mark(r, terminal.AgentAsking, "asks to run rm -rf build-output outside its sandbox")
+	r.write("\x1b") // Esc: no
+	r.settle()
+	rec.mark(r, terminal.AgentIdle, "the command refused, at its prompt")
 	return r.save(out, "codex", rec)
 }
