@@ -98,3 +98,16 @@ func TestScreenDropsOSCStrings(t *testing.T) {
 		t.Errorf("the SGR after a title string was lost: %+v", sc.Cells[0][:4])
 	}
 }
+
+// The emulator's parser keeps a small data buffer (vt.NewEmulator's 4 MiB would be most of
+// an idle terminal's memory): the unexported field shrinkParser reaches is still there.
+func TestShrinkParser(t *testing.T) {
+	s := newScreen(80, 24)
+	defer s.close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ensure()
+	if !shrinkParser(s.emu) {
+		t.Fatal("vt.Emulator has no parser field of type *ansi.Parser any more: find another way to bound its data buffer")
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"image/color"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -34,12 +36,38 @@ type screen struct {
 	drained chan struct{}
 	osc     oscFilter
 	buf     []byte // reused for the filtered output
+	// cols and rows size the emulator when it is made: on the first read, so a terminal
+	// nobody reads holds none (two screens of cells).
+	cols, rows int
 }
 
-func newScreen(cols, rows int) *screen {
-	s := &screen{}
-	s.reset(cols, rows)
-	return s
+func newScreen(cols, rows int) *screen { return &screen{cols: cols, rows: rows} }
+
+// ensure makes the emulator if there is none yet. Called with s.mu held.
+func (s *screen) ensure() {
+	if s.emu == nil {
+		s.reset(s.cols, s.rows)
+	}
+}
+
+// parserDataBytes bounds the emulator's buffer for the data of DCS, APC, PM and SOS strings
+// (OSC strings never reach it, see oscFilter): vt.NewEmulator gives every emulator 4 MiB,
+// which would be most of a terminal's memory; sixel images and the like need no screen text.
+const parserDataBytes = 64 << 10
+
+// shrinkParser gives the emulator's parser a parserDataBytes buffer. The parser is not
+// exported by vt v0.1.0 (pinned in go.mod); TestShrinkParser fails if a new version moves it.
+func shrinkParser(e *vt.Emulator) bool {
+	f := reflect.ValueOf(e).Elem().FieldByName("parser")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[*ansi.Parser]() {
+		return false
+	}
+	p := *(**ansi.Parser)(unsafe.Pointer(f.UnsafeAddr()))
+	if p == nil {
+		return false
+	}
+	p.SetDataSize(parserDataBytes)
+	return true
 }
 
 // reset starts a fresh emulator. Its replies to queries (cursor position, device attributes)
@@ -52,6 +80,7 @@ func (s *screen) reset(cols, rows int) {
 	}
 	s.osc = oscFilter{}
 	e := vt.NewEmulator(cols, rows)
+	shrinkParser(e)
 	e.SetScrollbackSize(screenScrollbackLines)
 	drained := make(chan struct{})
 	go func() {
@@ -82,7 +111,9 @@ func (s *screen) closeEmulator() {
 func (s *screen) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.closeEmulator()
+	if s.emu != nil {
+		s.closeEmulator()
+	}
 }
 
 // catchUp feeds the emulator the tab's output it has not seen. Called with s.mu held and the
@@ -90,7 +121,7 @@ func (s *screen) close() {
 func (s *screen) catchUp(t *tab) {
 	t.mu.Lock()
 	start, end := t.sb.start, t.sb.end
-	if s.fed >= end {
+	if s.fed >= end && s.emu != nil {
 		t.mu.Unlock()
 		return
 	}
@@ -102,6 +133,11 @@ func (s *screen) catchUp(t *tab) {
 	data := t.sb.read(from, end)
 	cols, rows := t.cols, t.rows
 	t.mu.Unlock()
+	if s.emu == nil { // the first read: the screen is made and replays what it can
+		s.cols, s.rows = cols, rows
+		s.ensure()
+		skipped = true
+	}
 	if skipped {
 		s.clear(cols, rows)
 		data = lastLinesOf(data, rows)
@@ -112,6 +148,7 @@ func (s *screen) catchUp(t *tab) {
 
 // feed writes output to the emulator. Called with s.mu held.
 func (s *screen) feed(data []byte) {
+	s.ensure()
 	s.buf = s.osc.filter(s.buf[:0], data)
 	_, _ = s.emu.Write(s.buf) // never fails while open
 	if cap(s.buf) > 4*readBufferSize {
@@ -140,6 +177,10 @@ func lastLinesOf(data []byte, n int) []byte {
 func (s *screen) resize(t *tab, cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.emu == nil {
+		s.cols, s.rows = cols, rows // made at this size when first read
+		return
+	}
 	s.catchUp(t)
 	s.emu.Resize(cols, rows)
 }
@@ -306,6 +347,7 @@ func (s *screen) snapshot(t *tab, withCells bool) Screen {
 
 // read copies the screen as the emulator has it. Called with s.mu held.
 func (s *screen) read(withCells bool) Screen {
+	s.ensure()
 	e := s.emu
 	out := Screen{Cols: e.Width(), Rows: e.Height(), CursorShow: !e.CursorHidden(), AltScreen: e.IsAltScreen(), Offset: s.fed}
 	pos := e.CursorPosition()
