@@ -34,14 +34,7 @@ func (e *Engine) paneLaunch(ctx context.Context, paneID string) goalPane {
 	if err != nil || p.Kind != workspace.KindTerminal || p.Launch == nil {
 		return gp // a pane in no workspace (tests, the CLI's own) runs the shell
 	}
-	gp.spec = panes.LaunchSpec(p, 0, 0)
-	// The launch runs its program through a shell that checks it is installed: name the
-	// program's recogniser, which the command's own first word would not find.
-	for _, name := range []string{filepath.Base(p.Launch.Command), p.Launch.Template} {
-		if _, ok := terminal.Recognisers[name]; ok && gp.spec.Agent == "" {
-			gp.spec.Agent = name
-		}
-	}
+	gp.spec = panes.LaunchSpec(p, 0, 0) // names the program's recogniser too
 	if t, ok := workspace.TemplateIn(e.Workspaces.Templates(), p.Launch.Template); ok && agentpane.IsAgent(t) && p.Launch.Command != "" {
 		gp.agent = &t
 	}

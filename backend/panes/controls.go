@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -297,6 +298,13 @@ func launchSpec(p workspace.Pane, cols, rows int, templates []workspace.Template
 printf '\033[33m%s\033[0m\n' ` + shellQuote(missing) + `
 exec "${SHELL:-/bin/bash}" -i`
 	spec.Command = append([]string{"/bin/sh", "-c", script, l.Command}, l.Args...)
+	// The program runs through that shell, so its recogniser (its screen's working, idle and
+	// asking states) is named here: the command's first word would be /bin/sh.
+	for _, name := range []string{filepath.Base(l.Command), l.Template} {
+		if _, ok := terminal.Recognisers[name]; ok && spec.Agent == "" {
+			spec.Agent = name
+		}
+	}
 	return spec
 }
 

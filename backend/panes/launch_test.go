@@ -30,3 +30,22 @@ func TestLaunchSpecRunsTheCommandOrSaysItIsMissing(t *testing.T) {
 		t.Fatalf("a pane without launch settings runs the shell: %+v", plain)
 	}
 }
+
+// A pane launched as an agent CLI names its recogniser (by the program, else the template),
+// as its command runs through the wrapper shell; any other program names none.
+func TestLaunchSpecNamesTheAgentsRecogniser(t *testing.T) {
+	for _, c := range []struct {
+		launch workspace.Launch
+		agent  string
+	}{
+		{workspace.Launch{Template: "claude", Command: "claude"}, "claude"},
+		{workspace.Launch{Template: "custom", Command: "/opt/bin/codex", Args: []string{"--no-daemon"}}, "codex"},
+		{workspace.Launch{Template: "aider", Command: "aider-wrapper"}, "aider"},
+		{workspace.Launch{Template: "python", Command: "python3"}, ""},
+	} {
+		l := c.launch
+		if got := LaunchSpec(workspace.Pane{ID: "pane-1", Kind: workspace.KindTerminal, Launch: &l}, 0, 0).Agent; got != c.agent {
+			t.Errorf("%+v: agent %q, want %q", c.launch, got, c.agent)
+		}
+	}
+}
