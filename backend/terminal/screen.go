@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -19,11 +20,22 @@ import (
 // moves every kept line when one is added, so more would cost time on every scroll.
 const screenScrollbackLines = 500
 
-// maxCatchUp bounds how much output the screen replays when it is brought up to date (the
-// emulator scrolls at a few MB/s: every scrolled line moves the whole screen). Output further
-// behind (a flood nobody read) is skipped: the screen is reset and replays only the last
-// screenful of lines of it, which is what a flood leaves on a screen.
-const maxCatchUp = 16 << 10
+// Bounds on bringing a screen up to date. The emulator is cheap on output that redraws in
+// place (an agent CLI prints about 1 KB a second) and dear on output that scrolls, since each
+// scrolled line moves the whole screen (about 3 MB/s at 120 x 40). Output that scrolls past
+// faster than it is read (a flood) is skipped: the screen is cleared and replays the last
+// screenful of lines, which is what a flood leaves on a screen. A flood is more than
+// floodBytes since the last read, or what is still unfed when catchUpBudget runs out (a
+// program redrawing in place gets 20-30 KB through in it). An agent CLI's screen is patient:
+// it is drawn once and then redrawn in parts relative to what is there, so a skip would spoil
+// it until the CLI redraws it all; it gets more of both.
+const (
+	floodBytes        = 256 << 10
+	catchUpBudget     = 3 * time.Millisecond
+	patientFloodBytes = 4 << 20
+	patientCatchUp    = 250 * time.Millisecond
+	catchUpPiece      = 4 << 10 // fed between looks at the clock
+)
 
 // screen is a tab's terminal screen: a VT emulator (github.com/charmbracelet/x/vt; see
 // docs/measurements.md for why this one) fed the tab's output. It is brought up to date when
@@ -39,6 +51,7 @@ type screen struct {
 	// cols and rows size the emulator when it is made: on the first read, so a terminal
 	// nobody reads holds none (two screens of cells).
 	cols, rows int
+	patient    bool // an agent CLI's screen (see patientFloodBytes)
 }
 
 func newScreen(cols, rows int) *screen { return &screen{cols: cols, rows: rows} }
@@ -125,24 +138,37 @@ func (s *screen) catchUp(t *tab) {
 		t.mu.Unlock()
 		return
 	}
+	flood, budget := int64(floodBytes), catchUpBudget
+	if s.patient {
+		flood, budget = patientFloodBytes, patientCatchUp
+	}
 	from := max(s.fed, start)
-	skipped := from > s.fed || end-from > maxCatchUp
-	if skipped {
-		from = max(from, end-maxCatchUp)
+	skipped := from > s.fed // the scrollback no longer holds what the screen missed
+	if end-from > flood {
+		from, skipped = end-flood, true
 	}
 	data := t.sb.read(from, end)
 	cols, rows := t.cols, t.rows
 	t.mu.Unlock()
-	if s.emu == nil { // the first read: the screen is made and replays what it can
+	if s.emu == nil { // the first read: the screen is made now
 		s.cols, s.rows = cols, rows
 		s.ensure()
-		skipped = true
 	}
 	if skipped {
 		s.clear(cols, rows)
 		data = lastLinesOf(data, rows)
 	}
-	s.feed(data)
+	began := time.Now()
+	for len(data) > 0 {
+		piece := data[:min(len(data), catchUpPiece)]
+		s.feed(piece)
+		data = data[len(piece):]
+		if len(data) > 0 && time.Since(began) > budget {
+			s.clear(cols, rows) // scrolling faster than it can be followed: a flood
+			s.feed(lastLinesOf(data, rows))
+			break
+		}
+	}
 	s.fed = end
 }
 

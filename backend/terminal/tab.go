@@ -101,6 +101,7 @@ func newTab(m *Manager, spec Spec, argv []string, id string) *tab {
 	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv, closedCh: make(chan struct{}),
 		sb: newScrollback(m.opts.ScrollbackLines, m.opts.ScrollbackBytes), viewers: map[*viewer]struct{}{},
 		title: defaultTitle(spec), cols: spec.Cols, rows: spec.Rows, scr: newScreen(spec.Cols, spec.Rows)}
+	t.scr.patient = recogniserFor(spec) != nil
 	return t
 }
 
