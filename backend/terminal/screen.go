@@ -115,8 +115,14 @@ func (s *screen) clear(cols, rows int) {
 	}
 }
 
+// closeEmulator ends the goroutine draining the emulator's replies by closing the writing
+// end of its reply pipe: Emulator.Close would set a flag its Read checks unguarded.
 func (s *screen) closeEmulator() {
-	_ = s.emu.Close() // Best effort: closing an emulator only ends its reply pipe.
+	if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.CloseWithError(io.EOF) // never fails
+	} else {
+		_ = s.emu.Close() // Best effort: closing an emulator only ends its reply pipe.
+	}
 	<-s.drained
 }
 

@@ -70,3 +70,13 @@ func TestScreenSkipsAFloodToItsLastLines(t *testing.T) {
 	}
 	t.Logf("read after the flood in %v", took)
 }
+
+// A program's queries (cursor position, device attributes) make the emulator reply; the
+// replies are drained, so reading the screen does not block on them.
+func TestScreenDoesNotBlockOnQueries(t *testing.T) {
+	t.Parallel()
+	sc, _ := screenAfter(t, "", `for i in $(seq 200); do printf '\033[6n\033[c\033[>c\033[?u'; done; echo queried`)
+	if rows := sc.ScreenRows(); len(rows) < 2 || rows[len(rows)-2] != "queried" {
+		t.Errorf("the screen after the queries: %q", rows)
+	}
+}
