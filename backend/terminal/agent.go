@@ -56,8 +56,10 @@ func res(exprs ...string) []*regexp.Regexp {
 	return out
 }
 
-// Recognisers are the built-in agent CLIs' recognisers, by template id. Their patterns are
-// tested on recordings of the real programs in testdata/agents (scripts/record-agents).
+// Recognisers are the built-in agent CLIs' recognisers, by template id. Claude Code's and
+// Codex CLI's are tested on recordings of the real programs in testdata/agents
+// (scripts/record-agents); Aider's is written from its documented prompt and questions and has
+// no recording yet (it installs with pip, which this machine cannot reach).
 var Recognisers = map[string]*Recogniser{
 	// Claude Code 2.x draws its prompt "❯" between two rules, and keeps it there while it
 	// works; only the status line under it tells the states apart.
