@@ -314,7 +314,7 @@ func TestWorkspaceToolsOnRealBrowsers(t *testing.T) {
 	if len(r.eng.Browsers.Tabs(d)) != 0 {
 		t.Errorf("the browser tabs outlived the conversion")
 	}
-	r.waitOutput(d, ">>> ")
+	r.waitOutput(d, ">>>") // the screen holds no trailing blanks
 	if ws := r.current(); ws.Panes[3].Kind != workspace.KindTerminal || ws.Panes[3].Launch == nil || ws.Panes[3].Launch.Command != "python3" {
 		t.Errorf("pane d after converting to Python: %+v", ws.Panes[3])
 	}
