@@ -214,6 +214,19 @@ func runAgentFleet(t *testing.T, a agentRun) {
 	if n := len(tabs.Tabs); n == 0 || !tabs.Tabs[n-1].Confined {
 		t.Errorf("the %s pane's tabs: %+v, want its last one confined", a.template, tabs.Tabs)
 	}
+	// Its task ended, the agent waits at its prompt: the inbox lists its pane as an idle
+	// agent (the recogniser's state of the real CLI, not a shell's quiet prompt).
+	var inbox struct{ Items []struct{ Kind, PaneID string } }
+	idle := false
+	for deadline := time.Now().Add(20 * time.Second); !idle && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		apiCall(t, "GET", srv.URL+"/api/inbox", token, nil, &inbox)
+		for _, it := range inbox.Items {
+			idle = idle || (it.PaneID == pane && it.Kind == "agent_idle")
+		}
+	}
+	if !idle {
+		t.Errorf("the inbox does not list the idle %s pane %s: %+v", a.template, pane, inbox.Items)
+	}
 	if b, err := os.ReadFile(filepath.Join(sandbox, a.file)); err != nil || string(b) != a.content {
 		t.Errorf("%s wrote %q (%v), want %q", a.file, b, err, a.content)
 	}
