@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clusterspace/clusterspace/backend/agentpane"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/egress"
 	"github.com/clusterspace/clusterspace/backend/goal"
@@ -106,31 +105,12 @@ func (e *Engine) ownServices() []string {
 	own := slices.Clone(e.bounds.ownAddrs)
 	if e.MCP != nil {
 		for _, s := range e.MCP.Status().Servers {
-			if hp := hostPort(s.URL); hp != "" {
+			if hp := agentpane.HostPort(s.URL); hp != "" {
 				own = append(own, hp)
 			}
 		}
 	}
 	return own
-}
-
-// hostPort is a URL's host:port, the scheme's port when it names none ("" for no http(s) URL).
-func hostPort(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return ""
-	}
-	port := u.Port()
-	switch {
-	case port != "":
-	case u.Scheme == "http":
-		port = "80"
-	case u.Scheme == "https":
-		port = "443"
-	default:
-		return ""
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // confineGoalTerminal gives the goal's pane its terminal, started as the pane's template

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
+	"github.com/clusterspace/clusterspace/backend/agentpane"
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
@@ -331,7 +332,7 @@ func TestHostPortOfAnMCPServerURL(t *testing.T) {
 		"http://127.0.0.1:8931/mcp": "127.0.0.1:8931", "https://tools.example/mcp": "tools.example:443",
 		"http://localhost/mcp": "localhost:80", "http://[::1]:9000/": "[::1]:9000", "": "", "stdio": "",
 	} {
-		if got := hostPort(raw); got != want {
+		if got := agentpane.HostPort(raw); got != want {
 			t.Errorf("hostPort(%q) = %q, want %q", raw, got, want)
 		}
 	}
