@@ -36,10 +36,16 @@ func newFleetHarness(t *testing.T) *fleetHarness {
 		}
 		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "done"}))
 	}}}})
+	return serveOn(t, model)
+}
+
+// serveOn is `serve` over a real engine whose model is the scripted server, logged in.
+func serveOn(t *testing.T, model *llmtest.Server, opts ...engine.Option) *fleetHarness {
+	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
-		engine.WithModel(model.Config()))
+	base := []engine.Option{engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()), engine.WithModel(model.Config())}
+	eng, err := engine.Open(ctx, dir, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

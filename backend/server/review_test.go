@@ -1,13 +1,8 @@
 package server
 
 import (
-	"context"
-	"log/slog"
-	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,31 +35,7 @@ func reviewHarness(t *testing.T) *fleetHarness {
 		}
 		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "a.txt written"}))
 	}}}})
-	dir := t.TempDir()
-	ctx := context.Background()
-	eng, err := engine.Open(ctx, dir, engine.WithLogger(slog.New(slog.DiscardHandler)), engine.WithConfigDir(t.TempDir()),
-		engine.WithModel(model.Config()), engine.WithCommand("serve"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	pw := filepath.Join(dir, "pw")
-	os.WriteFile(pw, []byte(testPassword+"\n"), 0o600)
-	auth, _, err := SetupAuth(ctx, eng.DataDir, eng.Store, pw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}, Deps{Auth: auth, Services: api.ForEngine(eng, "test")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { srv.Close(); hs.Close() })
-	h := &fleetHarness{url: hs.URL}
-	var tok Tokens
-	h.call(t, "POST", "/api/login", "application/json", `{"password":"`+testPassword+`"}`, 200, &tok)
-	h.token = tok.AccessToken
-	return h
+	return serveOn(t, model, engine.WithCommand("serve"))
 }
 
 // The review's routes over a real fleet run in worktrees: a task's change is read, a comment
