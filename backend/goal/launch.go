@@ -17,7 +17,7 @@ import (
 func (s *Service) launch(g Goal, conv []llm.Message, stored int, redo ...resumeCall) error {
 	rctx, cancel := context.WithCancelCause(s.ctx)
 	r := &run{svc: s, g: g, paneID: g.Spec.PaneID, policy: g.Spec.Policy,
-		ctx: rctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo, stepOf: map[string]int{}}
+		ctx: rctx, cancel: cancel, done: make(chan struct{}), gone: make(chan struct{}), wake: make(chan struct{}, 1), redo: redo, stepOf: map[string]int{}}
 	prior := g.Status
 	r.g.Status = StatusRunning
 	s.runs[g.ID] = r
@@ -34,6 +34,7 @@ func (s *Service) launch(g Goal, conv []llm.Message, stored int, redo ...resumeC
 			}
 			s.mu.Lock()
 			delete(s.runs, g.ID)
+			close(r.gone)
 			s.schedule()
 			s.mu.Unlock()
 			s.prune(context.Background())

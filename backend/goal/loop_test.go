@@ -178,6 +178,39 @@ func TestReopenAfterAnInterruptedApprovalAnswersTheCall(t *testing.T) {
 	}
 }
 
+// A goal re-opened the moment it reads as finished, while its run still winds down (its
+// OnEnd hooks are slow on a loaded machine), re-opens: the person is not told it "was
+// re-opened meanwhile".
+func TestReopenRightAfterTheEndWaitsForTheRunToWindDown(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	let := func() { once.Do(func() { close(release) }) }
+	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone(), claim("done.txt is there")}},
+		func(o *goal.Options) { o.OnEnd = func(goal.Goal) { <-release } })
+	g, err := r.svc.Start(context.Background(), r.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(let) // before the rig's own cleanup, which waits for the run
+	waitStatus(t, r, g.ID, goal.StatusCompleted, 15*time.Second)
+	r.srv.Push(claim("still there"))
+	reopened := make(chan error, 1)
+	go func() { reopened <- r.svc.Reopen(context.Background(), g.ID, "check it again") }()
+	select {
+	case err := <-reopened:
+		t.Fatalf("Reopen returned before the first run had ended: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	let()
+	if err := <-reopened; err != nil {
+		t.Fatalf("re-opening a goal whose run was winding down: %v", err)
+	}
+	g, _ = r.wait(g.ID)
+	if g.Status != goal.StatusCompleted || !strings.Contains(g.Report, "still there") {
+		t.Fatalf("re-opened goal: %s: %s", g.Status, g.Report)
+	}
+}
+
 // failingRepo is the real store, refusing every goal commit once failAfter have been taken
 // (a full disk, a broken data dir).
 type failingRepo struct {

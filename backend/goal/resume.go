@@ -155,6 +155,9 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 	if !g.Status.Finished() {
 		return fmt.Errorf("goal %s is %s; only finished goals re-open", id, g.Status)
 	}
+	if err := s.awaitGone(ctx, id); err != nil {
+		return err
+	}
 	// Repaired as a resume is: every call the last run left open gets its answer, so the
 	// provider never sees a call without a result.
 	conv, stored, _, err := s.conversationToRun(ctx, g, false)
@@ -169,4 +172,26 @@ func (s *Service) Reopen(ctx context.Context, id, feedback string) error {
 		return fmt.Errorf("goal %s was re-opened meanwhile", id)
 	}
 	return s.launch(g, conv, stored)
+}
+
+// awaitGone waits for a goal whose end is stored but whose run is still winding down (its
+// OnEnd hooks: worktree, fleet, notifications), so that a person who re-opens a goal the
+// moment it shows as finished is not refused.
+func (s *Service) awaitGone(ctx context.Context, id string) error {
+	s.mu.Lock()
+	r, ok := s.runs[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	wait := time.NewTimer(30 * time.Second)
+	defer wait.Stop()
+	select {
+	case <-r.gone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wait.C:
+		return fmt.Errorf("goal %s has finished but its run is still ending after 30 s; try re-opening it again", id)
+	}
 }

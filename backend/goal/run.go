@@ -51,6 +51,9 @@ type run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// gone is closed once the run has left the service's table (after OnEnd): a finished
+	// goal can be re-opened from then on.
+	gone chan struct{}
 
 	mu          sync.Mutex
 	turnCancel  context.CancelCauseFunc
