@@ -1,7 +1,7 @@
 import type { Backend, BackendEvent, InboxItem } from '../../lib/api';
 import { normalizeInbox } from '../../lib/api';
-import { errorMessage } from '../../lib/api/errors';
 import { followList } from '../../lib/state/follow';
+import { attempt, SharedRead } from '../../lib/state/load';
 
 /** The topic the backend pushes the whole inbox under, as the event "changed". */
 export const INBOX_TOPIC = 'inbox';
@@ -35,7 +35,7 @@ export class InboxStore {
   /** Goes to an item: set by the app, which knows the workspaces, panes and dialogs. */
   land: (item: InboxItem) => void = () => {};
 
-  private loading: Promise<void> | null = null;
+  private readonly loading = new SharedRead();
 
   constructor(
     private readonly backend: Pick<Backend, 'inbox' | 'subscribe' | 'onConnectionChange'>,
@@ -49,17 +49,9 @@ export class InboxStore {
   load(): Promise<void> {
     const api = this.backend.inbox;
     if (!api) return Promise.resolve();
-    this.loading ??= (async () => {
-      try {
-        this.set(await api.list());
-        this.loadError = '';
-      } catch (err) {
-        this.loadError = errorMessage(err);
-      } finally {
-        this.loading = null;
-      }
-    })();
-    return this.loading;
+    return this.loading.run(async () => {
+      this.loadError = await attempt(async () => this.set(await api.list()));
+    });
   }
 
   handleEvent(e: BackendEvent): void {

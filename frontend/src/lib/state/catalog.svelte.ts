@@ -1,6 +1,5 @@
 import {
   CATALOG_TOPIC,
-  errorMessage,
   emptyListing,
   type Backend,
   type CatalogKind,
@@ -9,6 +8,7 @@ import {
   type RenderedTask,
 } from '../api';
 import { followBackend } from './follow';
+import { attempt } from './load';
 
 /**
  * The configuration layer as the backend last listed it: personas, skills, task and pane
@@ -37,13 +37,10 @@ export class CatalogStore {
         },
       );
     }
-    try {
+    this.loadError = await attempt(async () => {
       this.listing = await this.backend.catalog.list();
       this.loaded = true;
-      this.loadError = '';
-    } catch (err) {
-      this.loadError = errorMessage(err);
-    }
+    });
   }
 
   /** A task template with its parameters filled; an empty one is refused naming `params.NAME`. */

@@ -1,6 +1,7 @@
 import type { Agent, Backend, BackendEvent, Fleet, FleetAction, FleetEvent, FleetOutcome, FleetRunOptions, FleetTask, Goal } from '../api';
-import { errorMessage, FLEET_TOPIC, isFinished, normalizeFleetEvent } from '../api';
+import { FLEET_TOPIC, isFinished, normalizeFleetEvent } from '../api';
 import { followBackend } from './follow';
+import { attempt, SharedRead } from './load';
 
 /** How long after an event about an unknown fleet the list is read again (shared by a burst). */
 export const RELOAD_DELAY_MS = 300;
@@ -133,8 +134,8 @@ export class FleetStore {
   reloadDelayMs = RELOAD_DELAY_MS;
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
   private agentsTimer: ReturnType<typeof setTimeout> | null = null;
-  private loading: Promise<void> | null = null;
-  private agentsLoading: Promise<void> | null = null;
+  private readonly loading = new SharedRead();
+  private readonly agentsLoading = new SharedRead();
   /** Set by the first loadAgents(): from then on every 'fleets' event reads the agents again. */
   private agentsWanted = false;
 
@@ -158,35 +159,23 @@ export class FleetStore {
   }
 
   load(): Promise<void> {
-    this.loading ??= (async () => {
-      try {
+    return this.loading.run(async () => {
+      this.loadError = await attempt(async () => {
         this.fleets = await this.backend.fleets.list();
         this.loaded = true;
-        this.loadError = '';
-      } catch (err) {
-        this.loadError = errorMessage(err);
-      } finally {
-        this.loading = null;
-      }
-    })();
-    return this.loading;
+      });
+    });
   }
 
   /** Reads the agents (a call while one is under way shares it). */
   loadAgents(): Promise<void> {
     this.agentsWanted = true;
-    this.agentsLoading ??= (async () => {
-      try {
+    return this.agentsLoading.run(async () => {
+      this.agentsError = await attempt(async () => {
         this.agents = await this.backend.fleets.agents();
         this.agentsLoaded = true;
-        this.agentsError = '';
-      } catch (err) {
-        this.agentsError = errorMessage(err);
-      } finally {
-        this.agentsLoading = null;
-      }
-    })();
-    return this.agentsLoading;
+      });
+    });
   }
 
   agentOf(paneId: string): Agent | undefined {

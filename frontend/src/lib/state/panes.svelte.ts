@@ -1,6 +1,5 @@
 import {
   BackendError,
-  errorMessage,
   type Backend,
   type ConvertRequest,
   type LaunchTemplate,
@@ -12,6 +11,7 @@ import {
 import type { Dialogs } from './dialogs.svelte';
 import { convertQuestion, neighbourPane, type Direction } from './paneNav';
 import type { WorkspaceStore } from './workspaces.svelte';
+import { attempt, SharedRead } from './load';
 
 /**
  * How long a focus change waits before it is sent: clicking or Alt+Arrow-ing across several
@@ -45,7 +45,7 @@ export class PaneStore {
 
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly inFlight = new Map<string, number>();
-  private templatesLoading: Promise<void> | null = null;
+  private readonly templatesLoading = new SharedRead();
   private templatesTried = false;
 
   constructor(
@@ -221,19 +221,13 @@ export class PaneStore {
   /** Reads the templates (again: whether a command is installed may have changed). */
   loadTemplates(): Promise<void> {
     this.templatesTried = true;
-    this.templatesLoading ??= (async () => {
-      try {
+    return this.templatesLoading.run(async () => {
+      // A failure is shown in the menu that asked; the palette simply offers no templates.
+      this.templatesError = await attempt(async () => {
         this.templates = await this.backend.launchTemplates();
         this.templatesLoaded = true;
-        this.templatesError = '';
-      } catch (err) {
-        // Shown in the menu that asked; the palette simply offers no templates.
-        this.templatesError = errorMessage(err);
-      } finally {
-        this.templatesLoading = null;
-      }
-    })();
-    return this.templatesLoading;
+      });
+    });
   }
 
   /** The templates for a synchronous list (the palette): what is known now, read once if never. */

@@ -13,6 +13,7 @@ import type {
 import { followList } from './follow';
 import { mergeList, withNewer } from './versions';
 import { errorMessage } from '../api';
+import { attempt } from './load';
 
 /** The event topic whose data is a full ProviderList snapshot. */
 export const PROVIDERS_TOPIC = 'providers';
@@ -70,14 +71,11 @@ export class ProviderStore {
   /** Reads the whole list; a failure lands in loadError for the Settings panel to show. */
   async load(): Promise<void> {
     const seenBefore = this.eventsSeen;
-    try {
+    this.loadError = await attempt(async () => {
       const list = await this.backend.listProviders();
-      this.loadError = '';
       // An event that arrived meanwhile is a full snapshot at least as new as this answer.
       if (this.eventsSeen === seenBefore) this.applyList(list);
-    } catch (err) {
-      this.loadError = errorMessage(err);
-    }
+    });
   }
 
   /** Membership, order and defaults come from the list; no provider goes back in time. */

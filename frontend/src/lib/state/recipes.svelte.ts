@@ -1,5 +1,5 @@
 import type { Backend, Recipe, RecipeRunResult } from '../api';
-import { errorMessage } from '../api';
+import { attempt } from './load';
 
 /**
  * The saved browser recipes, for a browser pane's menu: read when the menu opens (the agent
@@ -13,13 +13,10 @@ export class RecipeStore {
   constructor(private readonly backend: Backend) {}
 
   async load(): Promise<void> {
-    try {
+    this.loadError = await attempt(async () => {
       this.recipes = await this.backend.recipes.list();
       this.loaded = true;
-      this.loadError = '';
-    } catch (err) {
-      this.loadError = errorMessage(err);
-    }
+    });
   }
 
   async remove(name: string): Promise<void> {

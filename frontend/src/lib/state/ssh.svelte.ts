@@ -1,7 +1,8 @@
 import type { Backend, BackendEvent, RemoteSession, SSHServer, SSHServerInput } from '../api';
 import { followList } from './follow';
 import { mergeList, withNewer } from './versions';
-import { errorMessage, normalizeSSHServers, SSH_TOPIC } from '../api';
+import { normalizeSSHServers, SSH_TOPIC } from '../api';
+import { attempt, SharedRead } from './load';
 
 /**
  * Saved SSH servers as the backend last told us, from pushed snapshots ('ssh'/'updated', the
@@ -21,7 +22,7 @@ export class SSHStore {
 
   /** Counts event snapshots, so a list fetched before the newest event is not applied over it. */
   private eventsSeen = 0;
-  private loading: Promise<void> | null = null;
+  private readonly loading = new SharedRead();
 
   constructor(private readonly backend: Backend) {}
 
@@ -42,21 +43,13 @@ export class SSHStore {
 
   /** Reads the list; a failure lands in loadError. Concurrent calls share one request. */
   load(): Promise<void> {
-    this.loading ??= this.doLoad().finally(() => {
-      this.loading = null;
+    return this.loading.run(async () => {
+      const seenBefore = this.eventsSeen;
+      this.loadError = await attempt(async () => {
+        const list = await this.backend.listSSHServers();
+        if (this.eventsSeen === seenBefore) this.applyList(list);
+      });
     });
-    return this.loading;
-  }
-
-  private async doLoad(): Promise<void> {
-    const seenBefore = this.eventsSeen;
-    try {
-      const list = await this.backend.listSSHServers();
-      this.loadError = '';
-      if (this.eventsSeen === seenBefore) this.applyList(list);
-    } catch (err) {
-      this.loadError = errorMessage(err);
-    }
   }
 
   /** Membership and order come from the list; no server goes back in time. */
