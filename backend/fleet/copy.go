@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/parser"
-
 	"github.com/clusterspace/clusterspace/backend/worktree"
 )
 
@@ -74,18 +71,5 @@ func checkCopyEntry(seen []string, p string) (string, error) {
 
 // copyLine is the line of the i-th entry of `copy:` (0 when the file does not say).
 func copyLine(data []byte, i int) int {
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return 0
-	}
-	for _, p := range []string{fmt.Sprintf("$.copy[%d]", i), "$.copy"} {
-		path, err := yaml.PathString(p)
-		if err != nil {
-			continue
-		}
-		if node, err := path.FilterFile(file); err == nil && node != nil && node.GetToken() != nil {
-			return node.GetToken().Position.Line
-		}
-	}
-	return 0
+	return yamlLine(data, fmt.Sprintf("$.copy[%d]", i), "$.copy")
 }

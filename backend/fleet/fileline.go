@@ -13,15 +13,21 @@ import (
 // the file's own field; 0 when the file does not say (a field left out, a YAML error, which
 // names its line itself).
 func lineOf(data []byte, e *FieldError) int {
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return 0
-	}
 	var paths []string
 	if i := taskIndex(data, e.Task); i >= 0 {
 		paths = append(paths, fmt.Sprintf("$.tasks[%d].%s", i, e.Field), fmt.Sprintf("$.tasks[%d]", i))
 	} else if e.Task == "" {
 		paths = append(paths, "$."+e.Field)
+	}
+	return yamlLine(data, paths...)
+}
+
+// yamlLine is the line of the first of paths (YAML paths such as "$.tasks[2].goal") that the
+// file has; 0 when it has none of them or does not parse.
+func yamlLine(data []byte, paths ...string) int {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return 0
 	}
 	for _, p := range paths {
 		path, err := yaml.PathString(p)

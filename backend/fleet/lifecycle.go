@@ -273,12 +273,20 @@ func (s *Service) Retry(ctx context.Context, fleetID, taskID string) (Fleet, err
 			s.publishTask(&l.f, t)
 		}
 	}
-	l.aborting = false
-	l.f.Status = StatusRunning
-	s.drive(l)
+	return s.runOn(l, true), nil
+}
+
+// runOn schedules a fleet's waiting tasks after a retry or a re-open; restart sets a fleet
+// that had ended (or is not driven) running again first. Called with s.mu held.
+func (s *Service) runOn(l *live, restart bool) Fleet {
+	if restart {
+		l.aborting = false
+		l.f.Status = StatusRunning
+		s.drive(l)
+	}
 	s.publishFleet(&l.f)
 	s.schedule(l)
-	return l.f, nil
+	return l.f
 }
 
 // schedStats adds up the time the scheduler spends with s.mu held, from a task's end (or

@@ -160,14 +160,7 @@ func (s *Service) Reopen(ctx context.Context, fleetID, taskID, feedback string, 
 	if err := s.reopenGoal(ctx, l, t); err != nil {
 		return Fleet{}, err
 	}
-	if !active {
-		l.aborting = false
-		l.f.Status = StatusRunning
-		s.drive(l)
-	}
-	s.publishFleet(&l.f)
-	s.schedule(l)
-	return l.f, nil
+	return s.runOn(l, !active), nil
 }
 
 // reopenGoal goes on with a waiting task's finished goal, with the feedback it waits with,

@@ -92,31 +92,41 @@ func (b *Broker[T]) remove(s *subscriber[T]) {
 // Publish delivers the event to every subscriber with room in its buffer and drops it for
 // the others (counted in Dropped). It never blocks.
 func (b *Broker[T]) Publish(typ string, payload T) {
-	ev := Event[T]{Type: typ, Payload: payload}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	for s := range b.subs {
+	// Best effort: this delivery never fails, it drops.
+	_ = b.each(typ, payload, func(s *subscriber[T], ev Event[T]) error {
 		select {
 		case s.ch <- ev:
 		default:
 			b.dropped.Add(1)
 		}
-	}
+		return nil
+	})
 }
 
 // PublishMust delivers the event to every subscriber, waiting for room in each buffer, until
 // the subscriber goes away or ctx ends. Use it for final events (a goal ended) that a UI must
 // not miss; it returns ctx.Err() if it gave up on a live subscriber.
 func (b *Broker[T]) PublishMust(ctx context.Context, typ string, payload T) error {
-	ev := Event[T]{Type: typ, Payload: payload}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	for s := range b.subs {
+	return b.each(typ, payload, func(s *subscriber[T], ev Event[T]) error {
 		select {
 		case s.ch <- ev:
 		case <-s.done:
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+		return nil
+	})
+}
+
+// each hands the event to deliver once for every subscriber, under the read lock (so no
+// subscriber's channel closes meanwhile), and stops at the first error.
+func (b *Broker[T]) each(typ string, payload T, deliver func(*subscriber[T], Event[T]) error) error {
+	ev := Event[T]{Type: typ, Payload: payload}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	for s := range b.subs {
+		if err := deliver(s, ev); err != nil {
+			return err
 		}
 	}
 	return nil
