@@ -54,6 +54,22 @@ type GoalWatch struct {
 // WatchGoals shows a notification for each goal event GoalNotice picks, until ctx ends or the
 // events stop. It runs in the caller's goroutine.
 func WatchGoals(ctx context.Context, events <-chan pubsub.Event[goal.Event], w GoalWatch) {
+	each(ctx, events, func(e goal.Event) {
+		if e.Type != goal.EventApprovalRequested && e.Type != goal.EventEnded {
+			return
+		}
+		if w.Quiet != nil && w.Quiet() {
+			return
+		}
+		if title, body, ok := GoalNotice(e, w.GoalText(ctx, e.GoalID)); ok {
+			w.Send(ctx, title, body) // Best effort: the window shows everything anyway.
+		}
+	})
+}
+
+// each hands every event's payload to fn, in the caller's goroutine, until ctx ends or the
+// events stop.
+func each[T any](ctx context.Context, events <-chan pubsub.Event[T], fn func(T)) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -62,16 +78,7 @@ func WatchGoals(ctx context.Context, events <-chan pubsub.Event[goal.Event], w G
 			if !ok {
 				return
 			}
-			e := ev.Payload
-			if e.Type != goal.EventApprovalRequested && e.Type != goal.EventEnded {
-				continue
-			}
-			if w.Quiet != nil && w.Quiet() {
-				continue
-			}
-			if title, body, ok := GoalNotice(e, w.GoalText(ctx, e.GoalID)); ok {
-				w.Send(ctx, title, body) // Best effort: the window shows everything anyway.
-			}
+			fn(ev.Payload)
 		}
 	}
 }

@@ -23,23 +23,15 @@ type InboxWatch struct {
 // caller's goroutine.
 func WatchInbox(ctx context.Context, events <-chan pubsub.Event[inbox.List], w InboxWatch) {
 	var seen map[string]bool
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-events:
-			if !ok {
-				return
+	each(ctx, events, func(list inbox.List) {
+		now := make(map[string]bool, len(list.Items))
+		for _, it := range list.Items {
+			now[it.ID] = true
+			if seen == nil || seen[it.ID] || it.Kind == inbox.KindApproval || (w.Quiet != nil && w.Quiet()) {
+				continue
 			}
-			now := make(map[string]bool, len(ev.Payload.Items))
-			for _, it := range ev.Payload.Items {
-				now[it.ID] = true
-				if seen == nil || seen[it.ID] || it.Kind == inbox.KindApproval || (w.Quiet != nil && w.Quiet()) {
-					continue
-				}
-				w.Send(ctx, it.Title, it.Detail, func() { w.Open(it) }) // Best effort: the window lists it anyway.
-			}
-			seen = now
+			w.Send(ctx, it.Title, it.Detail, func() { w.Open(it) }) // Best effort: the window lists it anyway.
 		}
-	}
+		seen = now
+	})
 }
