@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,19 +22,11 @@ func TestDiffCLIShowsAFleetTasksBranch(t *testing.T) {
 		}
 		return fleetClaim(pane + " changed its files")
 	})
-	repo, dataDir := t.TempDir(), t.TempDir()
 	var old strings.Builder
 	for i := range 30 {
 		old.WriteString("line " + strings.Repeat("o", i) + "\n")
 	}
-	os.WriteFile(filepath.Join(repo, "README"), []byte("base\n"), 0o644)
-	os.WriteFile(filepath.Join(repo, "old.txt"), []byte(old.String()), 0o644)
-	os.WriteFile(filepath.Join(repo, "gone.txt"), []byte("bye\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	repo, dataDir := gitRepo(t, t.TempDir(), map[string]string{"README": "base\n", "old.txt": old.String(), "gone.txt": "bye\n"}), t.TempDir()
 	code, out, errs := runToEnd(t, fleetCmd(t, m, `
 name: diff-demo
 isolation: worktree
@@ -142,11 +132,7 @@ tasks:
 
 // A goal run with --worktree is diffed by its id.
 func TestDiffCLIShowsAGoalsOwnBranch(t *testing.T) {
-	repo, dataDir := t.TempDir(), t.TempDir()
-	gitRun(t, repo, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
-	gitRun(t, repo, "add", "README")
-	gitRun(t, repo, "commit", "-q", "-m", "first")
+	repo, dataDir := gitRepo(t, t.TempDir(), map[string]string{"README": "hello\n"}), t.TempDir()
 	out := runGoalInWorktree(t, repo, dataDir, "echo ok > made.txt && echo bye >> README", "test -f made.txt", "--json")
 	id := lastJSONField(out, "goalId")
 	if id == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +83,39 @@ func fleetCmd(t *testing.T, m *fleetModel, yaml, sandbox, dataDir string, args .
 
 func fleetClaim(rationale string) llmtest.Reply {
 	return toolCall("claim_complete", map[string]string{"rationale": rationale})
+}
+
+// fleetResume is `clusterspace fleet resume ID` against the model, on dataDir.
+func fleetResume(t *testing.T, m *fleetModel, id, dataDir string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runToEnd(t, exec.Command(testBinary(t), "fleet", "resume", id, "--base-url", m.srv.OpenAIURL(), "--model", "scripted",
+		"--data-dir", dataDir, "--approve", "deny"))
+}
+
+// fleetShow reads `clusterspace fleet show ID --json` into v, failing the test when the
+// command fails or prints no JSON; it returns what was printed, for a failure's message.
+func fleetShow(t *testing.T, id, dataDir string, v any) string {
+	t.Helper()
+	show, err := exec.Command(testBinary(t), "fleet", "show", id, "--json", "--data-dir", dataDir).Output()
+	if err != nil || json.Unmarshal(show, v) != nil {
+		t.Fatalf("fleet show %s --json: %v\n%s", id, err, show)
+	}
+	return string(show)
+}
+
+// wantFleetFilesRefused runs each fleet file of cases and wants exit 64 with the case's
+// message on stderr, and that none of them reached the model.
+func wantFleetFilesRefused(t *testing.T, m *fleetModel, cases map[string]string) {
+	t.Helper()
+	for yaml, want := range cases {
+		code, out, errs := runToEnd(t, fleetCmd(t, m, yaml, t.TempDir(), t.TempDir()))
+		if code != cli.ExitUsage || !strings.Contains(errs, want) {
+			t.Errorf("%q: exit %d, stderr %q, want 64 and %q (stdout %q)", yaml, code, errs, want, out)
+		}
+	}
+	if n := len(m.order()); n != 0 {
+		t.Fatalf("a refused file reached the model %d times", n)
+	}
 }
 
 // The issue's example, run headless: build writes dist/ through its real terminal, test
@@ -185,15 +219,7 @@ func TestFleetCLIRefusesBadFilesWith64(t *testing.T) {
 		"name: c\ntasks:\n  - {id: a, goal: A, json_source: claim, check_json: \"(((\"}\n":                `task "a": check_json:`,
 		"name: c\nconcurrency: 99\ntasks:\n  - {id: a, goal: A}\n":                                        `concurrency: must be a whole number from 1 to 20`,
 	}
-	for yaml, want := range cases {
-		code, out, errs := runToEnd(t, fleetCmd(t, m, yaml, t.TempDir(), t.TempDir()))
-		if code != cli.ExitUsage || !strings.Contains(errs, want) {
-			t.Errorf("%q: exit %d, stderr %q, want 64 and %q (stdout %q)", yaml, code, errs, want, out)
-		}
-	}
-	if n := len(m.order()); n != 0 {
-		t.Fatalf("a refused file reached the model %d times", n)
-	}
+	wantFleetFilesRefused(t, m, cases)
 }
 
 // kill -9 while the second task's model turn streams; `fleet resume` finishes the fleet
@@ -243,23 +269,18 @@ tasks:
 	asked := len(m.requests("a-term"))
 
 	stall.Store(false)
-	code, out, errs := runToEnd(t, exec.Command(testBinary(t), "fleet", "resume", fleetID, "--base-url", m.srv.OpenAIURL(), "--model", "scripted",
-		"--data-dir", dataDir, "--approve", "deny"))
+	code, out, errs := fleetResume(t, m, fleetID, dataDir)
 	if code != cli.ExitOK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errs)
 	}
 	if n := len(m.requests("a-term")); n != asked {
 		t.Fatalf("the verified task a asked the model again (%d → %d)", asked, n)
 	}
-	show, err := exec.Command(testBinary(t), "fleet", "show", fleetID, "--json", "--data-dir", dataDir).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f struct {
 		Status string
 		Tasks  []struct{ ID, Status, GoalID string }
 	}
-	json.Unmarshal(show, &f)
+	show := fleetShow(t, fleetID, dataDir, &f)
 	if f.Status != "completed" || len(f.Tasks) != 2 || f.Tasks[0].GoalID != goalA || f.Tasks[0].Status != "completed" || f.Tasks[1].Status != "completed" {
 		t.Fatalf("after resume: %s (a's goal was %s)", show, goalA)
 	}
@@ -280,12 +301,7 @@ func TestFleetCLIWorktreeIsolationShowAndPrune(t *testing.T) {
 		return fleetClaim(pane + " wrote shared.txt")
 	})
 	sandbox, dataDir := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
-		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", sandbox}, args...)...)
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	gitRepo(t, sandbox, nil)
 	code, out, errs := runToEnd(t, fleetCmd(t, m, `
 name: parallel
 isolation: worktree
@@ -316,5 +332,197 @@ tasks:
 	}
 	if list, _ := exec.Command("git", "-C", sandbox, "worktree", "list").Output(); strings.Contains(string(list), "clusterspace-worktrees") {
 		t.Fatalf("worktrees left after prune:\n%s", list)
+	}
+}
+
+// `fleet run` in a repository (no sandbox: the tasks' shells are the person's own), two
+// isolated tasks at once: each agent starts the same dev server command on $PORT in its
+// pane, and each check reaches its own task's server, which serves that task's worktree;
+// without a port range per task the second server could not bind, and a check would reach
+// the other task's. The shell and the check see the same PORT and TMPDIR, which differ per
+// task; the .env `copy:` lists is in each worktree and on no branch.
+func TestFleetCLIWorktreeTasksServeOnTheirOwnPorts(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+				syscall.Kill(pid, syscall.SIGKILL) // Best effort: the server may have ended with its pane.
+			}
+		}
+	})
+	serve := `python3 -m http.server "$PORT" --bind 127.0.0.1 >/dev/null 2>&1 & echo $! >> ` + pids +
+		`; echo "$PORT $TMPDIR" > env.txt; for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done`
+	m := newFleetModel(t, func(pane string, turn int) llmtest.Reply {
+		switch turn {
+		case 0:
+			return toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": serve})
+		case 1:
+			return toolCall("wait", map[string]int{"ms": 1500})
+		}
+		return fleetClaim(pane + " serves on its port")
+	})
+	repo, dataDir := t.TempDir(), t.TempDir()
+	gitRepo(t, repo, nil)
+	os.WriteFile(filepath.Join(repo, ".env"), []byte("DB_URL=local\n"), 0o600)
+	check := `test -f .env && curl -sf "http://127.0.0.1:$PORT/env.txt" | grep -qx "$PORT $TMPDIR"`
+	file := filepath.Join(t.TempDir(), "fleet.yaml")
+	os.WriteFile(file, []byte(`
+name: dev-servers
+concurrency: 2
+isolation: worktree
+copy: [.env]
+tasks:
+  - {id: a, goal: Serve A, pane: a-term, check_shell: '`+check+`'}
+  - {id: b, goal: Serve B, pane: b-term, check_shell: '`+check+`'}
+`), 0o600)
+	cmd := exec.Command(testBinary(t), "fleet", "run", file, "--base-url", m.srv.OpenAIURL(), "--model", "scripted",
+		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--json")
+	cmd.Dir = repo
+	code, out, errs := runToEnd(t, cmd)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s\na's terminal: %s", code, out, errs, lastResult(m, "a-term"))
+	}
+	id := lastJSONField(out, "fleetId")
+	var f struct {
+		Tasks []struct {
+			ID       string
+			Worktree struct {
+				Dir, Branch, Scratch string
+				PortBase, PortCount  int
+			}
+		}
+	}
+	if show := fleetShow(t, id, dataDir, &f); len(f.Tasks) != 2 {
+		t.Fatalf("fleet show %s:\n%s", id, show)
+	}
+	seen := map[string]bool{}
+	for _, task := range f.Tasks {
+		wt := task.Worktree
+		env, err := exec.Command("git", "-C", repo, "show", wt.Branch+":env.txt").Output()
+		want := strconv.Itoa(wt.PortBase) + " " + filepath.Join(wt.Scratch, "tmp") + "\n"
+		if err != nil || string(env) != want || seen[string(env)] || wt.PortCount != 10 {
+			t.Errorf("task %s's shell saw %q (%v), want %q, differing from the other task's (ports %d+%d)", task.ID, env, err, want, wt.PortBase, wt.PortCount)
+		}
+		seen[string(env)] = true
+		files, _ := exec.Command("git", "-C", repo, "ls-tree", "-r", "--name-only", wt.Branch).Output()
+		if slices.Contains(strings.Fields(string(files)), ".env") {
+			t.Errorf("task %s's branch holds the copied .env:\n%s", task.ID, files)
+		}
+		if b, err := os.ReadFile(filepath.Join(wt.Dir, ".env")); err != nil || string(b) != "DB_URL=local\n" {
+			t.Errorf("task %s's worktree has .env %q (%v)", task.ID, b, err)
+		}
+	}
+}
+
+// Bad `copy:` entries are refused with exit 64 before anything runs, naming the field and
+// the entry's line.
+func TestFleetCLIRefusesBadCopyWith64(t *testing.T) {
+	m := newFleetModel(t, func(string, int) llmtest.Reply { return fleetClaim("x") })
+	head := "name: c\nisolation: worktree\ncopy:\n"
+	tail := "tasks:\n  - {id: a, goal: A}\n"
+	cases := map[string]string{
+		head + "  - /etc/hosts\n" + tail:              `line 4: copy: "/etc/hosts" is absolute`,
+		head + "  - .env\n  - ../other/.env\n" + tail: `line 5: copy: "../other/.env" leaves the repository`,
+		head + "  - \"\"\n" + tail:                    `line 4: copy: an entry is empty`,
+		head + "  - \"a\\x07b\"\n" + tail:             `line 4: copy: "a\ab" has a control character`,
+		"name: c\ncopy: [.env]\n" + tail:              `line 2: copy: copies files into each new worktree, and no task has isolation: worktree`,
+	}
+	wantFleetFilesRefused(t, m, cases)
+}
+
+// lastResult is the last tool result a pane's agent was shown, for a failure's message.
+func lastResult(m *fleetModel, pane string) string {
+	reqs := m.requests(pane)
+	if len(reqs) == 0 {
+		return "(no request)"
+	}
+	return reqs[len(reqs)-1].LastToolResult()
+}
+
+// `fleet run` killed with kill -9 while its setup runs (npm ci taking its time), then `fleet
+// resume`: the old setup is ended before the new one starts in the same worktree (they never
+// run together), nothing of the setup's output is committed, and the task's report counts
+// its own change on its branch rather than "no changes".
+func TestFleetCLIKillDuringSetupThenResume(t *testing.T) {
+	m := newFleetModel(t, func(pane string, turn int) llmtest.Reply {
+		if turn == 0 {
+			return toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": "echo A > shared.txt"})
+		}
+		return fleetClaim(pane + " wrote shared.txt")
+	})
+	sandbox, dataDir, out := t.TempDir(), t.TempDir(), t.TempDir()
+	gitRepo(t, sandbox, nil)
+	child, gate, runs := filepath.Join(out, "child"), filepath.Join(out, "gate"), filepath.Join(out, "runs")
+	// The first setup starts a long child and waits for it; the second (once the gate is
+	// open) notes whether the first's child still runs (a zombie has ended), and writes a file git does not ignore.
+	setup := `echo run >> ` + runs + `; if test -f ` + gate + `; then st=$(cut -d" " -f3 /proc/$(cat ` + child + `)/stat 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ] && echo OVERLAP >> ` + runs +
+		`; mkdir -p node_modules && echo x > node_modules/dep.js; exit 0; fi; sleep 300 & echo $! > ` + child + `; wait`
+	cmd := fleetCmd(t, m, `
+name: killed-in-setup
+isolation: worktree
+setup: '`+setup+`'
+tasks:
+  - {id: a, goal: Write A, pane: a-term, check_shell: "grep -qx A shared.txt"}
+`, sandbox, dataDir, "--json")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var fleetID string
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var e struct{ FleetID string }
+			if json.Unmarshal(sc.Bytes(), &e) == nil && e.FleetID != "" {
+				mu.Lock()
+				fleetID = e.FleetID
+				mu.Unlock()
+			}
+		}
+	}()
+	var childPID int
+	for deadline := time.Now().Add(30 * time.Second); childPID == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the setup never started its child")
+		}
+		b, _ := os.ReadFile(child)
+		childPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	t.Cleanup(func() { syscall.Kill(childPID, syscall.SIGKILL) })
+	cmd.Process.Kill() // SIGKILL: nothing of the app ends the setup
+	cmd.Wait()
+	mu.Lock()
+	id := fleetID
+	mu.Unlock()
+	if id == "" {
+		t.Fatal("fleet run printed no fleet id before it was killed")
+	}
+
+	os.WriteFile(gate, []byte("open"), 0o644)
+	code, stdoutText, errs := fleetResume(t, m, id, dataDir)
+	if code != cli.ExitOK {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdoutText, errs)
+	}
+	if b, _ := os.ReadFile(runs); strings.Contains(string(b), "OVERLAP") || strings.Count(string(b), "run") != 2 {
+		t.Errorf("the setups' log (a second run while the first still ran says OVERLAP):\n%s", b)
+	}
+	if st, err := os.ReadFile("/proc/" + strconv.Itoa(childPID) + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+		t.Errorf("the first setup's child (pid %d) still runs after the resume", childPID)
+	}
+	var f struct {
+		Tasks []struct {
+			Report   string
+			Worktree struct{ DiffStat string }
+		}
+	}
+	if show := fleetShow(t, id, dataDir, &f); len(f.Tasks) != 1 || !strings.Contains(f.Tasks[0].Worktree.DiffStat, "shared.txt") || strings.Contains(f.Tasks[0].Report, "no changes") {
+		t.Errorf("fleet show after the resume (want a's diff stat naming shared.txt):\n%s", show)
+	}
+	files, _ := exec.Command("git", "-C", sandbox, "ls-tree", "-r", "--name-only", "fleet/"+id+"/a").Output()
+	if !strings.Contains(string(files), "shared.txt") || strings.Contains(string(files), "node_modules") {
+		t.Errorf("a's branch holds (want shared.txt, not the setup's node_modules):\n%s", files)
 	}
 }

@@ -24,16 +24,27 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// gitRepo makes dir a git repository on main whose first commit holds files (name: content;
+// an empty commit when there are none), and returns dir.
+func gitRepo(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "--allow-empty", "-m", "base")
+	return dir
+}
+
 // `goal run --worktree` works in a worktree and branch of its own: the agent's shell writes
 // there, the check passes there, the person's checkout (with its uncommitted change) is left
 // as it was, the work is committed on the branch, and the report names the branch and its
 // diff stat; goal show names the branch.
 func TestGoalCLIRunsInItsOwnWorktree(t *testing.T) {
-	repo, dataDir := t.TempDir(), t.TempDir()
-	gitRun(t, repo, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
-	gitRun(t, repo, "add", "README")
-	gitRun(t, repo, "commit", "-q", "-m", "first")
+	repo, dataDir := gitRepo(t, t.TempDir(), map[string]string{"README": "hello\n"}), t.TempDir()
 	os.WriteFile(filepath.Join(repo, "README"), []byte("hello, half-edited\n"), 0o644)
 	head := gitRun(t, repo, "rev-parse", "HEAD")
 
