@@ -40,11 +40,7 @@ type exportedLayout struct {
 
 // Export returns a workspace as an indented JSON document and a file name for it.
 func (s *Service) Export(ctx context.Context, id string) ([]byte, string, error) {
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	ws, err := find(all, id)
+	ws, _, err := s.lookup(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -99,14 +95,7 @@ func (s *Service) Import(ctx context.Context, data []byte) (Workspace, error) {
 		ws.Panes = append(ws.Panes, p)
 	}
 	ws.Panes = sortPanes(ws.Panes)
-	if err := s.repo.SaveWorkspace(ctx, ws); err != nil {
-		return Workspace{}, err
-	}
-	if err := s.repo.SetActiveWorkspace(ctx, ws.ID); err != nil {
-		return Workspace{}, err
-	}
-	s.publish(ctx, EventImported)
-	return ws, nil
+	return s.addActive(ctx, ws, EventImported)
 }
 
 // ImportError says why a file cannot be imported.

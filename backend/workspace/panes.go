@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -129,11 +130,8 @@ func (s *Service) Find(ctx context.Context, paneID string) (Workspace, Pane, err
 
 // Get returns one workspace.
 func (s *Service) Get(ctx context.Context, id string) (Workspace, error) {
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
-		return Workspace{}, err
-	}
-	return find(all, id)
+	ws, _, err := s.lookup(ctx, id)
+	return ws, err
 }
 
 // Adopt makes sure a workspace with this id holds exactly these panes (ids kept), in one row,
@@ -142,11 +140,10 @@ func (s *Service) Get(ctx context.Context, id string) (Workspace, error) {
 func (s *Service) Adopt(ctx context.Context, id, name string, panes []Pane) (Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
+	ws, all, err := s.lookup(ctx, id)
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Workspace{}, err
 	}
-	ws, err := find(all, id)
 	if err != nil {
 		now := s.now()
 		ws = Workspace{ID: id, Name: name, Position: nextPosition(all), CreatedAt: now}

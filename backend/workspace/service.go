@@ -130,24 +130,26 @@ func (s *Service) publish(ctx context.Context, typ string) {
 	s.events.Publish(typ, list)
 }
 
-func find(all []Workspace, id string) (Workspace, error) {
+// lookup lists the workspaces and finds id among them; all is the list even when id is not
+// in it (ErrNotFound).
+func (s *Service) lookup(ctx context.Context, id string) (ws Workspace, all []Workspace, err error) {
+	all, err = s.repo.ListWorkspaces(ctx)
+	if err != nil {
+		return Workspace{}, nil, err
+	}
 	for _, w := range all {
 		if w.ID == id {
-			return w, nil
+			return w, all, nil
 		}
 	}
-	return Workspace{}, fmt.Errorf("workspace %q: %w", id, ErrNotFound)
+	return Workspace{}, all, fmt.Errorf("workspace %q: %w", id, ErrNotFound)
 }
 
 // update loads workspace id, applies change, validates and saves the result, and publishes it.
 func (s *Service) update(ctx context.Context, id string, change func(Workspace) (Workspace, error)) (Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
-		return Workspace{}, err
-	}
-	ws, err := find(all, id)
+	ws, _, err := s.lookup(ctx, id)
 	if err != nil {
 		return ws, err
 	}
@@ -182,14 +184,19 @@ func (s *Service) Create(ctx context.Context, name string) (Workspace, error) {
 	if name, err = checkName("name", name); err != nil {
 		return Workspace{}, err
 	}
-	ws := s.blank(name, nextPosition(all))
+	return s.addActive(ctx, s.blank(name, nextPosition(all)), EventCreated)
+}
+
+// addActive stores a new workspace, makes it the one the user has open, and publishes typ.
+// Called with s.mu held.
+func (s *Service) addActive(ctx context.Context, ws Workspace, typ string) (Workspace, error) {
 	if err := s.repo.SaveWorkspace(ctx, ws); err != nil {
 		return Workspace{}, err
 	}
 	if err := s.repo.SetActiveWorkspace(ctx, ws.ID); err != nil {
 		return Workspace{}, err
 	}
-	s.publish(ctx, EventCreated)
+	s.publish(ctx, typ)
 	return ws, nil
 }
 
@@ -277,11 +284,7 @@ func (s *Service) Delete(ctx context.Context, id string, force bool) error {
 func (s *Service) Activate(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	all, err := s.repo.ListWorkspaces(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := find(all, id); err != nil {
+	if _, _, err := s.lookup(ctx, id); err != nil {
 		return err
 	}
 	if err := s.repo.SetActiveWorkspace(ctx, id); err != nil {
