@@ -14,24 +14,30 @@ const ConfigDirEnv = "CLUSTERSPACE_CONFIG_DIR"
 // ~/.config/clusterspace. The result is absolute. It need not exist: the built-in defaults
 // stand alone.
 func ResolveConfigDir(flagValue string) (string, error) {
+	return resolveDir("config", flagValue, ConfigDirEnv, "XDG_CONFIG_HOME", ".config")
+}
+
+// resolveDir picks the dir called what (data, config): the flag, else $env, else
+// $xdgEnv/clusterspace, else ~/homeDefault/clusterspace, made absolute.
+func resolveDir(what, flagValue, env, xdgEnv, homeDefault string) (string, error) {
 	dir := flagValue
 	if dir == "" {
-		dir = os.Getenv(ConfigDirEnv)
+		dir = os.Getenv(env)
 	}
 	if dir == "" {
-		if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
+		if xdg := os.Getenv(xdgEnv); xdg != "" {
 			dir = filepath.Join(xdg, "clusterspace")
 		} else {
 			home, err := os.UserHomeDir()
 			if err != nil {
-				return "", dataDirErr("cannot find a home directory for the config dir (%v): pass --config-dir or set %s", err, ConfigDirEnv)
+				return "", dataDirErr("cannot find a home directory for the %s dir (%v): pass --%s-dir or set %s", what, err, what, env)
 			}
-			dir = filepath.Join(home, ".config", "clusterspace")
+			dir = filepath.Join(home, homeDefault, "clusterspace")
 		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", dataDirErr("config dir %q: %v", dir, err)
+		return "", dataDirErr("%s dir %q: %v", what, dir, err)
 	}
 	return abs, nil
 }

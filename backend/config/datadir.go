@@ -30,26 +30,7 @@ func dataDirErr(format string, args ...any) error {
 // ResolveDataDir picks the data dir: the flag, else $CLUSTERSPACE_DATA_DIR, else
 // $XDG_DATA_HOME/clusterspace, else ~/.local/share/clusterspace. The result is absolute.
 func ResolveDataDir(flagValue string) (string, error) {
-	dir := flagValue
-	if dir == "" {
-		dir = os.Getenv(DataDirEnv)
-	}
-	if dir == "" {
-		if xdg := os.Getenv("XDG_DATA_HOME"); xdg != "" {
-			dir = filepath.Join(xdg, "clusterspace")
-		} else {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", dataDirErr("cannot find a home directory for the data dir (%v): pass --data-dir or set %s", err, DataDirEnv)
-			}
-			dir = filepath.Join(home, ".local", "share", "clusterspace")
-		}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", dataDirErr("data dir %q: %v", dir, err)
-	}
-	return abs, nil
+	return resolveDir("data", flagValue, DataDirEnv, "XDG_DATA_HOME", filepath.Join(".local", "share"))
 }
 
 // EnsureDataDir creates dir (and parents) with mode 0700 if it does not exist, and refuses a
