@@ -7,28 +7,22 @@ import { browserTab } from '../../lib/api/tabs.fixture';
 import { createAppContext } from '../../lib/state/context';
 import { fakeLive } from '../../lib/state/live.fixture';
 import Harness from './BrowserHarness.test.svelte';
+import { NoopObserver, stubBrowserLayout } from './layout.fixture';
 
 /** A tab showing example.com. */
 const tab = (tabId: string, over: Partial<BrowserTab> = {}) => browserTab(tabId, { url: 'https://example.com/', title: 'Example', ...over });
 
 // jsdom has no layout, observers or canvas: the test drives them.
 let intersect: (visible: boolean) => void = () => {};
-class FakeIntersectionObserver {
+class FakeIntersectionObserver extends NoopObserver {
   constructor(private readonly cb: IntersectionObserverCallback) {
+    super();
     intersect = (visible) => this.cb([{ isIntersecting: visible } as IntersectionObserverEntry], this as unknown as IntersectionObserver);
   }
-  observe() {}
-  disconnect() {}
-}
-class FakeResizeObserver {
-  observe() {}
-  disconnect() {}
 }
 
 beforeEach(() => {
-  vi.stubGlobal('IntersectionObserver', FakeIntersectionObserver);
-  vi.stubGlobal('ResizeObserver', FakeResizeObserver);
-  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+  stubBrowserLayout(FakeIntersectionObserver);
   Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 800 });
   Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 });
 });

@@ -22,6 +22,19 @@ function msg(seq: number, source: ChatMessage['source'], text: string): ChatMess
   return { conversationId: WS, workspaceId: WS, seq, source, message: { role: source === 'user' ? 'user' : 'assistant', parts: [{ kind: 'text', text }] }, partial: false, createdAt: '' };
 }
 
+/** An app context whose backend has the chat calls, no providers and a fake live connection; chat synced. */
+function chatContext(chat: ChatApi, live: ReturnType<typeof fakeLive>) {
+  const backend = {
+    kind: 'web',
+    chat,
+    listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
+    ...live.backend,
+  } as unknown as Backend;
+  const ctx = createAppContext(backend);
+  ctx.chat.sync();
+  return ctx;
+}
+
 function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; chat?: Partial<ChatApi> } = {}) {
   const live = fakeLive();
   // The workspace's one conversation has the workspace's id, so events name both alike.
@@ -31,14 +44,7 @@ function setup(opts: { state?: Partial<ChatState>; messages?: ChatMessage[]; cha
     get: vi.fn(async (ws: string) => ({ messages: opts.messages ?? [], state: normalizeChatState({ workspaceId: ws, ...opts.state }) })),
     ...opts.chat,
   });
-  const backend = {
-    kind: 'web',
-    chat,
-    listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
-    ...live.backend,
-  } as unknown as Backend;
-  const ctx = createAppContext(backend);
-  ctx.chat.sync();
+  const ctx = chatContext(chat, live);
   render(Harness, { ctx, workspaceId: WS });
   const chatEvent = (data: object) => live.emit({ topic: 'chat', type: (data as { type: string }).type, data: { workspaceId: WS, conversationId: WS, ...data } });
   return { ctx, chat, chatEvent };
@@ -182,14 +188,7 @@ describe('ChatPanel workspaces', () => {
     const chat = fakeChatApi({
       get: vi.fn(async (ws: string) => ({ messages: [{ ...msg(1, 'user', `only in ${ws}`), workspaceId: ws }], state: normalizeChatState({ workspaceId: ws }) })),
     });
-    const backend = {
-      kind: 'web',
-      chat,
-      listProviders: vi.fn(async () => ({ providers: [], defaultId: '', criticDefaultId: '', secretsBackend: 'file' })),
-      ...live.backend,
-    } as unknown as Backend;
-    const ctx = createAppContext(backend);
-    ctx.chat.sync();
+    const ctx = chatContext(chat, live);
     const { rerender } = render(Harness, { ctx, workspaceId: 'one' });
     await vi.waitFor(() => expect(screen.getByTestId('chat-text').textContent).toBe('only in one'));
     await fireEvent.input(input(), { target: { value: 'draft for one' } });

@@ -2,7 +2,7 @@
 // answers the review calls from memory, with a diff git wrote (testdata/changes.patch).
 import { vi } from 'vitest';
 import type { ChangedFile, ReviewComment } from '../../lib/api';
-import { HttpBackend } from '../../lib/api/http';
+import { signedInHttp } from '../../lib/api/transports.fixture';
 import patch from './testdata/changes.patch?raw';
 
 export { patch };
@@ -85,14 +85,7 @@ export function server(over: Record<string, Handler> = {}) {
       return json(400, { error: (err as Error).message });
     }
   });
-  const storage = new Map<string, string>([
-    ['clusterspace.tokens', JSON.stringify({ accessToken: 'a', refreshToken: 'r', expiresAt: Date.now() + 60_000 })],
-  ]);
-  const backend = new HttpBackend({
-    fetch: fetch as unknown as typeof globalThis.fetch,
-    storage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v), removeItem: (k) => void storage.delete(k) },
-    openSocket: () => ({ close() {}, send() {} }) as never,
-  });
+  const backend = signedInHttp(fetch);
   const named = (name: string) => sent.filter(([n]) => n === name).map(([, a]) => a);
   return { backend, api: backend.review, sent, named };
 }

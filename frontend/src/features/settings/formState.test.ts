@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../lib/api';
+import { localProviderInput } from '../../lib/api/providers.fixture';
 import {
   apiKeyChange,
   changedFields,
@@ -51,17 +52,7 @@ describe('toInput', () => {
     const r = toInput({ ...emptyDraft(), name: ' Local ', model: ' llama3 ', baseUrl: ' http://h:1234/v1 ' }, untouched);
     expect(r).toEqual({
       ok: true,
-      input: {
-        name: 'Local',
-        kind: 'openai',
-        baseUrl: 'http://h:1234/v1',
-        model: 'llama3',
-        visionModel: '',
-        temperature: null,
-        maxTokens: 0,
-        thinking: false,
-        contextWindow: 0,
-      },
+      input: localProviderInput({ baseUrl: 'http://h:1234/v1' }),
     });
   });
 

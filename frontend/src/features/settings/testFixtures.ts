@@ -2,25 +2,18 @@
 // a way to type into and submit a rendered form by its test ids.
 import { fireEvent, screen } from '@testing-library/svelte';
 import type { Provider, SSHServer } from '../../lib/api';
+import { savedProvider as baseProvider } from '../../lib/api/providers.fixture';
 
+/** An OpenAI provider p1 with its API key set. */
 export function savedProvider(over: Partial<Provider> = {}): Provider {
-  return {
-    id: 'p1',
+  return baseProvider('p1', {
     name: 'OpenAI',
-    kind: 'openai',
     baseUrl: 'https://api.openai.com/v1',
     model: 'gpt-4o',
-    visionModel: '',
-    temperature: null,
-    maxTokens: 0,
-    thinking: false,
-    contextWindow: 0,
     apiKeySet: true,
     apiKeyHint: 'sk-…abcd',
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
     ...over,
-  };
+  });
 }
 
 export function savedServer(over: Partial<SSHServer> = {}): SSHServer {

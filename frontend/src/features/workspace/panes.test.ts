@@ -7,6 +7,7 @@ import { rowWorkspace } from '../../lib/api/workspace.fixture';
 import { createAppContext } from '../../lib/state/context';
 import { fakeLive } from '../../lib/state/live.fixture';
 import { FOCUS_DEBOUNCE_MS } from '../../lib/state/panes.svelte';
+import { stubBrowserLayout } from '../browser/layout.fixture';
 import Harness from './PaneHarness.test.svelte';
 
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}Z`;
@@ -23,17 +24,7 @@ const TEMPLATES: LaunchTemplate[] = [
   { id: 'custom', name: 'Custom command', command: '', installed: true },
 ];
 
-// jsdom has no layout or observers; browser panes need them to mount.
-class NoopObserver {
-  observe() {}
-  disconnect() {}
-}
-
-beforeEach(() => {
-  vi.stubGlobal('IntersectionObserver', NoopObserver);
-  vi.stubGlobal('ResizeObserver', NoopObserver);
-  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
-});
+beforeEach(() => stubBrowserLayout());
 
 afterEach(() => {
   cleanup();

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError } from './errors';
+import { localProviderInput } from './providers.fixture';
 import { bothDoors } from './transports.fixture';
 import {
   fallbackExportName,
@@ -144,17 +145,7 @@ describe('HttpBackend requests', () => {
 });
 
 describe('HttpBackend providers', () => {
-  const input = {
-    name: 'Local',
-    kind: 'openai' as const,
-    baseUrl: 'http://127.0.0.1:11434/v1',
-    model: 'llama3',
-    visionModel: '',
-    temperature: null,
-    maxTokens: 0,
-    thinking: false,
-    contextWindow: 0,
-  };
+  const input = localProviderInput();
 
   it('hands the field of a 400 to the caller', async () => {
     const f = fakeFetch(() => json(400, { error: 'name: must not be empty', field: 'name' }));

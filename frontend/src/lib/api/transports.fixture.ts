@@ -43,15 +43,19 @@ export function web(answers: Answers, refuse?: Refusal) {
       ? new Response(null, { status: 204 })
       : new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
   });
+  return { api: signedInHttp(fetch), sent: () => requests };
+}
+
+/** An HttpBackend signed in (a token good for a minute) over `fetch`, with a socket that never opens. */
+export function signedInHttp(fetch: (url: RequestInfo | URL, init?: RequestInit) => Promise<Response>): HttpBackend {
   const storage = new Map<string, string>([
     ['clusterspace.tokens', JSON.stringify({ accessToken: 'a', refreshToken: 'r', expiresAt: Date.now() + 60_000 })],
   ]);
-  const api = new HttpBackend({
+  return new HttpBackend({
     fetch: fetch as unknown as typeof globalThis.fetch,
     storage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v), removeItem: (k) => void storage.delete(k) },
     openSocket: () => ({ close() {}, send() {} }) as never,
   });
-  return { api, sent: () => requests };
 }
 
 /** Both doors, named, for a test that runs the same steps on each. */

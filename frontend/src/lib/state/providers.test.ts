@@ -1,28 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, Provider, ProviderList } from '../api';
 import { BackendError } from '../api';
+import { savedProvider as provider } from '../api/providers.fixture';
 import { fakeLive } from './live.fixture';
 import { ProviderStore } from './providers.svelte';
-
-function provider(id: string, over: Partial<Provider> = {}): Provider {
-  return {
-    id,
-    name: `Provider ${id}`,
-    kind: 'openai',
-    baseUrl: 'http://127.0.0.1:11434/v1',
-    model: 'llama3',
-    visionModel: '',
-    temperature: null,
-    maxTokens: 0,
-    thinking: false,
-    contextWindow: 0,
-    apiKeySet: false,
-    apiKeyHint: '',
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    ...over,
-  };
-}
 
 const at = (s: number) => `2025-01-01T00:00:${String(s).padStart(2, '0')}Z`;
 
