@@ -260,16 +260,29 @@ func clientAddr(r *http.Request) string {
 // sessionKey carries the caller's login session in an authenticated request's context.
 type sessionKey struct{}
 
+// verifyAccess checks an access token; when there is none (missing says how to send one) or
+// it is refused, it answers 401 and returns ok false.
+func (s *Server) verifyAccess(w http.ResponseWriter, token, missing string) (expires time.Time, sess *session, ok bool) {
+	if token == "" {
+		writeError(w, http.StatusUnauthorized, missing, "")
+		return time.Time{}, nil, false
+	}
+	expires, sess, err := s.deps.Auth.Verify(token, tokenAccess)
+	if err != nil {
+		writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
+		return time.Time{}, nil, false
+	}
+	return expires, sess, true
+}
+
 func (s *Server) requireAuth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" {
-			writeError(w, http.StatusUnauthorized, "log in first: this route needs an Authorization: Bearer token", "")
-			return
+		if !ok {
+			token = "" // another scheme is no token
 		}
-		_, sess, err := s.deps.Auth.Verify(token, tokenAccess)
-		if err != nil {
-			writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
+		_, sess, ok := s.verifyAccess(w, token, "log in first: this route needs an Authorization: Bearer token")
+		if !ok {
 			return
 		}
 		ctx := context.WithValue(r.Context(), sessionKey{}, sess)

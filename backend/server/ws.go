@@ -67,13 +67,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
-	if token == "" {
-		writeError(w, http.StatusUnauthorized, "log in first: send the access token as the subprotocol bearer.<token>", "")
-		return
-	}
-	expires, sess, err := s.deps.Auth.Verify(token, tokenAccess)
-	if err != nil {
-		writeError(w, http.StatusUnauthorized, "the access token was refused ("+err.Error()+"): refresh it or log in again", "")
+	expires, sess, ok := s.verifyAccess(w, token, "log in first: send the access token as the subprotocol bearer.<token>")
+	if !ok {
 		return
 	}
 	if !s.originAllowed(r) {
