@@ -11,6 +11,19 @@ import (
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
 
+// paneOfKind is a pane of the caller's workspace (as pane finds it) that must be of kind want
+// for tool; its workspace is returned.
+func (s *Service) paneOfKind(ctx context.Context, c Caller, paneID string, want workspace.Kind, tool string) (workspace.Workspace, error) {
+	ws, p, err := s.pane(ctx, c, paneID)
+	if err != nil {
+		return ws, err
+	}
+	if p.Kind != want {
+		return ws, wrongKind(p, want, tool)
+	}
+	return ws, nil
+}
+
 // wrongKind is the refusal for a tool meant for the other kind of pane.
 func wrongKind(p workspace.Pane, want workspace.Kind, tool string) error {
 	return fmt.Errorf("pane %s is a %s pane; %s works on %s panes (list_panes shows each pane's kind)", p.ID, p.Kind, tool, want)
@@ -51,12 +64,9 @@ func (s *Service) CreateWorkspace(ctx context.Context, c Caller, name string, ro
 
 // SwitchTerminalTab shows another tab of a terminal pane.
 func (s *Service) SwitchTerminalTab(ctx context.Context, c Caller, paneID, tabID string) error {
-	_, p, err := s.pane(ctx, c, paneID)
+	_, err := s.paneOfKind(ctx, c, paneID, workspace.KindTerminal, "switch_terminal_tab")
 	if err != nil {
 		return err
-	}
-	if p.Kind != workspace.KindTerminal {
-		return wrongKind(p, workspace.KindTerminal, "switch_terminal_tab")
 	}
 	if err := s.terms.SetActive(paneID, tabID); err != nil {
 		return fmt.Errorf("%v — list_panes shows the pane's tab ids", err)
@@ -66,12 +76,9 @@ func (s *Service) SwitchTerminalTab(ctx context.Context, c Caller, paneID, tabID
 
 // OpenBrowserTab opens a tab (at url, or a blank page) in a browser pane and shows it.
 func (s *Service) OpenBrowserTab(ctx context.Context, c Caller, paneID, url string) (string, error) {
-	ws, p, err := s.pane(ctx, c, paneID)
+	ws, err := s.paneOfKind(ctx, c, paneID, workspace.KindBrowser, "open_browser_tab")
 	if err != nil {
 		return "", err
-	}
-	if p.Kind != workspace.KindBrowser {
-		return "", wrongKind(p, workspace.KindBrowser, "open_browser_tab")
 	}
 	if t, opened, err := s.browsers.Ensure(ctx, paneID, ws.ID, url); opened || err != nil {
 		return t.TabID, err
@@ -82,12 +89,9 @@ func (s *Service) OpenBrowserTab(ctx context.Context, c Caller, paneID, url stri
 
 // SwitchBrowserTab shows another tab of a browser pane.
 func (s *Service) SwitchBrowserTab(ctx context.Context, c Caller, paneID, tabID string) error {
-	_, p, err := s.pane(ctx, c, paneID)
+	_, err := s.paneOfKind(ctx, c, paneID, workspace.KindBrowser, "switch_browser_tab")
 	if err != nil {
 		return err
-	}
-	if p.Kind != workspace.KindBrowser {
-		return wrongKind(p, workspace.KindBrowser, "switch_browser_tab")
 	}
 	if _, err := s.browsers.Activate(ctx, paneID, tabID); err != nil {
 		return fmt.Errorf("%v — list_panes shows the pane's tab ids", err)
@@ -97,12 +101,9 @@ func (s *Service) SwitchBrowserTab(ctx context.Context, c Caller, paneID, tabID 
 
 // CloseBrowserTab closes a tab of a browser pane; the last tab stays (a pane shows something).
 func (s *Service) CloseBrowserTab(ctx context.Context, c Caller, paneID, tabID string) error {
-	_, p, err := s.pane(ctx, c, paneID)
+	_, err := s.paneOfKind(ctx, c, paneID, workspace.KindBrowser, "close_browser_tab")
 	if err != nil {
 		return err
-	}
-	if p.Kind != workspace.KindBrowser {
-		return wrongKind(p, workspace.KindBrowser, "close_browser_tab")
 	}
 	tabs := s.browsers.Tabs(paneID)
 	known := false
