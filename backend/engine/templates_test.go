@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +11,69 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/workspace"
 )
+
+// A pane template in the config dir's templates/ joins the launch templates the pane menu
+// lists, and a terminal pane started from it runs its command; the engine offers the skill
+// tools. A template file added while the engine runs is usable at once.
+func TestConfigDirPaneTemplatesAndSkillTools(t *testing.T) {
+	ctx := context.Background()
+	configDir, out := t.TempDir(), t.TempDir()
+	eng := openEngine(t, t.TempDir(), WithConfigDir(configDir))
+	defer eng.Close()
+	if eng.Catalog == nil || eng.Catalog.Dir() != configDir {
+		t.Fatalf("the engine's catalog should read %s", configDir)
+	}
+	for _, name := range []string{"list_skills", "load_skill"} {
+		if _, ok := eng.Registry.Get(name); !ok {
+			t.Errorf("the registry lacks %s", name)
+		}
+	}
+
+	marker := markerTemplate(configDir, out)
+	eng.Catalog.Reload() // the watcher would within a second; the test need not wait for it
+
+	var listed bool
+	for _, tp := range eng.Panes.Templates() {
+		listed = listed || (tp.ID == "marker" && tp.Installed)
+	}
+	if !listed {
+		t.Fatalf("the pane menu's templates lack the config dir's marker: %+v", eng.Panes.Templates())
+	}
+	list, _ := eng.Workspaces.List(ctx)
+	ws := list.Workspaces[0]
+	pane := ws.Panes[0].ID
+	if _, err := eng.Panes.SetLaunch(ctx, ws.ID, pane, &workspace.Launch{Template: "marker"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(waitFile(t, marker)); got != "ran" {
+		t.Fatalf("the marker template's command wrote %q, want \"ran\"", got)
+	}
+	if _, err := eng.Panes.SetLaunch(ctx, ws.ID, pane, &workspace.Launch{Template: "nope"}, true); err == nil || !strings.Contains(err.Error(), "marker") {
+		t.Errorf("an unknown template should be refused naming the choices, the config dir's too: %v", err)
+	}
+
+	// The agent reaches it too: convert_pane_to_terminal takes the config dir's template.
+	r := &toolRig{t: t, eng: eng, ws: ws}
+	other := ws.Panes[1].ID
+	browser := workspace.KindBrowser
+	if _, err := eng.Workspaces.UpdatePane(ctx, ws.ID, other, workspace.PanePatch{Kind: &browser}); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.call("", "convert_pane_to_terminal", map[string]any{"pane_id": other, "template": "nope"}); !res.IsError || !strings.Contains(res.Text, "marker") {
+		t.Errorf("an unknown template from the agent: %+v, want a refusal naming the choices", res)
+	}
+	os.Remove(marker)
+	r.mustOK("", "convert_pane_to_terminal", map[string]any{"pane_id": other, "template": "marker"})
+	if got := strings.TrimSpace(waitFile(t, marker)); got != "ran" {
+		t.Fatalf("the converted pane's template command wrote %q, want \"ran\"", got)
+	}
+}
 
 // waitFile waits (bounded) for path to hold something and returns it.
 func waitFile(t *testing.T, path string) string {
@@ -122,5 +181,55 @@ hosts: [api.anthropic.com:443]
 				t.Errorf("the confined goal's agent tab is not confined: %+v", tabs)
 			}
 		}
+	}
+}
+
+// A fleet task with `template:` gets a pane that starts as that template (here a config
+// dir's templates/ file whose command leaves a mark); an unknown template refuses the fleet
+// naming the task and the field, and makes no pane.
+func TestFleetTaskPaneStartsAsItsTemplate(t *testing.T) {
+	ctx := context.Background()
+	configDir, out := t.TempDir(), t.TempDir()
+	marker := markerTemplate(configDir, out)
+	eng := openEngine(t, t.TempDir(), WithConfigDir(configDir))
+	defer eng.Close()
+
+	bad, err := fleet.Parse([]byte("name: bad\ntasks:\n  - id: build\n    goal: Build it\n    template: nope\n    check_shell: 'true'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Fleets.Create(ctx, bad, fleet.Spec{})
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) || fe.Field != "template" || fe.Task != `"build"` || !strings.Contains(err.Error(), "marker") {
+		t.Fatalf("an unknown template: %v, want a field error on task build's template naming the choices", err)
+	}
+	if eng.Workspaces.HasPane(ctx, "build-term") {
+		t.Fatal("a refused fleet made its pane")
+	}
+
+	file, err := fleet.Parse([]byte("name: good\ntasks:\n  - id: build\n    goal: Build it\n    template: marker\n    check_shell: 'true'\n  - id: plain\n    goal: Look\n    check_shell: 'true'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fleet.Fleet{ID: "fleet-t1", Name: file.Name}
+	for _, ts := range file.Tasks {
+		f.Tasks = append(f.Tasks, fleet.Task{TaskSpec: ts})
+	}
+	if err := eng.ensureFleetPanes(ctx, f, []string{"build-term", "plain-term"}); err != nil {
+		t.Fatal(err)
+	}
+	_, p, err := eng.Workspaces.Find(ctx, "build-term")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Launch == nil || p.Launch.Template != "marker" || p.Launch.Command != "sh" {
+		t.Fatalf("the build task's pane launch: %+v, want the marker template's sh", p.Launch)
+	}
+	if _, plain, _ := eng.Workspaces.Find(ctx, "plain-term"); plain.Launch != nil {
+		t.Errorf("a task without template: got launch %+v, want the shell", plain.Launch)
+	}
+	eng.Panes.Wake(ctx, "build-term")
+	if got := strings.TrimSpace(waitFile(t, marker)); got != "ran" {
+		t.Fatalf("the marker template's command wrote %q, want \"ran\"", got)
 	}
 }
