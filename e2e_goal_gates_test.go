@@ -216,15 +216,13 @@ func TestGoalCLIKeyVariableIsNotInThePanes(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script{})
 	for _, sandboxed := range []bool{true, false} {
 		dir := t.TempDir()
-		args := []string{"goal", "run", "--goal", "Write key.txt", "--check-shell", "test -s key.txt", "--base-url", srv.OpenAIURL(),
-			"--model", "scripted", "--api-key-env", "MY_SCRIPTED_KEY", "--data-dir", t.TempDir(), "--approve", "deny", "--critic-every", "0"}
+		args := []string{"--goal", "Write key.txt", "--check-shell", "test -s key.txt", "--api-key-env", "MY_SCRIPTED_KEY"}
 		if sandboxed {
 			args = append(args, "--sandbox", dir)
 		}
 		srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": `echo "key=[$MY_SCRIPTED_KEY]" > key.txt; tr '\0' '\n' < /proc/$PPID/environ >> key.txt; cat key.txt`}),
 			toolCall("claim_complete", map[string]string{"rationale": "key.txt written"}))
-		cmd := exec.Command(testBinary(t), args...)
-		cmd.Dir = dir
+		cmd := goalRunCmd(t, srv, dir, t.TempDir(), args...)
 		cmd.Env = append(os.Environ(), "MY_SCRIPTED_KEY="+secret, "OPENAI_API_KEY="+secret+"-openai")
 		out, err := cmd.CombinedOutput()
 		if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -23,63 +21,6 @@ import (
 // The critic is told apart from the agent by its system prompt (backend/goal/prompts.go).
 const criticSystemMatch = "You are a critic evaluating"
 
-// apiCall sends one JSON request to a running `serve` with a bearer token (none for login).
-func apiCall(t *testing.T, method, url, token string, body, out any) {
-	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(method, url, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 300 {
-		var e struct{ Error string }
-		json.NewDecoder(res.Body).Decode(&e)
-		t.Fatalf("%s %s: %s %s", method, url, res.Status, e.Error)
-	}
-	if out != nil {
-		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
-			t.Fatalf("%s %s: decode: %v", method, url, err)
-		}
-	}
-}
-
-// addScriptedProvider makes the scripted model server the served app's default provider (and
-// so its critic default too), through the HTTP API the Settings panel uses.
-func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server) {
-	t.Helper()
-	apiCall(t, "POST", srv.URL+"/api/providers", apiToken(t, srv.URL),
-		map[string]any{"name": "Scripted", "kind": "openai", "baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
-}
-
-// makeBrowserPane signs in to a running `serve` and turns the first workspace's second pane
-// into a browser pane, through the HTTP API; it returns the token and the pane's id.
-func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
-	t.Helper()
-	token = apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
-	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), token, map[string]string{"kind": "browser"}, nil)
-	return token, pane
-}
-
 // openDashboard presses Ctrl+Shift+D, as a person would, and waits for the dashboard.
 // (Ctrl+Shift+G opens the New Goal dialog for the focused pane.)
 func openDashboard(t *testing.T, ctx context.Context) {
@@ -87,24 +28,6 @@ func openDashboard(t *testing.T, ctx context.Context) {
 	step(t, ctx, "open the goal dashboard with Ctrl+Shift+D",
 		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
 		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
-}
-
-// pickOption chooses the option with the given value in a <select> with arrow keys (from the
-// first option), as a keyboard user does.
-func pickOption(sel, value string) chromedp.Action {
-	return chromedp.ActionFunc(func(ctx context.Context) error {
-		var idx int
-		if err := chromedp.Evaluate(fmt.Sprintf(`[...document.querySelector(%q).options].findIndex(o => o.value === %q)`, sel, value), &idx).Do(ctx); err != nil {
-			return err
-		}
-		if idx < 0 {
-			return fmt.Errorf("%s has no option %q", sel, value)
-		}
-		if err := chromedp.SendKeys(sel, strings.Repeat(kb.ArrowUp, 40)+strings.Repeat(kb.ArrowDown, idx)).Do(ctx); err != nil {
-			return err
-		}
-		return chromedp.Poll(fmt.Sprintf(`document.querySelector(%q).value === %q`, sel, value), nil, chromedp.WithPollingTimeout(5*time.Second)).Do(ctx)
-	})
 }
 
 // fieldError is the JS for the message shown next to a New Goal field (empty when none).

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -101,4 +104,96 @@ func lastJSONField(out, field string) string {
 		}
 	}
 	return v
+}
+
+// apiCall sends one JSON request to a running `serve` with a bearer token (none for login).
+func apiCall(t *testing.T, method, url, token string, body, out any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		var e struct{ Error string }
+		json.NewDecoder(res.Body).Decode(&e)
+		t.Fatalf("%s %s: %s %s", method, url, res.Status, e.Error)
+	}
+	if out != nil {
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: decode: %v", method, url, err)
+		}
+	}
+}
+
+// addScriptedProvider makes the scripted model server the served app's default provider (and
+// so its critic default too), through the HTTP API the Settings panel uses.
+func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server) {
+	t.Helper()
+	apiCall(t, "POST", srv.URL+"/api/providers", apiToken(t, srv.URL),
+		map[string]any{"name": "Scripted", "kind": "openai", "baseUrl": model.OpenAIURL(), "model": "scripted-model"}, nil)
+}
+
+// makeBrowserPane signs in to a running `serve` and turns the first workspace's second pane
+// into a browser pane, through the HTTP API; it returns the token and the pane's id.
+func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
+	t.Helper()
+	token = apiToken(t, srv.URL)
+	var list struct {
+		Workspaces []struct {
+			ID    string
+			Panes []struct{ ID string }
+		}
+	}
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
+	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), token, map[string]string{"kind": "browser"}, nil)
+	return token, pane
+}
+
+// pickOption chooses the option with the given value in a <select> with arrow keys (from the
+// first option), as a keyboard user does.
+func pickOption(sel, value string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var idx int
+		if err := chromedp.Evaluate(fmt.Sprintf(`[...document.querySelector(%q).options].findIndex(o => o.value === %q)`, sel, value), &idx).Do(ctx); err != nil {
+			return err
+		}
+		if idx < 0 {
+			return fmt.Errorf("%s has no option %q", sel, value)
+		}
+		if err := chromedp.SendKeys(sel, strings.Repeat(kb.ArrowUp, 40)+strings.Repeat(kb.ArrowDown, idx)).Do(ctx); err != nil {
+			return err
+		}
+		return chromedp.Poll(fmt.Sprintf(`document.querySelector(%q).value === %q`, sel, value), nil, chromedp.WithPollingTimeout(5*time.Second)).Do(ctx)
+	})
+}
+
+// logIn opens the app and logs in with the given password.
+func logIn(t testing.TB, ctx context.Context, url, password string) {
+	t.Helper()
+	step(t, ctx, "log in",
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`[data-testid=login-password]`),
+		chromedp.SendKeys(`[data-testid=login-password]`, password),
+		chromedp.Click(`[data-testid=login-submit]`),
+		chromedp.WaitVisible(`[data-testid=app-ready]`))
+}
+
+func apiToken(t *testing.T, url string) string {
+	var tokens struct{ AccessToken string }
+	apiCall(t, "POST", url+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
+	return tokens.AccessToken
 }

@@ -12,17 +12,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// logIn opens the app and logs in with the given password.
-func logIn(t testing.TB, ctx context.Context, url, password string) {
-	t.Helper()
-	step(t, ctx, "log in",
-		chromedp.Navigate(url),
-		chromedp.WaitVisible(`[data-testid=login-password]`),
-		chromedp.SendKeys(`[data-testid=login-password]`, password),
-		chromedp.Click(`[data-testid=login-submit]`),
-		chromedp.WaitVisible(`[data-testid=app-ready]`))
-}
-
 func rowSel(name string) string { return fmt.Sprintf(`[data-testid=provider-row][data-name=%q]`, name) }
 
 // fillProvider fills the open provider form field by field, as a person types.
