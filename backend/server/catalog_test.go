@@ -13,8 +13,7 @@ import (
 // naming params.NAME, an unknown template one naming task), and the path of a folder, which
 // under serve is shown rather than opened.
 func TestCatalogRoutes(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 
 	resp, body := h.do(t, "GET", "/api/catalog", tok, "")
 	var l struct {

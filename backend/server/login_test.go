@@ -221,3 +221,22 @@ func TestUnlockCodeFromTheLogLetsTheOwnerIn(t *testing.T) {
 		t.Fatalf("the owner's browser after unlocking: %d, want 200", got)
 	}
 }
+
+func TestLockSource(t *testing.T) {
+	for _, tc := range []struct{ host, want string }{
+		{"127.0.0.1", loopbackSource},
+		{"127.45.6.7", loopbackSource},
+		{"::1", loopbackSource},
+		{"::ffff:127.9.9.9", loopbackSource},
+		{"192.0.2.7", "192.0.2.7"},
+		{"::ffff:192.0.2.7", "192.0.2.7"},
+		{"2001:db8:1:2::5", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"fe80::1%eth0", "fe80::/64"},
+		{"not an ip", "not an ip"},
+	} {
+		if got := lockSource(tc.host); got != tc.want {
+			t.Errorf("lockSource(%q) = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+}

@@ -10,8 +10,7 @@ import (
 )
 
 func TestPaneControlRoutes(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	resp, body := h.do(t, "GET", "/api/workspaces", tok, "")
 	var list workspace.List
 	json.Unmarshal([]byte(body), &list)

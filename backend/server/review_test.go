@@ -38,17 +38,24 @@ func reviewHarness(t *testing.T) *fleetHarness {
 	return serveOn(t, model, engine.WithCommand("serve"))
 }
 
-// The review's routes over a real fleet run in worktrees: a task's change is read, a comment
-// left on it, and sending it re-opens the task through its fleet, whose agent reads the
-// feedback, changes its branch and verifies again; refusals answer 400, 404 and 409.
-func TestReviewRoutesSendACommentBackToTheAgent(t *testing.T) {
-	h := reviewHarness(t)
+// baseRepo is a new git repository on main with one empty commit, "base".
+func baseRepo(t *testing.T) string {
+	t.Helper()
 	repo := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
 		if out, err := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	return repo
+}
+
+// The review's routes over a real fleet run in worktrees: a task's change is read, a comment
+// left on it, and sending it re-opens the task through its fleet, whose agent reads the
+// feedback, changes its branch and verifies again; refusals answer 400, 404 and 409.
+func TestReviewRoutesSendACommentBackToTheAgent(t *testing.T) {
+	h := reviewHarness(t)
+	repo := baseRepo(t)
 	// No sandbox: a confined shell starts through the binary's sandbox-exec, which this test
 	// binary is not; the work dir names the repository the worktrees are made in.
 	var f fleet.Fleet
@@ -158,12 +165,7 @@ tasks:
 // through the Goal Runner, whose agent changes its branch and verifies again.
 func TestReviewRoutesReopenAGoalRunInItsOwnWorktree(t *testing.T) {
 	h := reviewHarness(t)
-	repo := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	repo := baseRepo(t)
 	var wl struct {
 		Workspaces []struct{ Panes []struct{ ID, Kind string } }
 	}

@@ -17,8 +17,7 @@ import (
 // TestProviderKeysNeverLeaveTheBackend adds a provider with a key through the API, then reads
 // every GET route, the WebSocket events and the server log, and greps them all for the key.
 func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	const key = "sk-proj-LEAKCANARY-1234567890abcdef"
 	ctx, conn := h.openWS(t, tok, 10*time.Second)
 	for h.providers.Events().Subscribers() == 0 {
@@ -67,8 +66,7 @@ func TestProviderKeysNeverLeaveTheBackend(t *testing.T) {
 // types a command and reads its output back, then detaches and re-attaches to get the
 // scrollback replayed.
 func TestTerminalOverWebSocket(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	list, _ := h.ws.List(context.Background())
 	pane := list.Workspaces[0].Panes[0].ID
 	resp, body := h.do(t, "POST", "/api/panes/"+pane+"/terminal", tok, `{"cols":100,"rows":30}`)
@@ -128,8 +126,7 @@ func TestTerminalOverWebSocket(t *testing.T) {
 }
 
 func TestGoalStartRefusalsNameTheField(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	list, _ := h.ws.List(context.Background())
 	pane := list.Workspaces[0].Panes[0].ID
 	for body, field := range map[string]string{
@@ -159,8 +156,7 @@ func TestGoalStartRefusalsNameTheField(t *testing.T) {
 // TestBrowserPaneOverHTTPAndWebSocket opens a real Chromium tab in a pane on a local page,
 // watches its screencast over the WebSocket, and clicks through it with a trusted input event.
 func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<title>Local page</title><button id=b style="position:fixed;left:0;top:0;width:300px;height:200px"
@@ -214,8 +210,7 @@ func TestBrowserPaneOverHTTPAndWebSocket(t *testing.T) {
 }
 
 func TestChatSendThatCannotStartReturnsTheText(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	list, _ := h.ws.List(context.Background())
 	ws := list.ActiveID
 	resp, body := h.do(t, "POST", "/api/workspaces/"+ws+"/chat/messages", tok, `{"text":"summarise the build log"}`)
@@ -240,8 +235,7 @@ func TestChatSendThatCannotStartReturnsTheText(t *testing.T) {
 // refused with its field), read it, delete it; the workspace's own chat routes keep acting on
 // its current conversation.
 func TestChatConversationsRoutes(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	list, _ := h.ws.List(context.Background())
 	ws := list.ActiveID
 	if resp, body := h.do(t, "PUT", "/api/workspaces/"+ws+"/chat/critic", tok, `{"on":true}`); resp.StatusCode != 200 {

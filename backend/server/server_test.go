@@ -52,6 +52,7 @@ type harness struct {
 	ws        *workspace.Service
 	providers *config.Providers
 	browsers  *browser.Manager
+	fleets    *fleet.Service
 	logs      *lockedLog
 	dataDir   string
 }
@@ -165,17 +166,29 @@ func newHarness(t *testing.T) *harness {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Close(); hs.Close() })
-	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc, providers: providers, browsers: browsers, logs: logs, dataDir: dir}
+	return &harness{srv: srv, http: hs, auth: auth, ws: wsvc, providers: providers, browsers: browsers, fleets: fleets, logs: logs, dataDir: dir}
 }
 
 func (h *harness) do(t *testing.T, method, path, token, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, h.http.URL+path, strings.NewReader(body))
+	contentType := ""
+	if body != "" {
+		contentType = "application/json"
+	}
+	resp, b := send(t, h.http.URL, method, path, contentType, token, body)
+	return resp, string(b)
+}
+
+// send makes one request to base+path, with the content type and the bearer token when they
+// are not empty, and returns the answer with its body read.
+func send(t *testing.T, base, method, path, contentType, token, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -183,7 +196,7 @@ func (h *harness) do(t *testing.T, method, path, token, body string) (*http.Resp
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return resp, b
 }
 
 func (h *harness) login(t *testing.T) Tokens {
@@ -195,6 +208,14 @@ func (h *harness) login(t *testing.T) Tokens {
 	var tok Tokens
 	json.Unmarshal([]byte(body), &tok)
 	return tok
+}
+
+// newLoggedIn is a harness and an access token of a fresh login to it: the start of most
+// route tests.
+func newLoggedIn(t *testing.T) (*harness, string) {
+	t.Helper()
+	h := newHarness(t)
+	return h, h.login(t).AccessToken
 }
 
 // badTokens are tokens the server must refuse, each for a different reason.
@@ -426,8 +447,7 @@ func TestWebSocketClosesWhenTokenExpires(t *testing.T) {
 }
 
 func TestBadRequestsNameTheField(t *testing.T) {
-	h := newHarness(t)
-	tok := h.login(t).AccessToken
+	h, tok := newLoggedIn(t)
 	list, _ := h.ws.List(context.Background())
 	id := list.ActiveID
 	cases := []struct{ method, path, body, field, text string }{

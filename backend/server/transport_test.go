@@ -31,20 +31,27 @@ func serveReal(t *testing.T, h *harness, shorten func(*Server)) string {
 	return "http://" + ln.Addr().String()
 }
 
-// TestSlowLoginBodyIsDropped: a client that trickles its login body byte by byte cannot hold
-// a connection (and a login slot) for longer than the read timeout.
-func TestSlowLoginBodyIsDropped(t *testing.T) {
-	h := newHarness(t)
-	const timeout = time.Second
-	base := serveReal(t, h, func(s *Server) { s.readTimeout = timeout })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+// dialReal serves a new harness through serveReal and opens a raw connection to it, closed
+// when the test ends; it returns the connection and the server's host:port.
+func dialReal(t *testing.T, shorten func(*Server)) (net.Conn, string) {
+	t.Helper()
+	hostport := strings.TrimPrefix(serveReal(t, newHarness(t), shorten), "http://")
+	conn, err := net.Dial("tcp", hostport)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn, hostport
+}
+
+// TestSlowLoginBodyIsDropped: a client that trickles its login body byte by byte cannot hold
+// a connection (and a login slot) for longer than the read timeout.
+func TestSlowLoginBodyIsDropped(t *testing.T) {
+	const timeout = time.Second
+	conn, hostport := dialReal(t, func(s *Server) { s.readTimeout = timeout })
 	body := rightLogin
 	fmt.Fprintf(conn, "POST /api/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
-		strings.TrimPrefix(base, "http://"), len(body))
+		hostport, len(body))
 	start := time.Now()
 	closed := make(chan time.Duration, 1)
 	go func() {
@@ -69,14 +76,8 @@ func TestSlowLoginBodyIsDropped(t *testing.T) {
 }
 
 func TestSlowHeadersAreDropped(t *testing.T) {
-	h := newHarness(t)
-	base := serveReal(t, h, func(s *Server) { s.readHeaderTimeout = 500 * time.Millisecond })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "GET /api/version HTTP/1.1\r\nHost: %s\r\n", strings.TrimPrefix(base, "http://")) // never finished
+	conn, hostport := dialReal(t, func(s *Server) { s.readHeaderTimeout = 500 * time.Millisecond })
+	fmt.Fprintf(conn, "GET /api/version HTTP/1.1\r\nHost: %s\r\n", hostport) // never finished
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	start := time.Now()
 	io.Copy(io.Discard, conn)
@@ -243,5 +244,30 @@ func TestHostAllowListOnLoopback(t *testing.T) {
 	h.srv.loopback = false
 	if got := get("evil.example"); got != http.StatusUnauthorized {
 		t.Errorf("remote server, any Host: %d, want 401", got)
+	}
+}
+
+// TestLoginBodyHasItsOwnDeadline: a login body that trickles in is cut off after the login's
+// own short deadline (not the server's 30 s read timeout) with an answer that says so.
+func TestLoginBodyHasItsOwnDeadline(t *testing.T) {
+	const deadline = 500 * time.Millisecond
+	conn, hostport := dialReal(t, func(s *Server) { s.loginBodyTimeout = deadline })
+	start := time.Now()
+	fmt.Fprintf(conn, "POST /api/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"password\":\"", hostport)
+	conn.SetReadDeadline(start.Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled login body after %s: %v", time.Since(start), err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if took := time.Since(start); resp.StatusCode != http.StatusRequestTimeout || took > deadline+2*time.Second {
+		t.Fatalf("stalled login body: %d after %s, want 408 after about %s (%s)", resp.StatusCode, took, deadline, body)
+	}
+	if !strings.Contains(string(body), "send it again") {
+		t.Fatalf("the answer does not say what to do: %s", body)
+	}
+	if got := postLogin(t, http.DefaultClient, "http://"+hostport, rightLogin, nil); got != 200 {
+		t.Fatalf("a prompt login afterwards: %d, want 200", got)
 	}
 }
