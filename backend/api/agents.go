@@ -23,19 +23,13 @@ type SetAgentRoleArgs struct {
 
 func addAgents(t *rpc.Table, s Services) {
 	fl := s.Fleets
-	rpc.Add(t, rpc.Method{Name: "ListAgents", Route: "GET /api/agents"}, func(ctx context.Context, _ rpc.None) (AgentsResult, error) {
-		if fl == nil {
-			return AgentsResult{}, errFleetsOff
-		}
+	rpc.Add(t, rpc.Method{Name: "ListAgents", Route: "GET /api/agents"}, ifOn(fl != nil, errFleetsOff, func(ctx context.Context, _ rpc.None) (AgentsResult, error) {
 		agents, err := fl.Agents(ctx)
 		return AgentsResult{Agents: agents}, err
-	})
+	}))
 	// Checked as the set_agent_role tool checks them: a mistake names the field and changes
 	// nothing. The answer is the agent's stored record.
-	rpc.Add(t, rpc.Method{Name: "SetAgentRole", Route: "PUT /api/agents/{pane}"}, func(ctx context.Context, a SetAgentRoleArgs) (fleet.AgentRecord, error) {
-		if fl == nil {
-			return fleet.AgentRecord{}, errFleetsOff
-		}
+	rpc.Add(t, rpc.Method{Name: "SetAgentRole", Route: "PUT /api/agents/{pane}"}, ifOn(fl != nil, errFleetsOff, func(ctx context.Context, a SetAgentRoleArgs) (fleet.AgentRecord, error) {
 		return fl.SetRole(ctx, fleet.Caller{User: true}, a.Pane, a.Role, a.Purpose)
-	})
+	}))
 }

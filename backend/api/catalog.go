@@ -56,31 +56,19 @@ func catalogError(err error) error {
 
 func addCatalog(t *rpc.Table, s Services) {
 	c := s.Catalog
-	rpc.Add(t, rpc.Method{Name: "Catalog", Route: "GET /api/catalog"}, func(ctx context.Context, _ rpc.None) (catalog.Listing, error) {
-		if c == nil {
-			return catalog.Listing{}, errCatalogOff
-		}
+	rpc.Add(t, rpc.Method{Name: "Catalog", Route: "GET /api/catalog"}, ifOn(c != nil, errCatalogOff, func(ctx context.Context, _ rpc.None) (catalog.Listing, error) {
 		return c.List(), nil
-	})
-	rpc.Add(t, rpc.Method{Name: "RenderTaskTemplate", Route: "POST /api/catalog/tasks/{id}/render"}, func(ctx context.Context, a RenderTaskTemplateArgs) (catalog.Rendered, error) {
-		if c == nil {
-			return catalog.Rendered{}, errCatalogOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "RenderTaskTemplate", Route: "POST /api/catalog/tasks/{id}/render"}, ifOn(c != nil, errCatalogOff, func(ctx context.Context, a RenderTaskTemplateArgs) (catalog.Rendered, error) {
 		out, err := c.RenderTask(a.ID, a.Params)
 		return out, catalogError(err)
-	})
-	rpc.Add(t, rpc.Method{Name: "CatalogPath", Route: "POST /api/catalog/path"}, func(ctx context.Context, a CatalogItemArgs) (CatalogPath, error) {
-		if c == nil {
-			return CatalogPath{}, errCatalogOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "CatalogPath", Route: "POST /api/catalog/path"}, ifOn(c != nil, errCatalogOff, func(ctx context.Context, a CatalogItemArgs) (CatalogPath, error) {
 		path, err := c.PathFor(a.Kind, a.ID)
 		return CatalogPath{Path: path}, catalogError(err)
-	})
-	rpc.Add(t, rpc.Method{Name: "CustomizeCatalogItem", Route: "POST /api/catalog/customize"}, func(ctx context.Context, a CatalogItemArgs) (CustomizedItem, error) {
-		if c == nil {
-			return CustomizedItem{}, errCatalogOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "CustomizeCatalogItem", Route: "POST /api/catalog/customize"}, ifOn(c != nil, errCatalogOff, func(ctx context.Context, a CatalogItemArgs) (CustomizedItem, error) {
 		path, err := c.Customize(a.Kind, a.ID)
 		return CustomizedItem{Path: path}, catalogError(err)
-	})
+	}))
 }

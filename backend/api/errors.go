@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -82,6 +83,26 @@ func namesField[E error](field func(E) string) func(error) (string, bool) {
 		}
 		return field(e), true
 	}
+}
+
+// ifOn is fn when its service runs in this door (on), else a call that answers off: a door
+// runs without the services it has no use for.
+func ifOn[A, R any](on bool, off error, fn func(context.Context, A) (R, error)) func(context.Context, A) (R, error) {
+	if on {
+		return fn
+	}
+	return func(context.Context, A) (R, error) {
+		var none R
+		return none, off
+	}
+}
+
+// doIfOn is ifOn for a call without a result.
+func doIfOn[A any](on bool, off error, fn func(context.Context, A) error) func(context.Context, A) error {
+	if on {
+		return fn
+	}
+	return func(context.Context, A) error { return off }
 }
 
 // featureError is a feature's refusal with its status: a mistake in the field named names (400

@@ -21,20 +21,14 @@ var errLandOff = &StatusError{Status: http.StatusServiceUnavailable, Err: errors
 func addLand(t *rpc.Table, s Services) {
 	// Land lands a fleet's verified tasks (in dependency order) or one task: each only when
 	// its criterion and the repository's check pass on the target with its work on it.
-	rpc.Add(t, rpc.Method{Name: "Land", Route: "POST /api/land"}, func(ctx context.Context, a land.Args) (land.Report, error) {
-		if s.Land == nil {
-			return land.Report{}, errLandOff
-		}
+	rpc.Add(t, rpc.Method{Name: "Land", Route: "POST /api/land"}, ifOn(s.Land != nil, errLandOff, func(ctx context.Context, a land.Args) (land.Report, error) {
 		rep, err := s.Land.Land(ctx, a)
 		return rep, landError(err)
-	})
-	rpc.Add(t, rpc.Method{Name: "GetLandPrefs", Route: "POST /api/land/prefs"}, func(ctx context.Context, a LandPrefsArgs) (land.Prefs, error) {
-		if s.Land == nil {
-			return land.Prefs{}, errLandOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "GetLandPrefs", Route: "POST /api/land/prefs"}, ifOn(s.Land != nil, errLandOff, func(ctx context.Context, a LandPrefsArgs) (land.Prefs, error) {
 		p, err := s.Land.Prefs(ctx, strings.TrimSpace(a.Ref))
 		return p, landError(err)
-	})
+	}))
 }
 
 // landError gives a landing asked for wrongly its field and a 400.

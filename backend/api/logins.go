@@ -49,31 +49,19 @@ func loginError(err error) error {
 // own call, behind the door's RevealGuard.
 func addLogins(t *rpc.Table, s Services) {
 	l := s.Logins
-	rpc.Add(t, rpc.Method{Name: "ListLogins", Route: "GET /api/logins"}, func(ctx context.Context, _ rpc.None) (LoginsResult, error) {
-		if l == nil {
-			return LoginsResult{}, errLoginsOff
-		}
+	rpc.Add(t, rpc.Method{Name: "ListLogins", Route: "GET /api/logins"}, ifOn(l != nil, errLoginsOff, func(ctx context.Context, _ rpc.None) (LoginsResult, error) {
 		list, err := l.List(ctx)
 		return LoginsResult{Logins: list}, loginError(err)
-	})
+	}))
 	rpc.Add(t, rpc.Method{Name: "SaveLogin", Route: "PUT /api/logins/{id}", Body: "input",
-		Also: []rpc.REST{{Route: "POST /api/logins", Status: http.StatusCreated}}}, func(ctx context.Context, a SaveLoginArgs) (logins.Login, error) {
-		if l == nil {
-			return logins.Login{}, errLoginsOff
-		}
+		Also: []rpc.REST{{Route: "POST /api/logins", Status: http.StatusCreated}}}, ifOn(l != nil, errLoginsOff, func(ctx context.Context, a SaveLoginArgs) (logins.Login, error) {
 		saved, err := l.Save(ctx, a.ID, a.Input)
 		return saved, loginError(err)
-	})
-	rpc.Do(t, rpc.Method{Name: "DeleteLogin", Route: "DELETE /api/logins/{id}"}, func(ctx context.Context, a IDArgs) error {
-		if l == nil {
-			return errLoginsOff
-		}
+	}))
+	rpc.Do(t, rpc.Method{Name: "DeleteLogin", Route: "DELETE /api/logins/{id}"}, doIfOn(l != nil, errLoginsOff, func(ctx context.Context, a IDArgs) error {
 		return loginError(l.Delete(ctx, a.ID))
-	})
-	rpc.Add(t, rpc.Method{Name: "RevealLogin", Route: "POST /api/logins/{id}/reveal"}, func(ctx context.Context, a RevealLoginArgs) (RevealedPassword, error) {
-		if l == nil {
-			return RevealedPassword{}, errLoginsOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "RevealLogin", Route: "POST /api/logins/{id}/reveal"}, ifOn(l != nil, errLoginsOff, func(ctx context.Context, a RevealLoginArgs) (RevealedPassword, error) {
 		if s.RevealGuard != nil {
 			if err := s.RevealGuard(ctx, a.Password); err != nil {
 				return RevealedPassword{}, err
@@ -81,5 +69,5 @@ func addLogins(t *rpc.Table, s Services) {
 		}
 		pw, err := l.Reveal(ctx, a.ID)
 		return RevealedPassword{Password: pw}, loginError(err)
-	})
+	}))
 }

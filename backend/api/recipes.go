@@ -47,31 +47,19 @@ func recipeError(err error) error {
 // and deleted by the person (the agent saves through browser_save_recipe).
 func addRecipes(t *rpc.Table, s Services) {
 	r := s.Recipes
-	rpc.Add(t, rpc.Method{Name: "ListRecipes", Route: "GET /api/recipes"}, func(ctx context.Context, _ rpc.None) (RecipesResult, error) {
-		if r == nil {
-			return RecipesResult{}, errRecipesOff
-		}
+	rpc.Add(t, rpc.Method{Name: "ListRecipes", Route: "GET /api/recipes"}, ifOn(r != nil, errRecipesOff, func(ctx context.Context, _ rpc.None) (RecipesResult, error) {
 		list, err := r.List(ctx)
 		return RecipesResult{Recipes: list}, recipeError(err)
-	})
-	rpc.Add(t, rpc.Method{Name: "SaveRecipe", Route: "POST /api/recipes", Status: http.StatusCreated}, func(ctx context.Context, a SaveRecipeArgs) (recipes.Recipe, error) {
-		if r == nil {
-			return recipes.Recipe{}, errRecipesOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "SaveRecipe", Route: "POST /api/recipes", Status: http.StatusCreated}, ifOn(r != nil, errRecipesOff, func(ctx context.Context, a SaveRecipeArgs) (recipes.Recipe, error) {
 		rec, err := r.Save(ctx, recipes.Recipe{Name: a.Name, Description: a.Description, Steps: a.Steps})
 		return rec, recipeError(err)
-	})
-	rpc.Do(t, rpc.Method{Name: "DeleteRecipe", Route: "DELETE /api/recipes/{name}"}, func(ctx context.Context, a RecipeArgs) error {
-		if r == nil {
-			return errRecipesOff
-		}
+	}))
+	rpc.Do(t, rpc.Method{Name: "DeleteRecipe", Route: "DELETE /api/recipes/{name}"}, doIfOn(r != nil, errRecipesOff, func(ctx context.Context, a RecipeArgs) error {
 		return recipeError(r.Delete(ctx, a.Name))
-	})
-	rpc.Add(t, rpc.Method{Name: "RunRecipe", Route: "POST /api/recipes/{name}/run"}, func(ctx context.Context, a RunRecipeArgs) (recipes.RunResult, error) {
-		if r == nil {
-			return recipes.RunResult{}, errRecipesOff
-		}
+	}))
+	rpc.Add(t, rpc.Method{Name: "RunRecipe", Route: "POST /api/recipes/{name}/run"}, ifOn(r != nil, errRecipesOff, func(ctx context.Context, a RunRecipeArgs) (recipes.RunResult, error) {
 		res, err := r.RunByPerson(ctx, a.Name, a.PaneID, a.Params)
 		return res, recipeError(err)
-	})
+	}))
 }
