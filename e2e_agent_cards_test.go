@@ -33,8 +33,7 @@ func TestAgentCardsEndToEnd(t *testing.T) {
 		if strings.Contains(string(req.Body), "You are a critic") {
 			return llmtest.Text("PROGRESSING\nit is reviewing")
 		}
-		// Works until aborted; each wait a little different, so the guard sees no repetition.
-		return toolCall("wait", map[string]int{"ms": 200 + int(calls.Add(1)%500)})
+		return waitUntilAborted(&calls)
 	}}}})
 	srv, ctx := openAppWithModel(t, model)
 	token := apiToken(t, srv.URL)

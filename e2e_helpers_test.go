@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,14 +152,8 @@ func addScriptedProvider(t *testing.T, srv *serveProcess, model *llmtest.Server)
 func makeBrowserPane(t *testing.T, srv *serveProcess) (token, paneID string) {
 	t.Helper()
 	token = apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[1].ID
+	first := firstWorkspace(t, srv, token)
+	ws, pane := first.ID, first.Panes[1].ID
 	apiCall(t, "PATCH", fmt.Sprintf("%s/api/workspaces/%s/panes/%s", srv.URL, ws, pane), token, map[string]string{"kind": "browser"}, nil)
 	return token, pane
 }
@@ -196,4 +191,27 @@ func apiToken(t *testing.T, url string) string {
 	var tokens struct{ AccessToken string }
 	apiCall(t, "POST", url+"/api/login", "", map[string]string{"password": e2ePassword}, &tokens)
 	return tokens.AccessToken
+}
+
+// listedWorkspace is a workspace as GET /api/workspaces lists it: its id and its panes' ids.
+type listedWorkspace struct {
+	ID    string
+	Panes []struct{ ID string }
+}
+
+// firstWorkspace is the first workspace GET /api/workspaces lists.
+func firstWorkspace(t *testing.T, srv *serveProcess, token string) listedWorkspace {
+	t.Helper()
+	var list struct{ Workspaces []listedWorkspace }
+	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	if len(list.Workspaces) == 0 {
+		t.Fatal("GET /api/workspaces lists no workspace")
+	}
+	return list.Workspaces[0]
+}
+
+// waitUntilAborted is an agent's turn for a goal that works until it is aborted: a short wait,
+// a little different each time (n counts the turns) so the loop guard sees no repetition.
+func waitUntilAborted(n *atomic.Int64) llmtest.Reply {
+	return toolCall("wait", map[string]int{"ms": 200 + int(n.Add(1)%300)})
 }

@@ -29,6 +29,19 @@ func mcpText(r *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// mcpStdio starts cmd as an MCP server on its stdin and stdout and connects a client named name
+// to it; what the command writes to stderr is kept, for failure messages.
+func mcpStdio(t *testing.T, ctx context.Context, name string, cmd *exec.Cmd) (*sdk.ClientSession, *lockedBuffer) {
+	t.Helper()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: name}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to the MCP server %v over stdio: %v\n%s", cmd.Args, err, stderr.String())
+	}
+	return cs, stderr
+}
+
 func mcpCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
@@ -59,12 +72,7 @@ func TestMCPStdioRefusesACallAboveItsCeiling(t *testing.T) {
 	ctx := withTimeout(t, 90*time.Second)
 	dataDir := t.TempDir()
 	cmd := exec.Command(testBinary(t), "mcp", "--data-dir", dataDir, "--risk", "read_only")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to clusterspace mcp: %v\n%s", err, stderr.String())
-	}
+	cs, stderr := mcpStdio(t, ctx, "e2e", cmd)
 	defer cs.Close()
 
 	offered := map[string]bool{}
@@ -156,12 +164,7 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	// Attached beside serve, without a token: it reads, and a write waits for the person.
 	cmd := exec.Command(bin, "mcp", "--data-dir", dataDir)
 	cmd.Env = append(os.Environ(), "CLUSTERSPACE_MCP_TOKEN=")
-	attachErr := &lockedBuffer{}
-	cmd.Stderr = attachErr
-	local, err := sdk.NewClient(&sdk.Implementation{Name: "e2e-attach"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("attach: %v\n%s", err, attachErr.String())
-	}
+	local, attachErr := mcpStdio(t, ctx, "e2e-attach", cmd)
 	defer local.Close()
 	res = mcpCall(t, ctx, local, "read_terminal_output", map[string]any{"pane_id": pane})
 	if res.IsError || !strings.Contains(mcpText(res), "MCP-42-OK") {
@@ -229,14 +232,8 @@ func TestMCPAgentPaneReportsProgressToItsGoal(t *testing.T) {
 	srv := startServe(t, dataDir, e2ePassword)
 	addScriptedProvider(t, srv, model)
 	token := apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct {
-			ID    string
-			Panes []struct{ ID string }
-		}
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	ws, pane := list.Workspaces[0].ID, list.Workspaces[0].Panes[0].ID
+	first := firstWorkspace(t, srv, token)
+	ws, pane := first.ID, first.Panes[0].ID
 	apiCall(t, "PUT", fmt.Sprintf("%s/api/workspaces/%s/panes/%s/launch", srv.URL, ws, pane), token,
 		map[string]any{"template": "claude", "command": "claude"}, nil)
 
@@ -286,12 +283,7 @@ func TestMCPAgentPaneReportsProgressToItsGoal(t *testing.T) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"))
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "claude-stand-in"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("start the configured MCP server: %v\n%s", err, stderr.String())
-	}
+	cs, stderr := mcpStdio(t, ctx, "claude-stand-in", cmd)
 	defer cs.Close()
 	res := mcpCall(t, ctx, cs, "report_progress", map[string]any{"text": "PROGRESS-MARK-7: half of it is done"})
 	close(reported)

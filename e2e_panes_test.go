@@ -13,26 +13,19 @@ import (
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
-// firstWorkspace is the first workspace as GET /api/workspaces lists it.
-type firstWorkspace struct {
-	ID    string
-	Panes []struct{ ID string }
-}
-
 // serveWithScriptedModel starts serve with model as its provider, logs in, and returns the
 // server, the access token and the first workspace.
-func serveWithScriptedModel(t *testing.T, model *llmtest.Server) (*serveProcess, string, firstWorkspace) {
+func serveWithScriptedModel(t *testing.T, model *llmtest.Server) (*serveProcess, string, listedWorkspace) {
 	t.Helper()
 	srv := startServe(t, t.TempDir(), e2ePassword)
 	addScriptedProvider(t, srv, model)
 	token := apiToken(t, srv.URL)
-	var list struct{ Workspaces []firstWorkspace }
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
+	first := firstWorkspace(t, srv, token)
 	// These tests drive the agent's tools, not its approvals: the chat may write without asking
 	// (a new conversation asks first; e2e_walkthrough_keys_test.go covers that).
-	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+list.Workspaces[0].ID+"/chat/settings", token,
+	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+first.ID+"/chat/settings", token,
 		map[string]any{"askAbove": "write_local"}, nil)
-	return srv, token, list.Workspaces[0]
+	return srv, token, first
 }
 
 // paneFromList is a scripted model that reads list_panes' result and calls tool with the id

@@ -159,20 +159,12 @@ tasks:
 // Changes, sees the file's diff on the goal's branch, and lands it on main; the dialog is
 // accessible, and Esc gives the focus back to the goal's Changes button.
 func TestReviewUIGoalWorktreeEndToEnd(t *testing.T) {
-	repo := t.TempDir()
-	os.WriteFile(filepath.Join(repo, "README"), []byte("hello\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		gitRun(t, repo, args...)
-	}
+	repo := gitRepo(t, t.TempDir(), map[string]string{"README": "hello\n"})
 	model := llmtest.New(t, llmtest.Script{})
 	srv, ctx := openAppWithModel(t, nil)
 	addScriptedProvider(t, srv, model)
 	token := apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct{ Panes []struct{ ID string } }
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	pane := list.Workspaces[0].Panes[0].ID
+	pane := firstWorkspace(t, srv, token).Panes[0].ID
 	model.Push(
 		toolCall("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo ok > made.txt"}),
 		toolCall("claim_complete", map[string]string{"rationale": "made.txt written"}),

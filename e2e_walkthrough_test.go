@@ -118,11 +118,7 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 	srv := startServe(t, t.TempDir(), e2ePassword)
 	addScriptedProvider(t, srv, model)
 	token := apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct{ Panes []struct{ ID string } }
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	pane := list.Workspaces[0].Panes[0].ID
+	pane := firstWorkspace(t, srv, token).Panes[0].ID
 
 	release := make(chan struct{})
 	var released atomic.Bool
@@ -218,8 +214,7 @@ func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 		case m[1] == "first-term":
 			return toolCall("claim_complete", map[string]string{"rationale": "made"})
 		default:
-			// Works until aborted; each wait a little different, so the loop guard sees no repetition.
-			return toolCall("wait", map[string]int{"ms": 200 + int(waits.Add(1)%300)})
+			return waitUntilAborted(&waits)
 		}
 	}}}})
 	srv, ctx := openAppWithModel(t, model)
