@@ -344,3 +344,164 @@ func TestCallsCarryTheWorkDir(t *testing.T) {
 		t.Fatalf("a relative path with no work dir: %+v", r)
 	}
 }
+
+// bundle is a tool that runs other tools as nested calls of the agent's, as a recipe does.
+func bundle(reg *tools.Registry, calls ...[2]string) tools.Tool {
+	return tools.New("bundle", "Run several tools.", tools.ReadOnly, func(ctx context.Context, call tools.Call, _ struct{}) (tools.Result, error) {
+		if call.Nested == nil {
+			return tools.Errorf("no nested calls outside an agent"), nil
+		}
+		var out []string
+		for _, c := range calls {
+			tool, ok := reg.Get(c[0])
+			if !ok {
+				return tools.Errorf("no tool %s", c[0]), nil
+			}
+			res, err := call.Nested(ctx, tool, json.RawMessage(c[1]))
+			if err != nil {
+				return tools.Result{}, err
+			}
+			out = append(out, res.Text)
+			if res.IsError {
+				break
+			}
+		}
+		return tools.Result{Text: strings.Join(out, " | ")}, nil
+	})
+}
+
+// Each call a tool makes through the dispatcher is decided by the caller's check at its own
+// risk, asks the person when the check says so, and is recorded under an id derived from the
+// parent's; a refusal stops nothing the bundle did not choose to stop, and never runs the call.
+func TestNestedCallsGoThroughTheCheckAndTheApprovals(t *testing.T) {
+	var checked []string
+	b := newBench(t, func(tool tools.Tool, call tools.Call) agent.Verdict {
+		checked = append(checked, call.ID+" "+call.Name)
+		risk, _ := tools.RiskOf(tool, call.Args)
+		switch {
+		case call.Name == "http_post" && strings.Contains(string(call.Args), "deny"):
+			return agent.Verdict{Decision: policy.Deny, Reason: "refused by the test's policy", Risk: risk}
+		case call.Name == "http_post":
+			return agent.Verdict{Decision: policy.Ask, Reason: "network_write is above the ceiling", Risk: risk}
+		}
+		return agent.Verdict{Decision: policy.Allow, Risk: risk}
+	})
+	b.a.Registry.Register(bundle(b.a.Registry, [2]string{"run_check", `{}`}, [2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
+	// run_check fails, so the bundle stops after its first step.
+	res, _, _ := b.a.Call(context.Background(), tc("c1", "bundle", `{}`))
+	if len(b.records) != 2 || b.records[0].Call.ID != "c1.1" || b.records[0].Call.Name != "run_check" || b.records[1].Call.ID != "c1" {
+		t.Fatalf("records: %+v", b.records)
+	}
+	if !strings.Contains(res.Text, "connection refused") {
+		t.Errorf("bundle result: %q", res.Text)
+	}
+
+	b.records, checked = nil, nil
+	b.a.Registry = toolsWith(b, bundle(b.a.Registry, [2]string{"http_post", `{"url":"https://a.example"}`}, [2]string{"http_post", `{"url":"https://deny.example"}`}))
+	go func() {
+		a := <-b.asked
+		if a.CallID != "c2.1" || a.Tool != "http_post" {
+			t.Errorf("asked: %+v", a)
+		}
+		for {
+			if _, err := b.a.Approvals.Answer(context.Background(), a.ID, agent.ApprovalAllowScope, ""); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res, _, _ = b.a.Call(context.Background(), tc("c2", "bundle", `{}`))
+	if strings.Join(checked, ",") != "c2 bundle,c2.1 http_post,c2.2 http_post" {
+		t.Errorf("checked: %v", checked)
+	}
+	if len(b.records) != 3 || !b.records[0].Ran || b.records[1].Ran || !strings.Contains(b.records[1].Result.Text, "refused by the test's policy") {
+		t.Fatalf("records: %+v", b.records)
+	}
+	if !strings.Contains(res.Text, "posted to https://a.example | refused by the test's policy") {
+		t.Errorf("bundle result: %q", res.Text)
+	}
+}
+
+func toolsWith(b *bench, extra tools.Tool) *tools.Registry {
+	reg := tools.NewRegistry()
+	for _, n := range b.a.Registry.Names() {
+		if n != "bundle" {
+			tool, _ := b.a.Registry.Get(n)
+			reg.Register(tool)
+		}
+	}
+	reg.Register(extra)
+	return reg
+}
+
+// replaceMasker is a masker of one value.
+type replaceMasker struct{ secret, marker string }
+
+func (m replaceMasker) Mask(s string) string { return strings.ReplaceAll(s, m.secret, m.marker) }
+
+// With a masker on its registry, the agent masks a secret wherever a call is recorded,
+// published or returned for the model: in the tool's result, in the arguments of the record
+// and of the tool_started event, in an approval request (stored and announced), and in a
+// denial's text. The tool itself runs with the arguments as the model wrote them.
+func TestSecretsMaskedWhereverACallGoes(t *testing.T) {
+	t.Parallel()
+	const secret, marker = `S3cret-"agent"-7Qx`, "[secret: test]"
+	b := newBench(t, func(tool tools.Tool, call tools.Call) agent.Verdict {
+		if call.Name == "http_post" {
+			return agent.Verdict{Decision: policy.Ask, Reason: "posting " + string(call.Args), Risk: tools.NetworkWrite}
+		}
+		return agent.Verdict{Decision: policy.Allow}
+	})
+	var ran []string
+	b.a.Registry.Register(tools.New("reveal", "Show the token.", tools.ReadOnly, func(_ context.Context, _ tools.Call, p struct {
+		Hint string `json:"hint"`
+	}) (tools.Result, error) {
+		ran = append(ran, p.Hint)
+		out, _ := json.Marshal(map[string]string{"token": secret})
+		return tools.Result{Text: "plain " + secret + " json " + string(out)}, nil
+	}))
+	agent.SetMasker(b.a.Registry, escapingMasker{replaceMasker{secret, marker}})
+	ctx := context.Background()
+	go func() {
+		req := <-b.asked
+		b.a.Approvals.Answer(ctx, req.ID, agent.ApprovalDeny, "") // Best effort: the test fails below if not.
+	}()
+	hint, _ := json.Marshal(map[string]string{"hint": secret})
+	post, _ := json.Marshal(map[string]string{"url": "https://x.example/?k=" + secret})
+	batch := b.a.RunCalls(ctx, []llm.ToolCall{tc("c1", "reveal", string(hint)), tc("c2", "http_post", string(post))})
+
+	if len(ran) != 1 || ran[0] != secret {
+		t.Errorf("the tool ran with %q, want the arguments as written", ran)
+	}
+	if got := batch.Results[0].Text; got != `plain `+marker+` json {"token":"`+marker+`"}` {
+		t.Errorf("the model gets %q", got)
+	}
+	if !strings.Contains(batch.Results[1].Text, "The user denied this call") {
+		t.Errorf("denied call: %+v", batch.Results[1])
+	}
+	seen, _ := json.Marshal(map[string]any{"results": batch.Results, "records": b.records, "events": b.events})
+	stored, err := b.st.Approvals(ctx, false)
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("stored approvals: %+v %v", stored, err)
+	}
+	storedJSON, _ := json.Marshal(stored)
+	for what, text := range map[string]string{"the results, records and events": string(seen), "the stored approval": string(storedJSON)} {
+		if strings.Contains(text, "S3cret") {
+			t.Errorf("%s hold the secret: %s", what, text)
+		}
+		if !strings.Contains(text, marker) {
+			t.Errorf("%s lack the marker: %s", what, text)
+		}
+	}
+	if !strings.Contains(string(b.records[0].Args), marker) || !json.Valid(b.records[0].Args) {
+		t.Errorf("recorded args: %s", b.records[0].Args)
+	}
+}
+
+// escapingMasker also masks the secret as a JSON string holds it, as secrets.Masker does.
+type escapingMasker struct{ replaceMasker }
+
+func (m escapingMasker) Mask(s string) string {
+	esc, _ := json.Marshal(m.secret)
+	return strings.ReplaceAll(m.replaceMasker.Mask(s), string(esc[1:len(esc)-1]), m.marker)
+}
