@@ -187,6 +187,13 @@ func (dc *decoder) str(key string, dst *string) {
 	}
 }
 
+// name decodes the item's name; without one it is named by its id.
+func (dc *decoder) name(dst *string, id string) {
+	if dc.str("name", dst); *dst == "" {
+		*dst = id
+	}
+}
+
 func (dc *decoder) strs(key string, dst *[]string) {
 	var v any
 	if !dc.decode(key, &v, "a list") {

@@ -28,7 +28,7 @@ func parsePersona(id string, d *document) (Persona, *Problem) {
 	p := Persona{ID: id, Prompt: d.body}
 	dc := decoder{doc: d, known: []string{"name", "description", "capabilities", "tools", "skills", "temperature", "max_tokens"}}
 	dc.check()
-	dc.str("name", &p.Name)
+	dc.name(&p.Name, id)
 	dc.str("description", &p.Description)
 	dc.strs("capabilities", &p.Capabilities)
 	dc.strs("tools", &p.Tools)
@@ -37,9 +37,6 @@ func parsePersona(id string, d *document) (Persona, *Problem) {
 	dc.integer("max_tokens", &p.MaxTokens)
 	if dc.err != nil {
 		return p, dc.err
-	}
-	if p.Name == "" {
-		p.Name = id
 	}
 	if t := p.Temperature; t != nil && (*t < 0 || *t > maxTemperature) {
 		return p, d.problem("temperature", "is %g; give a number from 0 (focused) to %g (loose), or leave it out for the provider's", *t, maxTemperature)
@@ -60,15 +57,12 @@ func parseSkill(id string, d *document) (Skill, *Problem) {
 	s := Skill{ID: id, Body: d.body}
 	dc := decoder{doc: d, known: []string{"name", "domain", "description", "prerequisites"}}
 	dc.check()
-	dc.str("name", &s.Name)
+	dc.name(&s.Name, id)
 	dc.str("domain", &s.Domain)
 	dc.str("description", &s.Description)
 	dc.strs("prerequisites", &s.Prerequisites)
 	if dc.err != nil {
 		return s, dc.err
-	}
-	if s.Name == "" {
-		s.Name = id
 	}
 	if s.Body == "" {
 		return s, &Problem{File: d.file, Field: "body", Message: "is empty: after the closing --- write how to do it"}
@@ -80,7 +74,7 @@ func parseTask(id string, d *document) (Task, *Problem) {
 	t := Task{ID: id, Goal: d.body}
 	dc := decoder{doc: d, known: []string{"name", "category", "description", "personas", "steps", "criterion", "parameters"}}
 	dc.check()
-	dc.str("name", &t.Name)
+	dc.name(&t.Name, id)
 	dc.str("category", &t.Category)
 	dc.str("description", &t.Description)
 	dc.strs("personas", &t.Personas)
@@ -90,9 +84,6 @@ func parseTask(id string, d *document) (Task, *Problem) {
 	dc.raw("parameters", &params, "a map of parameter name to what to ask, such as {service: The service to deploy}")
 	if dc.err != nil {
 		return t, dc.err
-	}
-	if t.Name == "" {
-		t.Name = id
 	}
 	if t.Goal == "" {
 		return t, &Problem{File: d.file, Field: "body", Message: "is empty: after the closing --- write the goal the task sets"}
@@ -129,7 +120,7 @@ func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	t := PaneTemplate{Template: workspace.Template{ID: id}, Description: d.body}
 	dc := decoder{doc: d, known: []string{"name", "command", "args", "install", "description", "config_env", "wire", "hosts"}}
 	dc.check()
-	dc.str("name", &t.Name)
+	dc.name(&t.Name, id)
 	dc.str("command", &t.Command)
 	dc.raw("args", &t.Args, "a list of arguments, such as [--flag, value]")
 	dc.str("install", &t.Install)
@@ -141,9 +132,6 @@ func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	}
 	if dc.err != nil {
 		return t, dc.err
-	}
-	if t.Name == "" {
-		t.Name = id
 	}
 	if id == "custom" || id == "shell" {
 		return t, &Problem{File: d.file, Field: "id", Message: fmt.Sprintf("%q is built in (the person's shell, or a command given each time) and cannot be replaced; name the file differently", id)}

@@ -282,36 +282,41 @@ func (s *snapshot) add(kind string, it item) {
 	var prob *Problem
 	switch kind {
 	case KindPersonas:
-		var p Persona
-		if p, prob = parsePersona(it.id, it.doc); prob == nil {
-			p.Source = it.file
-			s.personas[it.id] = p
-		}
+		prob = addParsed(s.personas, it, parsePersona)
 	case KindSkills:
-		var sk Skill
-		if sk, prob = parseSkill(it.id, it.doc); prob == nil {
-			sk.Source = it.file
-			s.skills[it.id] = sk
-		}
+		prob = addParsed(s.skills, it, parseSkill)
 	case KindTasks:
-		var t Task
-		if t, prob = parseTask(it.id, it.doc); prob == nil {
-			t.Source = it.file
-			s.tasks[it.id] = t
-		}
+		prob = addParsed(s.tasks, it, parseTask)
 	case KindTemplates:
-		var t PaneTemplate
-		if t, prob = parseTemplate(it.id, it.doc); prob == nil {
-			t.Source = it.file
-			if _, ok := s.templates[it.id]; !ok {
-				s.templateOrder = append(s.templateOrder, it.id)
-			}
-			s.templates[it.id] = t
+		_, known := s.templates[it.id]
+		if prob = addParsed(s.templates, it, parseTemplate); prob == nil && !known {
+			s.templateOrder = append(s.templateOrder, it.id)
 		}
 	}
 	if prob != nil {
 		s.problems = append(s.problems, *prob)
 	}
+}
+
+// sourced is an item that records the file it came from.
+type sourced[T any] interface {
+	*T
+	setSource(file string)
+}
+
+func (p *Persona) setSource(file string)      { p.Source = file }
+func (sk *Skill) setSource(file string)       { sk.Source = file }
+func (t *Task) setSource(file string)         { t.Source = file }
+func (t *PaneTemplate) setSource(file string) { t.Source = file }
+
+// addParsed parses it and, when it has no problem, puts it in into with its file.
+func addParsed[T any, P sourced[T]](into map[string]T, it item, parse func(string, *document) (T, *Problem)) *Problem {
+	v, prob := parse(it.id, it.doc)
+	if prob == nil {
+		P(&v).setSource(it.file)
+		into[it.id] = v
+	}
+	return prob
 }
 
 // crossCheck reports names that point nowhere: a persona's skills and tools, a task's
