@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -69,5 +70,54 @@ func TestEnsureDataDirTightensALooseDir(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "made the data dir private") || !strings.Contains(log.String(), "was=0755") {
 		t.Fatalf("the log does not say the mode changed: %q", log.String())
+	}
+}
+
+func TestResolveConfigDirOrder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv(ConfigDirEnv, "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cases := []struct {
+		name, flag, env, xdg, want string
+	}{
+		{"home default", "", "", "", filepath.Join(home, ".config", "clusterspace")},
+		{"xdg", "", "", "/x/cfg", "/x/cfg/clusterspace"},
+		{"env over xdg", "", "/e/cs", "/x/cfg", "/e/cs"},
+		{"flag over all", "/f/cs", "/e/cs", "/x/cfg", "/f/cs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(ConfigDirEnv, c.env)
+			t.Setenv("XDG_CONFIG_HOME", c.xdg)
+			got, err := ResolveConfigDir(c.flag)
+			if err != nil || got != c.want {
+				t.Fatalf("ResolveConfigDir(%q) = %q, %v; want %q", c.flag, got, err, c.want)
+			}
+		})
+	}
+	rel, err := ResolveConfigDir("rel/dir")
+	if err != nil || !filepath.IsAbs(rel) {
+		t.Fatalf("a relative flag should come back absolute, got %q, %v", rel, err)
+	}
+}
+
+func TestKeyFileIsCreatedOnceAndKeptPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.key")
+	a, err := LoadOrCreateKeyFile(path, 32)
+	if err != nil || len(a) != 32 {
+		t.Fatalf("create: %v", err)
+	}
+	os.Chmod(path, 0o644)
+	b, err := LoadOrCreateKeyFile(path, 32)
+	if err != nil || string(a) != string(b) {
+		t.Fatal("a second load gave another key")
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %o after load", info.Mode().Perm())
+	}
+	os.WriteFile(path, []byte("not hex\n"), 0o600)
+	if _, err := LoadOrCreateKeyFile(path, 32); !errors.Is(err, ErrDamagedKeyFile) {
+		t.Fatalf("damaged: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,13 +52,8 @@ func (r *rig) bulkOK(f fleet.Fleet, action fleet.Action, text string, ids ...str
 // A bad bulk request is refused naming the field, and changes nothing; a task in a state the
 // action does not fit gets its own error while the others are done.
 func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
-	var release atomic.Bool
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if pane == "slow-term" && !release.Load() {
-			return call("wait", map[string]int{"ms": 100})
-		}
-		return claim(pane + " done")
-	})
+	held, release := heldPane("slow-term", call("wait", map[string]int{"ms": 100}))
+	r := newRig(t, held)
 	f := r.start("name: refuse\ntasks:\n  - {id: slow, goal: Slow, check_shell: \"true\"}\n  - {id: after, goal: After, depends_on: [slow], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "slow to run", func(f fleet.Fleet) bool { return taskOf(t, f, "slow").Status == fleet.TaskRunning })
 	for _, c := range []struct {
@@ -92,7 +86,7 @@ func TestBulkRefusesBadRequestsAndReportsEachTask(t *testing.T) {
 		t.Fatalf("pause: %+v %v", out, err)
 	}
 	r.bulkUntil(f.ID, "slow's goal to pause", func(f fleet.Fleet) bool { return r.bulkGoalStatus(taskOf(t, f, "slow").GoalID) == goal.StatusPaused })
-	release.Store(true)
+	release()
 	r.bulkOK(f, fleet.ActionResume, "", "slow")
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("after resume: %s %+v", f.Status, f.Tasks)
@@ -126,13 +120,8 @@ func TestBulkSteerReachesRunningAndWaitingTasks(t *testing.T) {
 // Abort of a running task blocks its dependants with the reason; Retry of the blocked task
 // retries what blocks it, and both then complete.
 func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
-	var attempt atomic.Int32
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if pane == "build-term" && attempt.Load() == 0 {
-			return call("wait", map[string]int{"ms": 100})
-		}
-		return claim(pane + " done")
-	})
+	held, retried := heldPane("build-term", call("wait", map[string]int{"ms": 100})) // until the retry
+	r := newRig(t, held)
 	f := r.start("name: abort\ntasks:\n  - {id: build, goal: Build, check_shell: \"true\"}\n  - {id: test, goal: Test, depends_on: [build], check_shell: \"true\"}\n  - {id: ship, goal: Ship, depends_on: [test], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "build to run", func(f fleet.Fleet) bool { return taskOf(t, f, "build").Status == fleet.TaskRunning })
 	r.bulkOK(f, fleet.ActionAbort, "", "build")
@@ -143,7 +132,7 @@ func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
 	if test := taskOf(t, f, "test"); test.Status != fleet.TaskBlocked || !strings.Contains(test.Reason, "task build, which it depends on, aborted") {
 		t.Fatalf("test: %+v", test)
 	}
-	attempt.Store(1)
+	retried()
 	r.bulkOK(f, fleet.ActionRetry, "", "ship") // blocked twice removed: retries build
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("after retry: %s %+v", f.Status, f.Tasks)
@@ -152,17 +141,12 @@ func TestBulkAbortThenRetryOfTheBlockedTask(t *testing.T) {
 
 // Abort of a waiting task: it never starts, its dependants are blocked, the rest runs.
 func TestBulkAbortOfAWaitingTask(t *testing.T) {
-	var release atomic.Bool
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if pane == "a-term" && !release.Load() {
-			return call("wait", map[string]int{"ms": 100})
-		}
-		return claim(pane + " done")
-	})
+	held, release := heldPane("a-term", call("wait", map[string]int{"ms": 100}))
+	r := newRig(t, held)
 	f := r.start("name: waiting\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n  - {id: c, goal: C, depends_on: [b], check_shell: \"true\"}\n")
 	f = r.bulkUntil(f.ID, "a to run", func(f fleet.Fleet) bool { return taskOf(t, f, "a").Status == fleet.TaskRunning })
 	r.bulkOK(f, fleet.ActionAbort, "", "b")
-	release.Store(true)
+	release()
 	f = r.wait(f.ID)
 	want := map[string]fleet.TaskStatus{"a": fleet.TaskCompleted, "b": fleet.TaskAborted, "c": fleet.TaskBlocked}
 	for id, st := range want {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -347,19 +346,13 @@ tasks:
 
 // Retry runs a failed task again and unblocks what waited behind it: the fleet completes.
 func TestRetryUnblocksDependants(t *testing.T) {
-	var fail atomic.Bool
-	fail.Store(true)
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if pane == "a-term" && fail.Load() {
-			return call("abort_with_report", map[string]string{"reason": "flaky network", "what_was_learned": "-"})
-		}
-		return claim(pane + " done")
-	})
+	failing, fixed := heldPane("a-term", call("abort_with_report", map[string]string{"reason": "flaky network", "what_was_learned": "-"}))
+	r := newRig(t, failing)
 	f := r.run("name: retry\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n  - {id: b, goal: B, depends_on: [a], check_shell: \"true\"}\n")
 	if f.Status != fleet.StatusFailed || taskOf(t, f, "b").Status != fleet.TaskBlocked {
 		t.Fatalf("before retry: %s %+v", f.Status, f.Tasks)
 	}
-	fail.Store(false)
+	fixed()
 	if _, err := r.eng.Fleets.Retry(context.Background(), f.ID, "b"); err == nil {
 		t.Fatal("retrying b alone should say a must be retried (b is blocked by it)")
 	}

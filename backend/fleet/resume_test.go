@@ -4,9 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
@@ -17,18 +15,10 @@ import (
 // opens the data dir again it goes on by itself: the verified task is not redone, the cut-off
 // one resumes its goal, and the one behind it runs.
 func TestInterruptedFleetGoesOnWhenTheEngineReopens(t *testing.T) {
-	var reopened atomic.Bool
-	bWaiting := make(chan struct{}, 1)
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if pane == "b-term" && !reopened.Load() {
-			select {
-			case bWaiting <- struct{}{}:
-			default:
-			}
-			return call("wait", map[string]int{"ms": 60000})
-		}
+	q := newQuitter("b-term")
+	r := newRig(t, q.behave(func(pane string, turn int, req llmtest.Request) llmtest.Reply {
 		return claim(pane + " done")
-	})
+	}))
 	f := r.start(`
 name: restart
 tasks:
@@ -36,11 +26,7 @@ tasks:
   - {id: b, goal: B, depends_on: [a], check_shell: "true"}
   - {id: c, goal: C, depends_on: [b], check_shell: "true"}
 `)
-	select {
-	case <-bWaiting:
-	case <-time.After(30 * time.Second):
-		t.Fatal("b never started")
-	}
+	q.waitStarted(t, "b")
 	before, _ := r.eng.Fleets.Get(context.Background(), f.ID)
 	r.close()
 	stored, err := readFleet(r.dataDir, f.ID)
@@ -48,8 +34,7 @@ tasks:
 		t.Fatalf("after quitting: %s %v", stored.Status, err)
 	}
 	aRequests := len(r.requests("a-term"))
-	reopened.Store(true)
-	r.open()
+	q.reopen(r)
 	f = r.wait(f.ID)
 	if f.Status != fleet.StatusCompleted {
 		t.Fatalf("after reopening: %s %+v", f.Status, f.Tasks)
@@ -78,28 +63,16 @@ func readFleet(dataDir, id string) (fleet.Fleet, error) {
 // A fleet found running when the engine opens (its process crashed, so nobody stored it as
 // interrupted) goes on by itself too.
 func TestFleetFoundRunningAfterACrashGoesOn(t *testing.T) {
-	var reopened atomic.Bool
-	started := make(chan struct{}, 1)
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if !reopened.Load() {
-			select {
-			case started <- struct{}{}:
-			default:
-			}
-			return call("wait", map[string]int{"ms": 60000})
-		}
+	q := newQuitter()
+	r := newRig(t, q.behave(func(pane string, turn int, req llmtest.Request) llmtest.Reply {
 		return claim(pane + " done")
-	})
+	}))
 	file, _ := fleet.Parse([]byte("name: crash\ntasks:\n  - {id: a, goal: A, check_shell: \"true\"}\n"))
 	f, err := r.eng.Fleets.Create(context.Background(), file, r.spec())
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("a never started")
-	}
+	q.waitStarted(t, "a")
 	r.close()
 	// What a crash leaves: the fleet still marked running.
 	rd, err := engine.OpenReader(context.Background(), r.dataDir, "test", slog.New(slog.DiscardHandler))
@@ -112,8 +85,7 @@ func TestFleetFoundRunningAfterACrashGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd.Close()
-	reopened.Store(true)
-	r.open()
+	q.reopen(r)
 	if f = r.wait(f.ID); f.Status != fleet.StatusCompleted {
 		t.Fatalf("after the crash: %s %+v", f.Status, f.Tasks)
 	}

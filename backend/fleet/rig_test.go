@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,6 +175,60 @@ func claim(rationale string) llmtest.Reply {
 }
 
 func call(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
+
+// heldPane is an agent behaviour: until release is called, the agent in pane answers
+// meanwhile; it and every other agent then claim done.
+func heldPane(pane string, meanwhile llmtest.Reply) (b behave, release func()) {
+	var released atomic.Bool
+	return func(p string, turn int, req llmtest.Request) llmtest.Reply {
+		if p == pane && !released.Load() {
+			return meanwhile
+		}
+		return claim(p + " done")
+	}, func() { released.Store(true) }
+}
+
+// quitter keeps agents at work until the app quits and opens again: until reopen, an agent
+// of the panes it holds (every pane when it names none) says it started and waits a minute,
+// so its task is still running when the rig closes; after reopen, then answers.
+type quitter struct {
+	panes    []string
+	reopened atomic.Bool
+	started  chan struct{}
+}
+
+func newQuitter(panes ...string) *quitter {
+	return &quitter{panes: panes, started: make(chan struct{}, 1)}
+}
+
+func (q *quitter) behave(then behave) behave {
+	return func(pane string, turn int, req llmtest.Request) llmtest.Reply {
+		if !q.reopened.Load() && (len(q.panes) == 0 || slices.Contains(q.panes, pane)) {
+			select {
+			case q.started <- struct{}{}:
+			default:
+			}
+			return call("wait", map[string]int{"ms": 60000})
+		}
+		return then(pane, turn, req)
+	}
+}
+
+// waitStarted waits until a held agent has started; what names it in the failure.
+func (q *quitter) waitStarted(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-q.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal(what + " never started")
+	}
+}
+
+// reopen opens the closed rig again, its held agents now answering with then.
+func (q *quitter) reopen(r *rig) {
+	q.reopened.Store(true)
+	r.open()
+}
 
 func taskOf(t *testing.T, f fleet.Fleet, id string) fleet.Task {
 	t.Helper()

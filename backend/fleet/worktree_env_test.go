@@ -8,10 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -97,18 +95,10 @@ func TestWorktreeCopyOfAMissingFileFailsTheTask(t *testing.T) {
 // resumed shell and check see the PORT they had, and a task started after the reopening
 // gets another range, though nothing listens on the resumed task's ports yet.
 func TestResumedTaskKeepsItsPorts(t *testing.T) {
-	var reopened atomic.Bool
-	started := make(chan struct{}, 1)
+	q := newQuitter()
 	var mu sync.Mutex
 	steps := map[string]int{}
-	r := newRig(t, func(pane string, turn int, req llmtest.Request) llmtest.Reply {
-		if !reopened.Load() {
-			select {
-			case started <- struct{}{}:
-			default:
-			}
-			return call("wait", map[string]int{"ms": 60000})
-		}
+	r := newRig(t, q.behave(func(pane string, turn int, req llmtest.Request) llmtest.Reply {
 		mu.Lock()
 		step := steps[pane]
 		steps[pane]++
@@ -120,19 +110,14 @@ func TestResumedTaskKeepsItsPorts(t *testing.T) {
 			return call("wait", map[string]int{"ms": 500})
 		}
 		return claim(pane + " wrote its port")
-	})
+	}))
 	gitRepo(t, r.dir)
 	first := r.start("name: first\nisolation: worktree\ntasks:\n  - {id: a, goal: A, check_shell: 'test \"$(cat port.txt)\" = \"$PORT\"'}\n")
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("a never started")
-	}
+	q.waitStarted(t, "a")
 	before, _ := r.eng.Fleets.Get(context.Background(), first.ID)
 	port := taskOf(t, before, "a").Worktree.PortBase
 	r.close()
-	reopened.Store(true)
-	r.open()
+	q.reopen(r)
 	second := r.start("name: second\nisolation: worktree\ntasks:\n  - {id: b, goal: B, check_shell: 'test \"$(cat port.txt)\" = \"$PORT\"'}\n")
 	f1, f2 := r.wait(first.ID), r.wait(second.ID)
 	if f1.Status != fleet.StatusCompleted || f2.Status != fleet.StatusCompleted {
