@@ -138,15 +138,11 @@ func orEmptyObject(b json.RawMessage) json.RawMessage {
 }
 
 func saveGoal(tx commitTx, g goal.Goal) error {
-	spec, err := json.Marshal(g.Spec)
+	js, err := jsonTexts(g.Spec, g.State)
 	if err != nil {
 		return err
 	}
-	state, err := json.Marshal(g.State)
-	if err != nil {
-		return err
-	}
-	if err := tx.exec(qSaveGoal, g.ID, string(spec), string(g.Status), g.Report, string(state), ms(g.CreatedAt), ms(g.UpdatedAt),
+	if err := tx.exec(qSaveGoal, g.ID, js[0], string(g.Status), g.Report, js[1], ms(g.CreatedAt), ms(g.UpdatedAt),
 		msPtr(g.StartedAt), msPtr(g.EndedAt)); err != nil {
 		return fmt.Errorf("save goal %s: %w", g.ID, err)
 	}

@@ -62,6 +62,19 @@ type stamps struct{ created, updated int64 }
 // times returns the two times, in UTC.
 func (t stamps) times() (created, updated time.Time) { return at(t.created), at(t.updated) }
 
+// jsonTexts is each value's JSON text, as stored, in order.
+func jsonTexts(vs ...any) ([]string, error) {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = string(b)
+	}
+	return out, nil
+}
+
 // optionalJSON is an optional value as stored: its JSON text, or "" when there is none.
 func optionalJSON[T any](v *T) (string, error) {
 	if v == nil {

@@ -99,11 +99,7 @@ func scanPane(r scanner) (storedPane, error) {
 
 // SaveWorkspace inserts or replaces a workspace and its panes in one transaction.
 func (s *Store) SaveWorkspace(ctx context.Context, ws workspace.Workspace) error {
-	rowW, err := json.Marshal(ws.RowWeights)
-	if err != nil {
-		return err
-	}
-	colW, err := json.Marshal(ws.ColWeights)
+	weights, err := jsonTexts(ws.RowWeights, ws.ColWeights)
 	if err != nil {
 		return err
 	}
@@ -114,7 +110,7 @@ func (s *Store) SaveWorkspace(ctx context.Context, ws workspace.Workspace) error
 			ON CONFLICT(id) DO UPDATE SET name = excluded.name, position = excluded.position, grid_rows = excluded.grid_rows,
 				grid_cols = excluded.grid_cols, row_weights = excluded.row_weights, col_weights = excluded.col_weights,
 				updated_at = excluded.updated_at, focused_pane = excluded.focused_pane, maximized_pane = excluded.maximized_pane`,
-			ws.ID, ws.Name, ws.Position, ws.Rows, ws.Cols, string(rowW), string(colW), ws.CreatedAt.UnixMilli(), ws.UpdatedAt.UnixMilli(),
+			ws.ID, ws.Name, ws.Position, ws.Rows, ws.Cols, weights[0], weights[1], ws.CreatedAt.UnixMilli(), ws.UpdatedAt.UnixMilli(),
 			ws.FocusedPaneID, ws.MaximizedPaneID)
 		if err != nil {
 			return fmt.Errorf("save workspace %q: %w", ws.ID, err)
