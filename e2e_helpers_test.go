@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,7 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
-	kb "github.com/chromedp/chromedp/kb"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
@@ -215,3 +217,142 @@ func firstWorkspace(t *testing.T, srv *serveProcess, token string) listedWorkspa
 func waitUntilAborted(n *atomic.Int64) llmtest.Reply {
 	return toolCall("wait", map[string]int{"ms": 200 + int(n.Add(1)%300)})
 }
+
+const e2ePassword = "e2e-password-1"
+
+// chromiumPath finds the Chromium that scripts/setup.sh installs.
+func chromiumPath(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CLUSTERSPACE_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium found: run scripts/setup.sh (it installs the chromium package) or set CLUSTERSPACE_CHROMIUM")
+	return ""
+}
+
+// newBrowser starts headless Chromium with the flags that work as root and offline.
+func newBrowser(t testing.TB) context.Context {
+	t.Helper()
+	// Not t.TempDir: Chromium's helper processes can still be writing the profile for a
+	// moment after the browser exits, and TempDir's cleanup fails the test when it cannot
+	// remove a file. This dir is removed after the browser, with a short retry.
+	profile, err := os.MkdirTemp("", "clusterspace-e2e-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 800),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelA()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s; it is left in the temp dir", profile)
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// step runs chromedp actions with a deadline, failing the test with what was being done.
+func step(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Run(tctx, actions...); err != nil {
+		shot(t, ctx, "failure-"+sanitize(what))
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func sanitize(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			out = append(out, r)
+		} else if len(out) > 0 && out[len(out)-1] != '-' {
+			out = append(out, '-')
+		}
+	}
+	return string(out)
+}
+
+// shot saves a screenshot of the page to the artifacts dir.
+func shot(t testing.TB, ctx context.Context, name string) {
+	var png []byte
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Run(sctx, chromedp.CaptureScreenshot(&png)); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(artifactDir(t), "e2e-"+name+".png")
+	os.WriteFile(path, png, 0o644)
+	t.Logf("screenshot: %s", path)
+}
+
+// waitJS polls a JavaScript expression until it is true.
+func waitJS(expr string) chromedp.Action {
+	var ok bool
+	return chromedp.Poll(expr, &ok, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
+}
+
+type paneCell struct {
+	ID    string `json:"id"`
+	Row   string `json:"row"`
+	Col   string `json:"col"`
+	Label string `json:"label"`
+}
+
+// uiState reads what the page shows: tabs, the active tab, the grid and its panes.
+type uiState struct {
+	Tabs   []string   `json:"tabs"`
+	Active string     `json:"active"`
+	Rows   string     `json:"rows"`
+	Cols   string     `json:"cols"`
+	Panes  []paneCell `json:"panes"`
+}
+
+const readUI = `(() => {
+  const tabs = [...document.querySelectorAll('[data-testid=ws-tab]')];
+  const grid = document.querySelector('[data-testid=pane-grid]');
+  return JSON.stringify({
+    tabs: tabs.map(t => t.querySelector('[data-testid=ws-tab-name]')?.textContent.trim() ?? ''),
+    active: tabs.find(t => t.dataset.active === 'true')?.dataset.wsId ?? '',
+    rows: grid?.dataset.rows ?? '', cols: grid?.dataset.cols ?? '',
+    panes: [...document.querySelectorAll('[data-testid=pane]')].map(p => ({id: p.dataset.paneId, row: p.dataset.row, col: p.dataset.col, label: p.dataset.label})),
+  });
+})()`
+
+func readState(t testing.TB, ctx context.Context) uiState {
+	t.Helper()
+	var raw string
+	step(t, ctx, "read the UI", chromedp.Evaluate(readUI, &raw))
+	var s uiState
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatalf("UI state %q: %v", raw, err)
+	}
+	return s
+}
+
+func paneSel(id string) string { return fmt.Sprintf(`[data-testid=pane][data-pane-id=%q]`, id) }
