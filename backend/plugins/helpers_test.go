@@ -20,6 +20,91 @@ const catPlugin = `module.exports = {description: "x", risk: "read_only",
   parameters: {type: "object", properties: {path: {type: "string"}}, required: ["path"]},
   run(args, ctx) { try { return ctx.readFile(args.path) } catch (e) { return "REFUSED " + e.message } }};`
 
+func TestPluginReadFileStaysInsideTheCallersDir(t *testing.T) {
+	cfg, work, data := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(work, "notes.txt"), []byte("inside"), 0o644)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("outside"), 0o644)
+	os.Symlink(outside, filepath.Join(work, "link.txt"))
+	hiddenDir := filepath.Join(work, "data")
+	os.Mkdir(hiddenDir, 0o700)
+	os.WriteFile(filepath.Join(hiddenDir, "secrets.key"), []byte("key"), 0o600)
+	_ = data
+	writePlugin(t, cfg, "cat.js", `module.exports = {description: "x", risk: "read_only",
+  parameters: {type: "object", properties: {path: {type: "string"}}, required: ["path"]},
+  run(args, ctx) { try { return ctx.readFile(args.path) } catch (e) { return "REFUSED " + e.message } }};`)
+	tl := tool(t, New(cfg, builtin, Options{Hidden: []string{hiddenDir}}), "cat")
+	for path, want := range map[string]string{
+		"notes.txt":                      "inside",
+		filepath.Join(work, "notes.txt"): "inside",
+		outside:                          "REFUSED ctx.readFile: \"" + outside + "\" is outside " + work,
+		"link.txt":                       "REFUSED ctx.readFile: \"link.txt\" is outside",
+		"../x":                           "REFUSED ctx.readFile: \"../x\" is outside",
+		"data/secrets.key":               "REFUSED ctx.readFile: \"data/secrets.key\" is in the app's own data dir",
+	} {
+		args, _ := json.Marshal(map[string]string{"path": path})
+		res := run(t, tl, tools.Call{ID: "c", Name: "cat", Args: args, Dir: work})
+		if !strings.HasPrefix(res.Text, want) {
+			t.Errorf("%s: %q, want %q", path, res.Text, want)
+		}
+	}
+	res := run(t, tl, tools.Call{ID: "c", Name: "cat", Args: json.RawMessage(`{"path":"notes.txt"}`)})
+	if !strings.Contains(res.Text, "REFUSED ctx.readFile: this call has no work dir") {
+		t.Errorf("no dir: %q", res.Text)
+	}
+}
+
+// ctx.fetch asks the caller's gate first, as a call of its own at network_get (a GET) or
+// network_write (any other method); refused, nothing is sent.
+func TestPluginFetchGoesThroughTheCallersGate(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		fmt.Fprintf(w, `{"method":%q}`, r.Method)
+	}))
+	defer srv.Close()
+	cfg := t.TempDir()
+	writePlugin(t, cfg, "get.js", `module.exports = {description: "x", risk: "read_only",
+  parameters: {type: "object", properties: {url: {type: "string"}, method: {type: "string"}}, required: ["url"]},
+  run(args, ctx) {
+    try { const r = ctx.fetch(args.url, {method: args.method || "GET"}); return r.status + " " + r.json().method }
+    catch (e) { return "REFUSED " + e.message }
+  }};`)
+	tl := tool(t, New(cfg, builtin, Options{}), "get")
+	var asked []string
+	gate := func(_ context.Context, sub tools.Tool, call tools.Call) error {
+		asked = append(asked, fmt.Sprintf("%s %s", sub.Name(), sub.Risk()))
+		if sub.Risk() > tools.NetworkGet {
+			return errors.New("network_write is above the ceiling")
+		}
+		return nil
+	}
+	ctx, nested := context.Background(), viaGate(gate)
+	call := func(args string) string {
+		res, err := tl.Run(ctx, tools.Call{ID: "c", Name: "get", Nested: nested, Args: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text
+	}
+	if got := call(`{"url":"` + srv.URL + `"}`); got != "200 GET" {
+		t.Fatalf("GET: %q", got)
+	}
+	if got := call(`{"url":"` + srv.URL + `","method":"post"}`); !strings.Contains(got, "REFUSED ctx.fetch POST "+srv.URL+" was not allowed: network_write is above the ceiling") {
+		t.Fatalf("POST: %q", got)
+	}
+	if hits != 1 || strings.Join(asked, ",") != "get.fetch network_get,get.fetch network_write" {
+		t.Fatalf("hits %d, asked %v", hits, asked)
+	}
+	if got := call(`{"url":"file:///etc/passwd"}`); !strings.Contains(got, "is not an http(s) URL") {
+		t.Fatalf("file URL: %q", got)
+	}
+	res, _ := tl.Run(context.Background(), tools.Call{ID: "c", Name: "get", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
+	if !strings.Contains(res.Text, "only available when a goal or a chat calls") || hits != 1 {
+		t.Fatalf("no gate: %q", res.Text)
+	}
+}
+
 // A link that points inside the caller's dir when ctx.readFile checks it, and is swapped (by
 // the goal's own shell, racing the plugin) to point outside or into the app's data dir before
 // the file is opened, is refused: the open itself stays beneath the dir and what it opened is

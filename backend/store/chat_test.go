@@ -2,11 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -32,13 +37,22 @@ func saveTestConversation(t *testing.T, s *Store, wsID, id string) chat.Conversa
 	return c
 }
 
+// openChats is a store with workspace ws-a holding the conversations named.
+func openChats(t *testing.T, conversations ...string) (*Store, string) {
+	t.Helper()
+	s, path := openTemp(t)
+	saveTestWorkspace(t, s, "ws-a")
+	for _, id := range conversations {
+		saveTestConversation(t, s, "ws-a", id)
+	}
+	return s, path
+}
+
 func TestChatMessagesAppendInOrderAndClearPerConversation(t *testing.T) {
 	t.Parallel()
-	s, path := openTemp(t)
+	// The messages' keys below are conversation ids; ws-b is a second conversation of ws-a.
+	s, path := openChats(t, "ws-a", "ws-b")
 	ctx := context.Background()
-	saveTestWorkspace(t, s, "ws-a")
-	saveTestConversation(t, s, "ws-a", "ws-a") // the messages' keys below are conversation ids
-	saveTestConversation(t, s, "ws-a", "ws-b") // a second conversation of the same workspace
 	first := []chat.Message{
 		{Source: chat.SourceUser, Message: llm.UserText("Look at this", llm.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}})},
 		{Source: chat.SourceActor, Message: llm.AssistantMessage(llm.ReasoningPart("hmm", "sig"), llm.Text("A terminal."))},
@@ -102,10 +116,8 @@ func TestChatMessagesAppendInOrderAndClearPerConversation(t *testing.T) {
 
 func TestChatConfigDefaultsAndRoundTrip(t *testing.T) {
 	t.Parallel()
-	s, _ := openTemp(t)
+	s, _ := openChats(t, "c1")
 	ctx := context.Background()
-	saveTestWorkspace(t, s, "ws-a")
-	saveTestConversation(t, s, "ws-a", "c1")
 	c, err := s.ChatConfig(ctx, "c1")
 	want := chat.Config{ConversationID: "c1", WorkspaceID: "ws-a", Settings: chat.DefaultSettings()}
 	if err != nil || !reflect.DeepEqual(c, want) || c.Settings.AskAbove != tools.ReadOnly || c.Settings.IterationCap != 10 {
@@ -193,5 +205,153 @@ func TestChatOfUnknownOrDeletedWorkspace(t *testing.T) {
 	s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chat_messages) + (SELECT count(*) FROM chat_conversations)`).Scan(&n)
 	if n != 0 {
 		t.Fatalf("%d chat rows outlived their workspace", n)
+	}
+}
+
+// A conversation's compactions come back exactly as stored, one per side, the newest of each
+// side replacing the last, even after the store is opened again; clearing the conversation
+// drops them with its messages (and only its own), and deleting it drops them too.
+func TestChatCompactionsPerSideGoWithTheMessages(t *testing.T) {
+	t.Parallel()
+	s, path := openChats(t, "chat-1", "chat-2")
+	ctx := context.Background()
+	// A summary as large as the agent writes, with what JSON must carry through unchanged.
+	summary := "[Earlier in this session …]\n" + strings.Repeat("ü \"quoted\" <tag> \\ line\n", 400)
+	actor := agent.Compaction{Head: 1, Through: 7, Summary: summary, StubThrough: 9, Count: 2, TokensBefore: 1900, TokensAfter: 700}
+	critic := agent.Compaction{Head: 1, Through: 3, Summary: "critic's summary", Count: 1}
+	for _, c := range []struct {
+		id  string
+		src chat.Source
+		c   agent.Compaction
+	}{{"chat-1", chat.SourceActor, agent.Compaction{Head: 1, Through: 2, Summary: "older", Count: 1}},
+		{"chat-1", chat.SourceActor, actor}, {"chat-1", chat.SourceCritic, critic}, {"chat-2", chat.SourceActor, critic}} {
+		if err := s.SaveChatCompaction(ctx, c.id, c.src, c.c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	want := map[chat.Source]agent.Compaction{chat.SourceActor: actor, chat.SourceCritic: critic}
+	if got, err := s.ChatCompactions(ctx, "chat-1"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored compactions differ:\n got %+v (%v)\nwant %+v", got, err, want)
+	}
+
+	if err := s.AppendChatMessages(ctx, "chat-1", []chat.Message{{Source: chat.SourceUser, Message: llm.UserText("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClearChat(ctx, "chat-1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ChatCompactions(ctx, "chat-1"); err != nil || len(got) != 0 {
+		t.Fatalf("compactions after clear: %+v (%v)", got, err)
+	}
+	if got, err := s.ChatCompactions(ctx, "chat-2"); err != nil || len(got) != 1 {
+		t.Fatalf("clearing one conversation touched another's compactions: %+v (%v)", got, err)
+	}
+
+	if err := s.DeleteChatConversation(ctx, "chat-2"); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM chat_compactions`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d compactions left after delete (%v)", left, err)
+	}
+	if err := s.SaveChatCompaction(ctx, "chat-gone", chat.SourceActor, actor); !errors.Is(err, chat.ErrNotFound) {
+		t.Fatalf("compaction of an unknown conversation: %v", err)
+	}
+}
+
+// conversationsMigration is the migration that gave workspaces several chat conversations.
+const conversationsMigration = 13
+
+// A database made by the schema before several conversations per workspace — one chat per
+// workspace, its settings in chat_state — opens with each workspace's chat as its first
+// conversation: every message, in order, and every setting kept. A workspace that never
+// chatted gets none; the other migrations' tables are untouched.
+func TestChatMigratesOneConversationPerWorkspaceIntoTheFirstOfSeveral(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:conversationsMigration-1] {
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("old schema, %s: %v", m.name, err)
+		}
+	}
+	old := []string{
+		`PRAGMA user_version = ` + strconv.Itoa(conversationsMigration-1),
+		`INSERT INTO workspaces(id, name, position, grid_rows, grid_cols, row_weights, col_weights, created_at, updated_at)
+			VALUES ('ws-a', 'A', 0, 1, 1, '[1]', '[1]', 1000, 1000), ('ws-b', 'B', 1, 1, 1, '[1]', '[1]', 2000, 2000),
+			       ('ws-c', 'C', 2, 1, 1, '[1]', '[1]', 3000, 3000)`,
+		`INSERT INTO chat_messages(workspace_id, seq, role, source, message, partial, created_at) VALUES
+			('ws-a', 1, 'user', 'user', '{"role":"user","parts":[{"kind":"text","text":"What is in the log?"}]}', 0, 5000),
+			('ws-a', 2, 'assistant', 'actor', '{"role":"assistant","parts":[{"kind":"text","text":"Two errors."}]}', 0, 6000),
+			('ws-a', 3, 'assistant', 'critic', '{"role":"assistant","parts":[{"kind":"text","text":"Name th"}]}', 1, 7000)`,
+		`INSERT INTO chat_state(workspace_id, critic_mode, critic_prompt, provider, critic_provider, iteration_cap, ask_above)
+			VALUES ('ws-a', 1, 'Quote the lines.', 'p1', 'p2', 4, 'network_get'), ('ws-b', 0, '', 'p3', '', 10, 'read_only')`,
+	}
+	for _, q := range old {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("old rows: %v\n%s", err, q)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	defer s.Close()
+
+	list, err := s.ChatConversations(ctx, "ws-a")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("ws-a conversations: %+v %v", list, err)
+	}
+	a := list[0]
+	wantA := chat.Config{ConversationID: "chat-ws-a", WorkspaceID: "ws-a", Title: "Chat", CriticMode: true, CriticPrompt: "Quote the lines.",
+		Settings: chat.Settings{Provider: "p1", CriticProvider: "p2", IterationCap: 4, AskAbove: tools.NetworkGet, Skills: []string{}}}
+	if !reflect.DeepEqual(a.Config, wantA) || a.Messages != 3 || a.CreatedAt.UnixMilli() != 5000 || a.UpdatedAt.UnixMilli() != 7000 {
+		t.Fatalf("ws-a's conversation:\n got %+v\nwant %+v (3 messages, 5000–7000)", a, wantA)
+	}
+	msgs, err := s.ChatMessages(ctx, a.ConversationID)
+	if err != nil || len(msgs) != 3 {
+		t.Fatalf("messages: %+v %v", msgs, err)
+	}
+	texts := []string{msgs[0].Message.Text(), msgs[1].Message.Text(), msgs[2].Message.Text()}
+	if !reflect.DeepEqual(texts, []string{"What is in the log?", "Two errors.", "Name th"}) || !msgs[2].Partial ||
+		msgs[2].Source != chat.SourceCritic || msgs[0].WorkspaceID != "ws-a" || msgs[1].CreatedAt.UnixMilli() != 6000 {
+		t.Fatalf("messages after the move: %+v", msgs)
+	}
+
+	// Settings without messages still make a conversation, with the workspace's clock.
+	b, err := s.ChatConfig(ctx, "chat-ws-b")
+	if err != nil || b.Settings.Provider != "p3" || b.Settings.AskAbove != tools.ReadOnly {
+		t.Fatalf("ws-b: %+v %v", b, err)
+	}
+	if list, _ := s.ChatConversations(ctx, "ws-c"); len(list) != 0 {
+		t.Fatalf("a workspace that never chatted got %+v", list)
+	}
+	// The moved conversation goes on where it stopped.
+	more := []chat.Message{{Source: chat.SourceUser, Message: llm.UserText("Which two?")}}
+	if err := s.AppendChatMessages(ctx, a.ConversationID, more); err != nil || more[0].Seq != 4 {
+		t.Fatalf("append after the move: seq %d, %v", more[0].Seq, err)
+	}
+	for _, gone := range []string{"chat_state", "chat_messages_v13"} {
+		var n int
+		s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = ?", gone).Scan(&n)
+		if n != 0 {
+			t.Errorf("table %s is still there", gone)
+		}
 	}
 }
