@@ -216,7 +216,9 @@ func runAgentFleet(t *testing.T, a agentRun) {
 	}
 	// Its task ended, the agent waits at its prompt: the inbox lists its pane as an idle
 	// agent (the recogniser's state of the real CLI, not a shell's quiet prompt).
-	var inbox struct{ Items []struct{ Kind, PaneID string } }
+	var inbox struct {
+		Items []struct{ Kind, PaneID string }
+	}
 	idle := false
 	for deadline := time.Now().Add(20 * time.Second); !idle && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		apiCall(t, "GET", srv.URL+"/api/inbox", token, nil, &inbox)

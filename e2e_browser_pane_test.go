@@ -127,3 +127,16 @@ func TestTwoBrowserPanesBothAnimate(t *testing.T) {
 		}
 	}
 }
+
+// A new browser pane opens on a blank page with the cursor in its URL bar: the address can be
+// typed at once.
+func TestNewBrowserPaneFocusesItsURLBar(t *testing.T) {
+	srv := startServe(t, t.TempDir(), e2ePassword)
+	token, pane := makeBrowserPane(t, srv)
+	// The keyboard starts in the workspace's focused pane (else the top-left one): this one.
+	apiCall(t, "PUT", srv.URL+"/api/workspaces/"+firstWorkspace(t, srv, token).ID+"/focus", token, map[string]string{"paneId": pane}, nil)
+	ctx := newBrowser(t)
+	logIn(t, ctx, srv.URL, e2ePassword)
+	step(t, ctx, "the URL bar of the new browser pane has the focus",
+		waitJS(fmt.Sprintf(`document.activeElement?.dataset.testid === 'browser-url' && !!document.activeElement.closest('[data-pane-id=%q]')`, pane)))
+}

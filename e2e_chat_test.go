@@ -39,7 +39,7 @@ func setUpChat(t *testing.T, ctx context.Context, srvURL string, model *llmtest.
 		chromedp.Click(`[data-testid=settings-close]`),
 		waitJS(`!document.querySelector('[data-testid=settings]')`))
 	step(t, ctx, "open the chat panel with Ctrl+Shift+A",
-		chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		ctrlShift("a"),
 		chromedp.WaitVisible(chatSel(`[data-testid=chat-input]`)),
 		waitJS(`document.querySelector('[data-testid=chat-empty]')?.textContent.includes('/critic')`))
 }
@@ -375,7 +375,7 @@ func TestChatImageAttachmentEndToEnd(t *testing.T) {
 	ctx := newBrowser(t)
 	logIn(t, ctx, srv.URL, e2ePassword)
 	step(t, ctx, "open the chat panel with Ctrl+Shift+A",
-		chromedp.KeyEvent("a", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		ctrlShift("a"),
 		chromedp.WaitVisible(chatSel(`[data-testid=chat-input]`)))
 	step(t, ctx, "attach the picture",
 		chromedp.SetUploadFiles(chatSel(`[data-testid=chat-attach-input]`), []string{picture}, chromedp.ByQuery),

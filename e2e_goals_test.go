@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -26,7 +25,7 @@ const criticSystemMatch = "You are a critic evaluating"
 func openDashboard(t *testing.T, ctx context.Context) {
 	t.Helper()
 	step(t, ctx, "open the goal dashboard with Ctrl+Shift+D",
-		chromedp.KeyEvent("d", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		ctrlShift("d"),
 		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
 }
 

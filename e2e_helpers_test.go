@@ -47,7 +47,7 @@ func openAppWithModel(t *testing.T, model *llmtest.Server) (*serveProcess, conte
 // the highlighted item (the one Enter runs) is the one whose text contains item.
 func paletteCommand(query, item string) chromedp.Action {
 	return chromedp.Tasks{
-		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
+		ctrlShift("p"),
 		chromedp.WaitVisible(`[data-testid=palette-input]`),
 		chromedp.SendKeys(`[data-testid=palette-input]`, query),
 		waitJS(fmt.Sprintf(`document.querySelector('[data-testid=palette-item][data-selected=true]')?.textContent.includes(%q)`, item)),
@@ -356,3 +356,11 @@ func readState(t testing.TB, ctx context.Context) uiState {
 }
 
 func paneSel(id string) string { return fmt.Sprintf(`[data-testid=pane][data-pane-id=%q]`, id) }
+
+// keys presses modifier+key as one chord, as a keyboard does.
+func keys(key string, mods input.Modifier) chromedp.Action {
+	return chromedp.KeyEvent(key, chromedp.KeyModifiers(mods))
+}
+
+// ctrlShift presses Ctrl+Shift+key, the chord of the app's own shortcuts.
+func ctrlShift(key string) chromedp.Action { return keys(key, input.ModifierCtrl|input.ModifierShift) }

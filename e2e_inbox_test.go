@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -19,7 +18,7 @@ const inboxKinds = `[...document.querySelectorAll('[data-testid=inbox-item]')].m
 
 // inboxNext presses the inbox's key, Ctrl+Shift+L, wherever the keyboard is.
 func inboxNext() chromedp.Action {
-	return chromedp.KeyEvent("l", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift))
+	return ctrlShift("l")
 }
 
 // Issue #31's inbox, in headless Chromium against `serve`: a goal asking above its ceiling, a

@@ -329,11 +329,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// The command palette, by keyboard only: Ctrl+Shift+P, filter, Enter.
 	step(t, ctx, "set the grid from the command palette",
-		chromedp.KeyEvent("p", chromedp.KeyModifiers(input.ModifierCtrl|input.ModifierShift)),
-		chromedp.WaitVisible(`[data-testid=palette-input]`),
-		chromedp.SendKeys(`[data-testid=palette-input]`, "grid 3x3"),
-		waitJS(`document.querySelector('[data-testid=palette-item][data-selected=true]')?.textContent.includes('3×3')`),
-		chromedp.KeyEvent(kb.Enter),
+		paletteCommand("grid 3x3", "3×3"),
 		waitJS(`document.querySelector('[data-testid=pane-grid]').dataset.cols === '3'`),
 		waitJS(`!document.querySelector('[data-testid=palette]')`))
 	after = readState(t, ctx)

@@ -26,13 +26,6 @@ const focusInPane = `(() => {
   return pane && a.closest('[data-testid=terminal]') ? pane.dataset.paneId : '';
 })()`
 
-// keys presses modifier+key as one chord, as a keyboard does.
-func keys(key string, mods input.Modifier) chromedp.Action {
-	return chromedp.KeyEvent(key, chromedp.KeyModifiers(mods))
-}
-
-const ctrlShift = input.ModifierCtrl | input.ModifierShift
-
 // typeLine types text and Enter into whatever has the keyboard (no element is clicked first).
 func typeLine(text string) chromedp.Action {
 	return chromedp.Tasks{chromedp.KeyEvent(text), chromedp.KeyEvent(kb.Enter)}
@@ -115,7 +108,7 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 	}
 	palette := func(what, query string) chromedp.Action {
 		return chromedp.Tasks{
-			keys("p", ctrlShift),
+			ctrlShift("p"),
 			chromedp.WaitVisible(`[data-testid=palette-input]`),
 			chromedp.KeyEvent(query),
 			waitJS(fmt.Sprintf(`document.querySelector('[data-testid=palette-item][data-selected=true]')?.textContent.includes(%q)`, what)),
@@ -125,12 +118,12 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 
 	step(t, ctx, "Ctrl+, opens Settings", keys(",", input.ModifierCtrl), chromedp.WaitVisible(`[data-testid=settings]`))
 	back("Settings")
-	step(t, ctx, "Ctrl+Shift+P opens the palette", keys("p", ctrlShift), chromedp.WaitVisible(`[data-testid=palette-input]`))
+	step(t, ctx, "Ctrl+Shift+P opens the palette", ctrlShift("p"), chromedp.WaitVisible(`[data-testid=palette-input]`))
 	back("the palette")
 
 	var picked, pickedText, label, chip string
 	step(t, ctx, "Ctrl+Shift+G opens New Goal with the focused pane picked",
-		keys("g", ctrlShift),
+		ctrlShift("g"),
 		chromedp.WaitVisible(`[data-testid=new-goal-dialog]`),
 		waitJS(`document.activeElement?.closest('[data-testid=new-goal-dialog]') !== null`),
 		chromedp.Evaluate(`document.querySelector('[data-testid=goal-pane-select]').value`, &picked),
@@ -151,7 +144,7 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 	axeCheck(t, ctx, "New Goal dialog", "[data-testid=new-goal-dialog]")
 	back("New Goal")
 
-	step(t, ctx, "Ctrl+Shift+D opens the Goal Dashboard", keys("d", ctrlShift), chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
+	step(t, ctx, "Ctrl+Shift+D opens the Goal Dashboard", ctrlShift("d"), chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
 	back("the Goal Dashboard")
 	step(t, ctx, "the palette opens the Fleet Dashboard", palette("Fleet Dashboard", "toggle fleet"), chromedp.WaitVisible(`[data-testid=fleet-dashboard]`))
 	back("the Fleet Dashboard")
@@ -162,7 +155,7 @@ func TestWalkthroughKeysEveryPanelByKeyboard(t *testing.T) {
 	back("the Fleet Dashboard under the composer")
 
 	step(t, ctx, "Ctrl+Shift+A opens the chat with its input focused",
-		keys("a", ctrlShift),
+		ctrlShift("a"),
 		chromedp.WaitVisible(`[data-testid=chat-panel]`),
 		waitJS(`document.activeElement?.dataset.testid === 'chat-input'`))
 	axeCheck(t, ctx, "chat panel", "[data-testid=chat-panel]")
@@ -191,7 +184,7 @@ func TestWalkthroughKeysChatAsksBeforeTyping(t *testing.T) {
 	)
 	card := chatSel(`[data-testid=approval-card][data-tool=write_to_terminal]`)
 	step(t, ctx, "ask what runs in the panes: the first write waits for approval",
-		keys("a", ctrlShift),
+		ctrlShift("a"),
 		chromedp.WaitVisible(chatSel(`[data-testid=chat-input]`)),
 		sendChat("what is running in my panes?"),
 		chromedp.WaitVisible(card, chromedp.ByQuery))
