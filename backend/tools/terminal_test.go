@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/terminal"
+	"github.com/clusterspace/clusterspace/backend/terminal/terminaltest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -327,4 +328,102 @@ func TestWriteToTerminalWaitsForANewShellsFirstPrompt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "ready.txt")); err != nil {
 		t.Fatalf("write_to_terminal said the command was done, but it had not run: %v\n%s", err, res.Text)
 	}
+}
+
+// The terminal tools on a pane showing the real Claude Code's screen, replayed from its
+// recording (backend/terminal/testdata/agents): the answer Claude Code drew and then
+// overwrote parts of around it is read as the screen shows it, a pattern on it matches, and
+// poll_terminal_status says Claude Code finished its turn.
+func TestTerminalToolsReadARecordedClaudeCodeScreen(t *testing.T) {
+	var rec struct {
+		Cols, Rows  int
+		Answer      string
+		Checkpoints []struct {
+			Offset int64
+			State  string
+		}
+	}
+	b, err := os.ReadFile("../terminal/testdata/agents/claude.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../terminal/testdata/agents/claude.raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end int64
+	for _, cp := range rec.Checkpoints {
+		if cp.State == string(terminal.AgentFinished) {
+			end = cp.Offset
+		}
+	}
+	dir := t.TempDir()
+	feed := filepath.Join(dir, "screen.raw")
+	if err := os.WriteFile(feed, raw[:end], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, m := terminalRegistry(t, terminal.Options{})
+	const pane = "pane-c1a0de0000f1"
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Dir: dir, Cols: rec.Cols, Rows: rec.Rows, Agent: "claude",
+		Command: []string{"sh", "-c", "stty -echo -opost; cat " + feed + "; exec sleep 60"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The replay is done when its output has rested.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st, err := m.Status(pane, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Cursor >= end && time.Since(st.LastOutput) > time.Second {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replay did not finish: %d of %d bytes", st.Cursor, end)
+		}
+	}
+	mustContain(t, call(t, r, "read_terminal_output", map[string]any{"pane_id": pane, "lines": 20}), rec.Answer, "● Write(answer.txt)")
+	mustContain(t, call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": `CC-FINISHED: the file is \w+\.`, "timeout_ms": 5000}),
+		`Completion: pattern (matched "CC-FINISHED: the file is written.")`)
+	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}),
+		"State: claude finished its turn and waits at its prompt", "Agent: claude finished")
+	mustContain(t, call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "timeout_ms": 10000}), "Completion: prompt")
+}
+
+// TestTerminalToolsInAnSSHPane drives a pane logged in to a real sshd (inside the pane's
+// remote tmux session) with the agent's terminal tools: commands run there, their output and
+// the remote prompt are seen, and a wait by pattern works across the connection.
+func TestTerminalToolsInAnSSHPane(t *testing.T) {
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	if err := sshd.KnownHosts(known); err != nil {
+		t.Fatal(err)
+	}
+	r, m := terminalRegistry(t, terminal.Options{SSHOptions: terminaltest.ClientOptions(known)})
+	target := terminal.SSHTarget{Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.KeyPath}
+	const pane = "pane-55aa00000001"
+	if _, err := m.Open(context.Background(), terminal.Spec{PaneID: pane, Dir: t.TempDir(), SSH: &target}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Best effort: the test user and its tmux server go when the package's tests end.
+		m.KillRemoteSession(context.Background(), target, terminal.TmuxSessionName(pane))
+	})
+
+	// The tool waits for the remote shell's first prompt before it types.
+	res := call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": `echo "on=$(whoami) sum=$((6*7))"`})
+	mustContain(t, res, "Completion: prompt", "on="+sshd.User+" sum=42")
+
+	call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "sleep 0.5; echo remote-ready-$((2+3)); sleep 0.5", "wait_timeout_ms": 0})
+	res = call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": `remote-ready-\d`, "timeout_ms": 5000})
+	mustContain(t, res, `Completion: pattern (matched "remote-ready-5")`)
+	res = call(t, r, "wait_for_output", map[string]any{"pane_id": pane, "timeout_ms": 5000})
+	mustContain(t, res, "Completion: prompt")
+
+	res = call(t, r, "write_to_terminal", map[string]any{"pane_id": pane, "text": "printf 'line-%s\\n' 1 2 3 4 5"})
+	mustContain(t, res, "Completion: prompt", "line-5")
+	res = call(t, r, "read_terminal_output", map[string]any{"pane_id": pane, "lines": 10})
+	mustContain(t, res, "line-3", "line-4")
+	mustContain(t, call(t, r, "poll_terminal_status", map[string]any{"pane_id": pane}), "State: idle")
 }
