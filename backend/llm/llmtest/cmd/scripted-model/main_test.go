@@ -28,24 +28,10 @@ func TestRunServesTheScript(t *testing.T) {
 	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("printed %q", line)
 	}
-	req, _ := http.NewRequest(http.MethodGet, url+"/v1/models", nil)
-	req.Header.Set("Authorization", "Bearer sk-scripted-example-key-0000")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if code, body := get(t, url+"/v1/models", "sk-scripted-example-key-0000"); code != 200 || !strings.Contains(body, "scripted-vision") {
+		t.Fatalf("%d %s", code, body)
 	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "scripted-vision") {
-		t.Fatalf("%d %s", res.StatusCode, body)
-	}
-	res, err = http.Get(url + "/_scripted/requests")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if !strings.Contains(string(body), `"answer":"models"`) || strings.Contains(string(body), "sk-scripted-example-key-0000") || !strings.Contains(string(body), "sk-…0000") {
+	if _, body := get(t, url+"/_scripted/requests", ""); !strings.Contains(body, `"answer":"models"`) || strings.Contains(body, "sk-scripted-example-key-0000") || !strings.Contains(body, "sk-…0000") {
 		t.Fatalf("requests %s", body)
 	}
 	cancel()
@@ -57,6 +43,25 @@ func TestRunServesTheScript(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("run did not stop when its context ended")
 	}
+}
+
+// get asks url, with key as the bearer token if it is set, and returns the status and body.
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(body)
 }
 
 func TestRunNeedsAScript(t *testing.T) {
