@@ -112,10 +112,24 @@ func TestLandReplaysVerifiesAndMovesOnlyTheTarget(t *testing.T) {
 			if res.CheckedOut == "" {
 				t.Error("the result does not say main is checked out in the person's worktree")
 			}
-			if list := run(t, dir, "worktree", "list"); strings.Count(list, "\n") != 0 {
-				t.Errorf("the scratch worktree was left behind:\n%s", list)
-			}
+			noScratchLeft(t, dir)
 		})
+	}
+}
+
+// noScratchLeft fails the test if a landing left its scratch worktree in dir's list.
+func noScratchLeft(t *testing.T, dir string) {
+	t.Helper()
+	if list := run(t, dir, "worktree", "list"); strings.Count(list, "\n") != 0 {
+		t.Errorf("the scratch worktree was left behind:\n%s", list)
+	}
+}
+
+// mainStays fails the test if main is no longer at old; why says why it should not move.
+func mainStays(t *testing.T, dir, old, why string) {
+	t.Helper()
+	if run(t, dir, "rev-parse", "main") != old {
+		t.Error("main moved although " + why)
 	}
 }
 
@@ -128,9 +142,7 @@ func TestLandRefusesConflictsAndFailingChecksAndLandsNothing(t *testing.T) {
 	if err != nil || res.Landed || len(res.Conflict) != 1 || res.Conflict[0] != "README" {
 		t.Fatalf("a conflicting landing: %+v, %v", res, err)
 	}
-	if run(t, dir, "rev-parse", "main") != oldMain {
-		t.Error("main moved although the landing conflicted")
-	}
+	mainStays(t, dir, oldMain, "the landing conflicted")
 
 	dir = repo(t)
 	commitOn(t, dir, "work", "a.txt", "A\n")
@@ -140,12 +152,8 @@ func TestLandRefusesConflictsAndFailingChecksAndLandsNothing(t *testing.T) {
 	if err != nil || res.Landed || res.Failed != "the repository's check" || !strings.Contains(res.Detail, "2 tests failed") {
 		t.Fatalf("a landing whose check fails: %+v, %v", res, err)
 	}
-	if run(t, dir, "rev-parse", "main") != oldMain {
-		t.Error("main moved although a check failed")
-	}
-	if list := run(t, dir, "worktree", "list"); strings.Count(list, "\n") != 0 {
-		t.Errorf("the scratch worktree was left behind:\n%s", list)
-	}
+	mainStays(t, dir, oldMain, "a check failed")
+	noScratchLeft(t, dir)
 }
 
 // A target that moves while the checks run is replayed onto again: what lands was verified

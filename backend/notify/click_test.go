@@ -19,11 +19,7 @@ func TestClickOnANotificationRunsItsCallback(t *testing.T) {
 	startDunst(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := notify.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	n := newNotifier(t)
 	clicked := make(chan string, 2)
 	if _, err := n.SendClickable(ctx, "Task blocked: build / b", "task a failed", func() { clicked <- "b" }); err != nil {
 		t.Fatal(err)

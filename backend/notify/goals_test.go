@@ -70,11 +70,7 @@ func TestGoalsRaiseOneNotificationEach(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n, err := notify.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	n := newNotifier(t)
 	var focused atomic.Bool
 	watchCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -72,14 +72,21 @@ func waitShown(t *testing.T, d *notifytest.Dunst, n int) []notifytest.Notificati
 	}
 }
 
-func TestSendReachesDunst(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+// newNotifier is a notifier on the session bus, closed when the test ends.
+func newNotifier(t *testing.T) *notify.Notifier {
+	t.Helper()
 	n, err := notify.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Close()
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func TestSendReachesDunst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := newNotifier(t)
 	if _, err := n.Send(ctx, "Goal completed", "done.txt exists"); !errors.Is(err, notify.ErrNoService) {
 		t.Fatalf("without a notification daemon: %v", err)
 	}
