@@ -197,9 +197,16 @@ type serveOptions struct {
 func serve(o serveOptions, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Listening comes first: the engine must know the real address (--addr with port 0
+	// gets one only now) before any goal's proxy is made.
+	ln, err := server.Listen(o.addr, o.allowRemote)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Best effort: Serve closes it; this covers a return before serving.
 	eng, err := engine.Open(ctx, o.dataDir, engine.WithCommand("serve"), engine.WithConfigDir(o.configDir),
 		// No confined goal reads the password file or reaches this server.
-		engine.WithSecretFiles(o.passwordFile), engine.WithOwnAddrs(o.addr))
+		engine.WithSecretFiles(o.passwordFile), engine.WithOwnAddrs(ln.Addr().String()))
 	if err != nil {
 		return err
 	}
@@ -226,10 +233,6 @@ func serve(o serveOptions, stdout, stderr io.Writer) error {
 	} else {
 		defer local.Close()
 		eng.OfferMCP()
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		return err
 	}
 	if o.remote {
 		fmt.Fprintf(stderr, "WARNING: listening on %s, reachable from other machines. Traffic is plain HTTP: put it behind TLS (a reverse proxy or an SSH tunnel).\n", ln.Addr())

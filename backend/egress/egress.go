@@ -120,15 +120,19 @@ func (r Rules) agentHost(host string, port int) bool {
 }
 
 // samePort reports whether the listed host:port is ip:port (a listed loopback host matches any
-// loopback address, as every 127.x reaches the same services).
+// loopback address, as every 127.x reaches the same services; a listener on every address,
+// 0.0.0.0 or :: or no host, matches every address of this machine).
 func samePort(listed string, ip net.IP, port int) bool {
 	h, p, err := net.SplitHostPort(listed)
 	if err != nil || p != strconv.Itoa(port) {
 		return false
 	}
 	lip := net.ParseIP(h)
-	if h == "localhost" || (lip != nil && lip.IsLoopback()) {
+	switch {
+	case h == "localhost" || (lip != nil && lip.IsLoopback()):
 		return ip.IsLoopback()
+	case h == "" || (lip != nil && lip.IsUnspecified()):
+		return local(ip) // a listener on every address answers on each of this machine's
 	}
 	return lip != nil && lip.Equal(ip)
 }

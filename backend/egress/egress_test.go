@@ -42,6 +42,8 @@ func TestRulesDecideByCeilingMethodAndDestination(t *testing.T) {
 		{"a local port the person opened", Rules{Ceiling: tools.NetworkGet, AllowLocal: []string{"localhost:3000"}}, "GET", 3000, loop, ""},
 		{"another local port", Rules{Ceiling: tools.NetworkGet, AllowLocal: []string{"localhost:3000"}}, "GET", 3001, loop, "outside"},
 		{"the app's own port, even if opened", Rules{Ceiling: tools.NetworkGet, AllowLocal: []string{"127.0.0.1:8080"}, Never: []string{"127.0.0.1:8080"}}, "GET", 8080, loop, "outside"},
+		{"the app's own port on every address, even if opened", Rules{Ceiling: tools.NetworkGet, AllowLocal: []string{"localhost:8080"}, Never: []string{"0.0.0.0:8080"}}, "GET", 8080, loop, "outside"},
+		{"the app's own port on every IPv6 address, even as an agent's provider", Rules{Ceiling: tools.SpendsMoney, AgentHosts: []string{"host:8080"}, Never: []string{"[::]:8080"}}, "POST", 8080, loop, "the app's own"},
 		{"an agent pane's provider below network_get", Rules{Ceiling: tools.ReadOnly, AgentHosts: []string{"host:443"}}, "CONNECT", 443, public, ""},
 		{"an agent pane's provider takes a POST at network_get", Rules{Ceiling: tools.NetworkGet, AgentHosts: []string{"host:8443"}}, "POST", 8443, public, ""},
 		{"an agent pane's provider on this machine", Rules{Ceiling: tools.ReadOnly, AgentHosts: []string{"HOST:4000"}}, "POST", 4000, loop, ""},

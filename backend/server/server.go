@@ -202,13 +202,18 @@ func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
 
 // Listen opens the listening socket, so the caller learns the real address (for port 0)
 // before serving.
-func (s *Server) Listen() (net.Listener, error) {
-	if _, err := CheckAddr(s.cfg.Addr, s.cfg.AllowRemote); err != nil {
+func (s *Server) Listen() (net.Listener, error) { return Listen(s.cfg.Addr, s.cfg.AllowRemote) }
+
+// Listen opens addr's listening socket after CheckAddr. serve opens it before anything else,
+// so the engine knows the real address (port 0 resolved) and no goal's proxy lets a goal
+// reach it.
+func Listen(addr string, allowRemote bool) (net.Listener, error) {
+	if _, err := CheckAddr(addr, allowRemote); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w: pick another --addr", s.cfg.Addr, err)
+		return nil, fmt.Errorf("listen on %s: %w: pick another --addr", addr, err)
 	}
 	return ln, nil
 }
