@@ -153,16 +153,25 @@ export function normalizeChatSettings(raw: unknown): ChatSettings {
   };
 }
 
+/** What a conversation's state and its entry in the list both carry. */
+type ChatHead = Pick<ChatState, 'conversationId' | 'workspaceId' | 'title' | 'criticMode' | 'criticPrompt' | 'settings' | 'running'>;
+
+function normalizeChatHead(h: Partial<ChatHead>): ChatHead {
+  return {
+    conversationId: String(h.conversationId ?? ''),
+    workspaceId: String(h.workspaceId ?? ''),
+    title: String(h.title ?? ''),
+    criticMode: h.criticMode === true,
+    criticPrompt: String(h.criticPrompt ?? ''),
+    settings: normalizeChatSettings(h.settings),
+    running: h.running === true,
+  };
+}
+
 export function normalizeChatState(raw: unknown): ChatState {
   const s = (raw ?? {}) as Partial<ChatState>;
   return {
-    conversationId: String(s.conversationId ?? ''),
-    workspaceId: String(s.workspaceId ?? ''),
-    title: String(s.title ?? ''),
-    criticMode: s.criticMode === true,
-    criticPrompt: String(s.criticPrompt ?? ''),
-    settings: normalizeChatSettings(s.settings),
-    running: s.running === true,
+    ...normalizeChatHead(s),
     turn: s.turn,
     queued: s.queued ?? 0,
     editing: s.editing === true,
@@ -174,16 +183,10 @@ export function normalizeChatState(raw: unknown): ChatState {
 export function normalizeChatConversation(raw: unknown): ChatConversation {
   const c = (raw ?? {}) as Partial<ChatConversation>;
   return {
-    conversationId: String(c.conversationId ?? ''),
-    workspaceId: String(c.workspaceId ?? ''),
-    title: String(c.title ?? ''),
-    criticMode: c.criticMode === true,
-    criticPrompt: String(c.criticPrompt ?? ''),
-    settings: normalizeChatSettings(c.settings),
+    ...normalizeChatHead(c),
     createdAt: String(c.createdAt ?? ''),
     updatedAt: String(c.updatedAt ?? ''),
     messages: c.messages ?? 0,
-    running: c.running === true,
   };
 }
 
