@@ -128,22 +128,13 @@ func (p *profile) launch(ctx context.Context) error {
 		chromedp.WithLogf(func(f string, a ...any) { m.log.Debug("chromedp: "+fmt.Sprintf(f, a...), "workspace", p.workspace) }))
 	chromedp.ListenBrowser(rootCtx, p.onBrowserEvent)
 	downloads := m.DownloadsDir()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- chromedp.Run(rootCtx, chromedp.ActionFunc(func(ctx context.Context) error {
+	err := awaitRun(ctx, launchTimeout, "it did not answer", func() error {
+		return chromedp.Run(rootCtx, chromedp.ActionFunc(func(ctx context.Context) error {
 			c := chromedp.FromContext(ctx)
 			return cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).
 				WithDownloadPath(downloads).WithEventsEnabled(true).Do(cdp.WithExecutor(ctx, c.Browser))
 		}))
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-time.After(launchTimeout):
-		err = fmt.Errorf("it did not answer within %v", launchTimeout)
-	}
+	})
 	if err != nil {
 		rootCancel()
 		allocCancel()

@@ -100,25 +100,16 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	t.mu.Lock()
 	w, h := t.width, t.height
 	t.mu.Unlock()
-	errc := make(chan error, 1)
 	// The first Run binds the target to cctx, so it gets no deadline of its own; the wait
-	// below bounds it instead.
-	go func() {
+	// bounds it instead.
+	err := awaitRun(ctx, opTimeout, "the browser did not open a page", func() error {
 		// Focus emulation makes the page behave as the focused, visible one whatever else is
 		// open: headless Chromium paints only its foreground page, so without it every browser
 		// pane of a workspace but the last opened showed a frozen picture.
-		errc <- chromedp.Run(cctx, emulation.SetDeviceMetricsOverride(int64(w), int64(h), 1, false),
+		return chromedp.Run(cctx, emulation.SetDeviceMetricsOverride(int64(w), int64(h), 1, false),
 			emulation.SetFocusEmulationEnabled(true), page.SetWebLifecycleState(page.SetWebLifecycleStateStateActive),
 			page.SetLifecycleEventsEnabled(false), chromedp.ActionFunc(preparePage))
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-time.After(opTimeout):
-		err = fmt.Errorf("the browser did not open a page within %v", opTimeout)
-	}
+	})
 	if err != nil {
 		cancel()
 		return fmt.Errorf("open a browser page: %w", err)
@@ -460,5 +451,21 @@ func (t *tab) wait(ctx context.Context, d time.Duration, cond func() bool) bool 
 		case <-timer.C:
 			return false
 		}
+	}
+}
+
+// awaitRun runs run in a goroutine of its own and waits for its end, for ctx, or for limit,
+// whose error says tooSlow. A run given up on ends when its context (the caller cancels it
+// on any error) does; its result is dropped.
+func awaitRun(ctx context.Context, limit time.Duration, tooSlow string, run func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- run() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(limit):
+		return fmt.Errorf("%s within %v", tooSlow, limit)
 	}
 }
