@@ -74,13 +74,7 @@ func launchTimed(t testing.TB, display string, cmd *exec.Cmd) startupRun {
 	}
 	exited := make(chan struct{})
 	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		interruptThenKill(cmd.Process, exited, 10*time.Second)
 	}()
 	lines := make(chan string, 1)
 	var out lockedBuffer

@@ -127,6 +127,18 @@ func (p *serveProcess) Stop(t testing.TB) {
 	}
 }
 
+// interruptThenKill asks p to end (SIGINT) and kills it when it has not ended within grace;
+// either way it returns once exited says the process has ended.
+func interruptThenKill[T any](p *os.Process, exited <-chan T, grace time.Duration) {
+	p.Signal(os.Interrupt) // Best effort: the process may have ended already.
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		p.Kill()
+		<-exited
+	}
+}
+
 func withTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
