@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -31,6 +30,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/internal/syncbuf"
 	"github.com/clusterspace/clusterspace/backend/logins"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
@@ -53,26 +53,8 @@ type harness struct {
 	providers *config.Providers
 	browsers  *browser.Manager
 	fleets    *fleet.Service
-	logs      *lockedLog
+	logs      *syncbuf.Buffer // the server's log output, for assertions
 	dataDir   string
-}
-
-// lockedLog collects the server's log output for assertions.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestMain(m *testing.M) {
@@ -156,7 +138,7 @@ func newHarness(t *testing.T) *harness {
 		"index.html":        {Data: []byte("<!doctype html><div id=app></div>")},
 		"assets/app-abc.js": {Data: []byte("console.log(1)")},
 	}
-	logs := &lockedLog{}
+	logs := &syncbuf.Buffer{}
 	srv, err := New(Config{Addr: "127.0.0.1:0", Frontend: frontend, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))},
 		Deps{Auth: auth, Services: api.Services{Workspaces: wsvc, Providers: providers, Terminals: terms, Browsers: browsers, Panes: panes.New(wsvc, terms, browsers), Goals: goals, Chat: chatSvc, Fleets: fleets, Settings: st, Catalog: cat, SSH: config.NewSSHServers(st, vault, sshBroker),
 			Recipes: recipes.NewService(st, reg, browsers), Logins: logins.NewService(st, vault)},
