@@ -41,9 +41,6 @@ func (e *Engine) paneLaunch(ctx context.Context, paneID string) goalPane {
 	return gp
 }
 
-// runsTemplate reports whether the pane runs something other than the plain shell.
-func (gp goalPane) runsTemplate() bool { return len(gp.spec.Command) > 0 || len(gp.spec.Env) > 0 }
-
 // agentCredentials are the credentials of a pane made from agent template t: the provider
 // the person assigned to it in Settings (zero: none, so the person's own login).
 func (e *Engine) agentCredentials(ctx context.Context, t workspace.Template) (agentpane.Credentials, error) {
