@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/notify/notifytest"
 	"github.com/clusterspace/clusterspace/backend/store"
 	"github.com/clusterspace/clusterspace/backend/store/storetest"
 )
@@ -151,5 +154,233 @@ func TestSilentKeyringFallsBackWithinTheTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > keyringProbeTimeout+time.Second {
 		t.Fatalf("start-up waited %v for a silent keyring", d)
+	}
+}
+
+// The keyring tests below run the real Secret Service: gnome-keyring-daemon (apt
+// gnome-keyring) on a private session D-Bus that TestMain starts, as dbus-run-session would.
+// The bus activates no services, so nothing starts a keyring behind a test's back: "no
+// keyring" is real.
+
+// secretsName is the Secret Service's name on the bus.
+const secretsName = "org.freedesktop.secrets"
+
+func TestMain(m *testing.M) {
+	stop, err := notifytest.SessionBus()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "secrets tests:", err)
+		os.Exit(1)
+	}
+	os.Unsetenv("DISPLAY") // a keyring's unlock prompt must fail, not open on a screen
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// keyringDaemon is gnome-keyring-daemon with its keyrings in home.
+type keyringDaemon struct {
+	home string
+	cmd  *exec.Cmd
+}
+
+// keyringPassword is the test login keyring's password.
+const keyringPassword = "login-keyring-pw"
+
+// startKeyring starts gnome-keyring-daemon on the test bus with its keyrings under home.
+// unlock gives it the login password, as a desktop login does; without it an existing
+// login keyring stays locked.
+func startKeyring(t *testing.T, home string, unlock bool) *keyringDaemon {
+	t.Helper()
+	args := []string{"--foreground", "--components=secrets"}
+	if unlock {
+		args = append(args, "--unlock")
+	}
+	cmd := exec.Command("gnome-keyring-daemon", args...)
+	run := filepath.Join(home, "run")
+	os.MkdirAll(run, 0o700)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_RUNTIME_DIR="+run)
+	if unlock {
+		cmd.Stdin = strings.NewReader(keyringPassword)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("gnome-keyring-daemon (scripts/setup.sh installs gnome-keyring): %v", err)
+	}
+	d := &keyringDaemon{home: home, cmd: cmd}
+	t.Cleanup(d.stop)
+	if !notifytest.WaitName(secretsName, true) {
+		t.Fatalf("gnome-keyring-daemon did not take %s on the bus in 10 s:\n%s", secretsName, stderr.String())
+	}
+	return d
+}
+
+// stop ends the daemon and waits until the bus has no Secret Service.
+func (d *keyringDaemon) stop() {
+	if d.cmd.ProcessState != nil {
+		return
+	}
+	d.cmd.Process.Kill()
+	d.cmd.Wait()
+	notifytest.WaitName(secretsName, false)
+}
+
+// secretTool looks a ClusterSpace entry up with libsecret's own client (apt libsecret-tools),
+// not through the code under test.
+func secretTool(t *testing.T, user string) (string, bool) {
+	t.Helper()
+	out, err := exec.Command("secret-tool", "lookup", "service", keyringService, "username", user).Output()
+	return string(out), err == nil
+}
+
+// noPlainText fails if any file under dir holds s.
+func noPlainText(t *testing.T, dir, s string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s contains the secret in plain text", p)
+			}
+		}
+		return nil
+	})
+}
+
+// TestRealKeyringHoldsTheSecrets stores an API key with an unlocked login keyring: the value
+// is in the Secret Service (libsecret's secret-tool finds it), the database keeps only a
+// marker, and no file in the data dir holds it. Deleting removes it from the keyring.
+func TestRealKeyringHoldsTheSecrets(t *testing.T) {
+	startKeyring(t, t.TempDir(), true)
+	v, st, dir := openVault(t, Options{})
+	ctx := context.Background()
+	if v.Backend() != BackendKeyring {
+		t.Fatalf("an unlocked gnome-keyring was not used: backend %s", v.Backend())
+	}
+	if err := v.Set(ctx, "provider/openai", apiKey); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := secretTool(t, v.user("provider/openai")); !ok || got != apiKey {
+		t.Fatalf("secret-tool finds %q, %v in the keyring", got, ok)
+	}
+	row, _, _ := st.SecretRow(ctx, "provider/openai")
+	if row.Backend != BackendKeyring || len(row.Ciphertext) != 0 {
+		t.Fatalf("the database row holds more than a marker: %+v", row)
+	}
+	if got, ok, err := v.Get(ctx, "provider/openai"); err != nil || !ok || got != apiKey {
+		t.Fatalf("get: %q %v %v", got, ok, err)
+	}
+	st.Close()
+	noPlainText(t, dir, "0123456789abcdef")
+
+	st2, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	v2, _ := Open(ctx, dir, st2, Options{})
+	if err := v2.Delete(ctx, "provider/openai"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := secretTool(t, v2.user("provider/openai")); ok {
+		t.Fatalf("deleted, yet the keyring still has %q", got)
+	}
+}
+
+// TestLockedOrAbsentKeyringUsesTheSealedFile starts with no Secret Service on the bus, then
+// with a login keyring that stays locked: both times the vault says "file", seals the value
+// into the database, and start-up does not wait past the probe's limit.
+func TestLockedOrAbsentKeyringUsesTheSealedFile(t *testing.T) {
+	ctx := context.Background()
+	check := func(what string) {
+		t.Helper()
+		st, dir := openStore(t)
+		start := time.Now()
+		v, err := Open(ctx, dir, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > keyringProbeTimeout+time.Second {
+			t.Errorf("%s: start-up waited %v", what, d)
+		}
+		if v.Backend() != BackendFile {
+			t.Fatalf("%s: backend %s", what, v.Backend())
+		}
+		v.Set(ctx, "k", apiKey)
+		row, _, _ := st.SecretRow(ctx, "k")
+		if row.Backend != BackendFile || len(row.Ciphertext) == 0 || bytes.Contains(row.Ciphertext, []byte(apiKey)) {
+			t.Fatalf("%s: row %+v", what, row)
+		}
+		if got, _, err := v.Get(ctx, "k"); got != apiKey {
+			t.Fatalf("%s: get %q %v", what, got, err)
+		}
+	}
+	check("no keyring")
+
+	// A login keyring with a password, then a daemon that was not given it: locked.
+	home := t.TempDir()
+	startKeyring(t, home, true).stop()
+	if _, err := os.Stat(filepath.Join(home, "data", "keyrings", "login.keyring")); err != nil {
+		t.Fatalf("the unlocked daemon made no login keyring: %v", err)
+	}
+	startKeyring(t, home, false)
+	check("locked keyring")
+}
+
+// TestMovingBetweenFileAndKeyringLosesNoKey runs one data dir through the changes a desktop
+// sees: first no keyring (the key is sealed in the file backend), then an unlocked keyring
+// (the key moves into it and leaves the database), then the keyring locked (the key cannot be
+// read, and the error says to unlock), then unlocked again (the key is back).
+func TestMovingBetweenFileAndKeyringLosesNoKey(t *testing.T) {
+	ctx := context.Background()
+	st, dir := openStore(t)
+	open := func(want string) *Vault {
+		t.Helper()
+		v, err := Open(ctx, dir, st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Backend() != want {
+			t.Fatalf("backend %s, want %s", v.Backend(), want)
+		}
+		return v
+	}
+	v := open(BackendFile)
+	if err := v.Set(ctx, "provider/anthropic", apiKey); err != nil {
+		t.Fatal(err)
+	}
+
+	home := t.TempDir()
+	kr := startKeyring(t, home, true)
+	v = open(BackendKeyring)
+	row, _, _ := st.SecretRow(ctx, "provider/anthropic")
+	if row.Backend != BackendKeyring || len(row.Ciphertext) != 0 {
+		t.Fatalf("the sealed key did not move into the keyring: %+v", row)
+	}
+	if got, ok := secretTool(t, v.user("provider/anthropic")); !ok || got != apiKey {
+		t.Fatalf("the keyring holds %q, %v", got, ok)
+	}
+	if got, _, err := v.Get(ctx, "provider/anthropic"); got != apiKey {
+		t.Fatalf("after the move: %q %v", got, err)
+	}
+
+	kr.stop()
+	locked := startKeyring(t, home, false)
+	v = open(BackendFile)
+	if _, _, err := v.Get(ctx, "provider/anthropic"); err == nil || !strings.Contains(err.Error(), "unlock the keyring") {
+		t.Fatalf("with the keyring locked: %v", err)
+	}
+	// A key entered while the keyring is locked goes to the file and moves later.
+	v.Set(ctx, "provider/openai", "sk-second-key")
+
+	locked.stop()
+	startKeyring(t, home, true) // the person logs in again
+	v = open(BackendKeyring)
+	for name, want := range map[string]string{"provider/anthropic": apiKey, "provider/openai": "sk-second-key"} {
+		if got, _, err := v.Get(ctx, name); got != want {
+			t.Fatalf("%s after unlocking: %q %v", name, got, err)
+		}
+	}
+	if row, _, _ := st.SecretRow(ctx, "provider/openai"); row.Backend != BackendKeyring {
+		t.Fatalf("the key entered while locked stayed in the file: %+v", row)
 	}
 }
