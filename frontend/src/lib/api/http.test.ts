@@ -16,6 +16,12 @@ import {
   list,
 } from './http.fakes';
 
+/** What a call of a signed-in backend rejects with when the server answers `answer`. */
+function refusal(answer: () => Response, call: (api: HttpBackend) => Promise<unknown>): Promise<any> {
+  const f = fakeFetch(answer);
+  return call(new HttpBackend({ fetch: f.fetch, storage: signedInStorage() })).catch((e) => e);
+}
+
 // ---- requests and tokens --------------------------------------------------------------------
 
 describe('HttpBackend requests', () => {
@@ -148,18 +154,14 @@ describe('HttpBackend providers', () => {
   const input = localProviderInput();
 
   it('hands the field of a 400 to the caller', async () => {
-    const f = fakeFetch(() => json(400, { error: 'name: must not be empty', field: 'name' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.saveProvider('', { ...input, name: '' }).catch((e) => e);
+    const err = await refusal(() => json(400, { error: 'name: must not be empty', field: 'name' }), (api) => api.saveProvider('', { ...input, name: '' }));
     expect(err).toBeInstanceOf(BackendError);
     expect(err.message).toBe('name: must not be empty');
     expect(err.field).toBe('name');
   });
 
   it('names the host field when discovery refuses it', async () => {
-    const f = fakeFetch(() => json(400, { error: 'host: "http://x" is not a host name', field: 'host' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.discoverProviders('http://x').catch((e) => e);
+    const err = await refusal(() => json(400, { error: 'host: "http://x" is not a host name', field: 'host' }), (api) => api.discoverProviders('http://x'));
     expect(err.field).toBe('host');
   });
 });
@@ -261,18 +263,14 @@ describe('HttpBackend SSH servers', () => {
   const input = { name: 'build box', host: '10.0.0.5', port: 2222, user: 'ci', keyPath: '' };
 
   it('names the field of a bad input', async () => {
-    const f = fakeFetch(() => json(400, { error: 'host: "a b" is not a host name or address', field: 'host' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.saveSSHServer('', { ...input, host: 'a b' }).catch((e) => e);
+    const err = await refusal(() => json(400, { error: 'host: "a b" is not a host name or address', field: 'host' }), (api) => api.saveSSHServer('', { ...input, host: 'a b' }));
     expect(err).toBeInstanceOf(BackendError);
     expect(err.field).toBe('host');
     expect(err.message).toBe('host: "a b" is not a host name or address');
   });
 
   it("rejects with ssh's own words when the server cannot be reached", async () => {
-    const f = fakeFetch(() => json(502, { error: 'ssh: connect to host 10.0.0.5 port 2222: Connection refused' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
-    const err = await api.remoteSessions('ssh-1').catch((e) => e);
+    const err = await refusal(() => json(502, { error: 'ssh: connect to host 10.0.0.5 port 2222: Connection refused' }), (api) => api.remoteSessions('ssh-1'));
     expect(err.status).toBe(502);
     expect(err.message).toBe('ssh: connect to host 10.0.0.5 port 2222: Connection refused');
   });

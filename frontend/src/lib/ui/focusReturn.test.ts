@@ -51,21 +51,21 @@ describe('FocusReturn', () => {
     const fallback = vi.fn();
     const fr = new FocusReturn([{ name: 'panel', open: () => open.panel, root: '[data-testid=panel]' }], fallback);
     fr.track();
+    const panel = (shown: boolean) => {
+      open.panel = shown;
+      fr.update();
+    };
     pane.focus();
-    open.panel = true;
-    fr.update();
+    panel(true);
     other.focus();
-    open.panel = false;
-    fr.update();
+    panel(false);
     expect(document.activeElement).toBe(other);
 
     // Opened again from the pane, which is then removed (its workspace closed): the fallback.
     pane.focus();
-    open.panel = true;
-    fr.update();
+    panel(true);
     pane.remove();
-    open.panel = false;
-    fr.update();
+    panel(false);
     expect(fallback).toHaveBeenCalledOnce();
   });
 
