@@ -16,23 +16,34 @@ import (
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 )
 
+// writeMCPServers writes the config dir's mcp.json with these servers, readable by its owner
+// only: its env values may be secrets.
+func writeMCPServers(t *testing.T, dir string, servers map[string]any) {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // `goal run --config-dir` offers the config dir's plugin and MCP server to the model, runs
 // them, asks (and, with --approve deny, is refused) above the ceiling, and leaves no server
 // process behind when the goal — and with it the command — ends.
 func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
 	cfg := t.TempDir()
-	os.MkdirAll(filepath.Join(cfg, "tools"), 0o755)
-	os.WriteFile(filepath.Join(cfg, "tools", "shout.js"), []byte(`module.exports = {
+	writeFiles(t, cfg, map[string]string{"tools/shout.js": `module.exports = {
   description: "Upper-case a text.", risk: "read_only",
   parameters: {type: "object", properties: {text: {type: "string"}}, required: ["text"]},
   run(args) { return args.text.toUpperCase() + "!" },
-};`), 0o644)
+};`})
 	mark := fmt.Sprintf("cli-mcp-%d", time.Now().UnixNano())
 	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	writeMCPServers(t, cfg, map[string]any{
 		"t": map[string]any{"command": cmd, "args": args, "risk": "read_only", "tools": map[string]any{"add": map[string]any{"risk": "network_write"}}},
-	}})
-	os.WriteFile(filepath.Join(cfg, "mcp.json"), data, 0o600)
+	})
 
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("shout", map[string]string{"text": "hello"}),
@@ -68,17 +79,17 @@ func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
 // env values masked and nowhere in the page; the server process ends with serve.
 func TestSettingsPluginsAndMCPEndToEnd(t *testing.T) {
 	cfg := t.TempDir()
-	os.MkdirAll(filepath.Join(cfg, "tools"), 0o755)
-	os.WriteFile(filepath.Join(cfg, "tools", "shout.js"), []byte(`module.exports = {description: "Upper-case a text.", risk: "read_only", run(a) { return "!" }};`), 0o644)
-	os.WriteFile(filepath.Join(cfg, "tools", "broken.js"), []byte("module.exports = {\n  description: \"x\",\n  run() { return ( },\n};"), 0o644)
+	writeFiles(t, cfg, map[string]string{
+		"tools/shout.js":  `module.exports = {description: "Upper-case a text.", risk: "read_only", run(a) { return "!" }};`,
+		"tools/broken.js": "module.exports = {\n  description: \"x\",\n  run() { return ( },\n};",
+	})
 	const secret = "env-CANARY-s3cr3t"
 	mark := fmt.Sprintf("settings-mcp-%d", time.Now().UnixNano())
 	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	writeMCPServers(t, cfg, map[string]any{
 		"t":       map[string]any{"command": cmd, "args": args, "risk": "read_only", "env": map[string]string{"API_TOKEN": secret}},
 		"missing": map[string]any{"command": "/nonexistent/mcp-server"},
-	}})
-	os.WriteFile(filepath.Join(cfg, "mcp.json"), data, 0o600)
+	})
 	t.Setenv("CLUSTERSPACE_CONFIG_DIR", cfg)
 
 	srv, ctx := openApp(t)

@@ -295,11 +295,7 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // an empty commit when there are none), and returns dir.
 func gitRepo(t *testing.T, dir string, files map[string]string) string {
 	t.Helper()
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	gitRun(t, dir, "init", "-q", "-b", "main")
 	gitRun(t, dir, "add", ".")
 	gitRun(t, dir, "commit", "-q", "--allow-empty", "-m", "base")
@@ -376,8 +372,7 @@ func runGoalInWorktree(t *testing.T, repo, dataDir, command, check string, extra
 // persona or skill exits 64 naming it, before any model is asked.
 func TestGoalCLIPersona(t *testing.T) {
 	configDir := t.TempDir()
-	os.MkdirAll(filepath.Join(configDir, "personas"), 0o755)
-	os.WriteFile(filepath.Join(configDir, "personas", "reviewer.md"), []byte("---\nname: House reviewer\ntemperature: 0.15\nmax_tokens: 2048\n---\nHOUSE-REVIEWER: read the diff first.\n"), 0o644)
+	writeFiles(t, configDir, map[string]string{"personas/reviewer.md": "---\nname: House reviewer\ntemperature: 0.15\nmax_tokens: 2048\n---\nHOUSE-REVIEWER: read the diff first.\n"})
 
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("claim_complete", map[string]string{"rationale": "reviewed"}),

@@ -379,11 +379,11 @@ const judgeSystemMatch = "You are a strict yes/no judge"
 // file with its line and field; a file added while the app runs shows up without a restart.
 func TestCatalogInTheNewGoalDialog(t *testing.T) {
 	configDir := t.TempDir()
-	os.MkdirAll(filepath.Join(configDir, "personas"), 0o755)
-	house := filepath.Join(configDir, "personas", "house.md")
-	os.WriteFile(house, []byte("---\nname: House style\ndescription: Our way of working\ntemperature: 0.25\n---\nHOUSE-STYLE-MARKER: small commits.\n"), 0o644)
-	broken := filepath.Join(configDir, "personas", "broken.md")
-	os.WriteFile(broken, []byte("---\nname: Broken\nmax_tokens: lots\n---\nx\n"), 0o644)
+	writeFiles(t, configDir, map[string]string{
+		"personas/house.md":  "---\nname: House style\ndescription: Our way of working\ntemperature: 0.25\n---\nHOUSE-STYLE-MARKER: small commits.\n",
+		"personas/broken.md": "---\nname: Broken\nmax_tokens: lots\n---\nx\n",
+	})
+	house, broken := filepath.Join(configDir, "personas", "house.md"), filepath.Join(configDir, "personas", "broken.md")
 	t.Setenv("CLUSTERSPACE_CONFIG_DIR", configDir)
 
 	model := llmtest.New(t, llmtest.Script{Roles: []llmtest.Role{
@@ -455,7 +455,7 @@ func TestCatalogInTheNewGoalDialog(t *testing.T) {
 		waitJS(`!!document.querySelector('[data-testid=catalog-item][data-id=engineer] [data-testid=catalog-customize]')`))
 	shot(t, ctx, "catalog-settings-personas")
 
-	os.WriteFile(filepath.Join(configDir, "personas", "late.md"), []byte("---\nname: Late arrival\n---\nAdded while running.\n"), 0o644)
+	writeFiles(t, configDir, map[string]string{"personas/late.md": "---\nname: Late arrival\n---\nAdded while running.\n"})
 	step(t, ctx, "a file added while the app runs shows up without a restart",
 		waitJS(`!!document.querySelector('[data-testid=catalog-item][data-id=late]')`))
 	step(t, ctx, "under serve, Open folder shows where the folder is on the server",

@@ -452,3 +452,18 @@ func axeCheck(t testing.TB, ctx context.Context, screen, within string) {
 	}
 	t.Errorf("screen %q has %d serious or critical accessibility violations:%s", screen, len(vs), b.String())
 }
+
+// writeFiles writes files (a path under dir, slash-separated: its content) into dir, making the
+// folders they need.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -28,8 +28,7 @@ func landRepo(t *testing.T) string {
 		"check.sh": "if [ -f a.txt ] && [ -f b.txt ] && ! grep -qx compatible b.txt; then echo 'b.txt is not compatible with a.txt'; exit 1; fi\n",
 		"README":   "base\n",
 	})
-	os.WriteFile(filepath.Join(dir, "README"), []byte("the person's edit, not committed\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the person's own notes\n"), 0o644)
+	writeFiles(t, dir, map[string]string{"README": "the person's edit, not committed\n", "notes.txt": "the person's own notes\n"})
 	return dir
 }
 

@@ -42,11 +42,7 @@ func TestReviewUIEndToEnd(t *testing.T) {
 		}
 		return fleetClaim("greet.txt written")
 	})
-	repo := t.TempDir()
-	os.WriteFile(filepath.Join(repo, "greet.txt"), []byte("hello\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-q", "-m", "base"}} {
-		gitRun(t, repo, args...)
-	}
+	repo := gitRepo(t, t.TempDir(), map[string]string{"greet.txt": "hello\n"})
 	mainBefore := gitRun(t, repo, "rev-parse", "main")
 
 	srv, ctx := openAppWithModel(t, m.srv)
