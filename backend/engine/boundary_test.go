@@ -66,9 +66,8 @@ func newBoundaryRig(t *testing.T, opts ...Option) *boundaryRig {
 
 // confined is a goal confined to sandbox at ceiling in pane.
 func confined(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec) goal.Spec {
-	zero := 0
-	spec := goal.Spec{PaneID: pane, Goal: "test the boundary", Criterion: crit,
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: sandbox}}
+	spec := testSpec(pane, "test the boundary", sandbox)
+	spec.Criterion = crit
 	spec.Policy.Ceiling, spec.Policy.SandboxDir = ceiling, sandbox
 	return spec
 }
@@ -76,13 +75,7 @@ func confined(pane, sandbox string, ceiling tools.Risk, crit criterion.Spec) goa
 // startAndWait starts a goal and waits (bounded) for it to end; the error is Start's (a goal
 // refused) or the wait's.
 func (r *boundaryRig) startAndWait(spec goal.Spec) (goal.Goal, error) {
-	g, err := r.eng.Goals.Start(context.Background(), spec)
-	if err != nil {
-		return g, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	return r.eng.Goals.Wait(ctx, g.ID)
+	return runGoal(r.eng, spec, 90*time.Second)
 }
 
 // run starts a goal confined to sandbox at ceiling in pane, pushes the replies and waits.
@@ -99,12 +92,8 @@ func (r *boundaryRig) run(pane, sandbox string, ceiling tools.Risk, crit criteri
 // results are the goal's step results by step index (1-based).
 func (r *boundaryRig) results(id string) map[int]string {
 	r.t.Helper()
-	steps, err := r.eng.Goals.Steps(context.Background(), id, 0, 100)
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	out := map[int]string{}
-	for _, s := range steps {
+	for _, s := range goalSteps(r.t, r.eng, id, 100) {
 		out[s.Index] = s.Tool + ": " + s.Result
 	}
 	return out

@@ -56,9 +56,8 @@ func newKitRig(t *testing.T, startURL string) *kitRig {
 func (r *kitRig) goal(ceiling tools.Risk, answers []agent.ApprovalStatus, replies ...llmtest.Reply) (goal.Goal, []agent.Approval) {
 	r.t.Helper()
 	r.srv.Push(replies...)
-	zero := 0
-	spec := goal.Spec{PaneID: "term-1", Goal: "use the browser", Criterion: criterion.Spec{Kind: "shell", Command: "true"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: r.t.TempDir()}}
+	spec := testSpec("term-1", "use the browser", r.t.TempDir())
+	spec.Criterion = criterion.Spec{Kind: "shell", Command: "true"}
 	spec.Policy.Ceiling = ceiling
 	g, err := r.eng.Goals.Start(context.Background(), spec)
 	if err != nil {
@@ -96,11 +95,7 @@ func (r *kitRig) goal(ceiling tools.Risk, answers []agent.ApprovalStatus, replie
 
 func (r *kitRig) steps(id string) []goal.Step {
 	r.t.Helper()
-	steps, err := r.eng.Goals.Steps(context.Background(), id, 0, 100)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return steps
+	return goalSteps(r.t, r.eng, id, 100)
 }
 
 func (r *kitRig) eval(js string) string {

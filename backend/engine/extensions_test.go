@@ -16,7 +16,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 	"github.com/clusterspace/clusterspace/backend/plugins"
@@ -125,18 +124,11 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 	if n := len(mcptest.Processes(mark)); n != 0 {
 		t.Fatalf("%d MCP server processes before any goal", n)
 	}
-	zero := 0
-	spec := goal.Spec{PaneID: "term-1", Goal: "use the tools", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}}
+	spec := testSpec("term-1", "use the tools", t.TempDir())
 	spec.Policy.Ceiling = tools.ReadOnly
 	start := time.Now()
-	g, err := eng.Goals.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if g, err = eng.Goals.Wait(ctx, g.ID); err != nil || g.Status != goal.StatusAborted {
+	g, err := runGoal(eng, spec, 60*time.Second)
+	if err != nil || g.Status != goal.StatusAborted {
 		t.Fatalf("goal: %v %s", err, g.Status)
 	}
 	took := time.Since(start)
@@ -159,10 +151,7 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		t.Errorf("schemas offered: %s / %s", offered["word_count"], offered["mcp__t__echo"])
 	}
 
-	steps, err := eng.Goals.Steps(context.Background(), g.ID, 0, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	steps := goalSteps(t, eng, g.ID, 20)
 	want := []struct{ tool, result string }{
 		{"word_count", `{"words":3}`},
 		{"word_count", `unexpected additional properties ["extra"]`},
@@ -256,20 +245,13 @@ func TestPluginFetchAllowedUnderTheCeiling(t *testing.T) {
 		}),
 		WithModel(llmCfg))
 	defer eng.Close()
-	zero := 0
-	spec := goal.Spec{PaneID: "term-1", Goal: "weather", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}}
+	spec := testSpec("term-1", "weather", t.TempDir())
 	spec.Policy.Ceiling = tools.NetworkGet
-	g, err := eng.Goals.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if g, err = eng.Goals.Wait(ctx, g.ID); err != nil || !g.Status.Finished() {
+	g, err := runGoal(eng, spec, 30*time.Second)
+	if err != nil || !g.Status.Finished() {
 		t.Fatalf("goal: %v %s", err, g.Status)
 	}
-	steps, _ := eng.Goals.Steps(context.Background(), g.ID, 0, 5)
+	steps := goalSteps(t, eng, g.ID, 5)
 	if len(steps) < 2 || steps[0].Tool != "weather.fetch" || !strings.Contains(steps[0].Result, "200 OK") || steps[1].Result != "sunny" {
 		t.Fatalf("steps: %+v", steps)
 	}
@@ -328,25 +310,19 @@ func TestPluginsAndMCPToolsInTheChat(t *testing.T) {
 func TestWallClockCutsOffALongMCPCall(t *testing.T) {
 	r := newBoundaryRig(t, WithConfigDir(extensionConfig(t, fmt.Sprintf("wallclock-%d", time.Now().UnixNano()), "http://127.0.0.1:1/")))
 	r.srv.Push(llmtest.Calls(llmtest.Call("mcp__t__hang", map[string]any{})), llmtest.Text("I was waiting on the MCP server."))
-	zero := 0
-	spec := goal.Spec{PaneID: r.ws.Panes[1].ID, Goal: "wait on the server", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir(), WallClock: goal.Duration(2 * time.Second)}}
+	spec := testSpec(r.ws.Panes[1].ID, "wait on the server", t.TempDir())
+	spec.Settings.WallClock = goal.Duration(2 * time.Second)
 	spec.Policy.Ceiling = tools.SpendsMoney
 	start := time.Now()
-	g, err := r.eng.Goals.Start(context.Background(), spec)
+	g, err := runGoal(r.eng, spec, 90*time.Second)
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	if g, err = r.eng.Goals.Wait(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
 	if g.Status != goal.StatusFailed || !strings.Contains(g.Report, "wall clock") || took > 15*time.Second {
 		t.Fatalf("goal %s after %s: %s", g.Status, took, g.Report)
 	}
-	steps, _ := r.eng.Goals.Steps(context.Background(), g.ID, 0, 5)
+	steps := goalSteps(t, r.eng, g.ID, 5)
 	if len(steps) == 0 || steps[0].Tool != "mcp__t__hang" || !strings.Contains(steps[0].Result, "wall clock") {
 		t.Fatalf("the MCP call's step: %+v", steps)
 	}

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/clusterspace/clusterspace/backend/goal"
+	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 )
 
 // The setup the engine's tests share.
@@ -19,6 +23,36 @@ func openEngine(t testing.TB, dataDir string, opts ...Option) *Engine {
 		t.Fatal(err)
 	}
 	return eng
+}
+
+// testSpec is a goal in pane, working in dir, that no critic interrupts and the person checks
+// (criterion manual); a test sets on it the policy and settings it needs.
+func testSpec(pane, text, dir string) goal.Spec {
+	zero := 0
+	return goal.Spec{PaneID: pane, Goal: text, Criterion: criterion.Spec{Kind: "manual"},
+		Settings: goal.Settings{CriticInterval: &zero, WorkDir: dir}}
+}
+
+// runGoal starts spec and waits, at most d, for it to end; the error is Start's (the goal
+// refused) or the wait's.
+func runGoal(eng *Engine, spec goal.Spec, d time.Duration) (goal.Goal, error) {
+	g, err := eng.Goals.Start(context.Background(), spec)
+	if err != nil {
+		return g, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return eng.Goals.Wait(ctx, g.ID)
+}
+
+// goalSteps is the goal's first n steps, failing the test if they cannot be read.
+func goalSteps(t testing.TB, eng *Engine, id string, n int) []goal.Step {
+	t.Helper()
+	steps, err := eng.Goals.Steps(context.Background(), id, 0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }
 
 // markerTemplate writes the pane template "marker" into configDir's templates/: a terminal

@@ -12,7 +12,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
 
@@ -30,9 +29,7 @@ func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	zero := 0
-	g, err := eng.Goals.Start(context.Background(), goal.Spec{PaneID: "term-1", Goal: "stall", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}})
+	g, err := eng.Goals.Start(context.Background(), testSpec("term-1", "stall", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

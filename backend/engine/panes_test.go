@@ -171,11 +171,18 @@ func waitPrompt(t *testing.T, m *terminal.Manager, pane string) {
 	}
 }
 
-// sessionProcs lists the live processes of a shell's session, the shell included, read from
-// /proc independently of the terminal package. Zombies count as gone.
-func sessionProcs(sid int) []string {
+// proc is a live process as /proc shows it, read independently of the terminal package.
+type proc struct {
+	pid     int
+	comm    string
+	session int
+	cmdline string
+}
+
+// liveProcs lists the machine's processes; zombies count as gone.
+func liveProcs() []proc {
 	entries, _ := os.ReadDir("/proc")
-	var out []string
+	var out []proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -187,11 +194,25 @@ func sessionProcs(sid int) []string {
 		}
 		s := string(b)
 		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:])
-		if len(f) < 4 || f[0] == "Z" || f[3] != strconv.Itoa(sid) {
+		f := strings.Fields(s[i+1:]) // state ppid pgrp session …
+		if len(f) < 4 || f[0] == "Z" {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%d %s", pid, s[strings.IndexByte(s, '(')+1:i]))
+		session, _ := strconv.Atoi(f[3])
+		// Best effort: a process that ended meanwhile has no command line, and names no profile.
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		out = append(out, proc{pid: pid, comm: s[strings.IndexByte(s, '(')+1 : i], session: session, cmdline: string(cmdline)})
+	}
+	return out
+}
+
+// sessionProcs lists the live processes of a shell's session, the shell included.
+func sessionProcs(sid int) []string {
+	var out []string
+	for _, p := range liveProcs() {
+		if p.session == sid {
+			out = append(out, fmt.Sprintf("%d %s", p.pid, p.comm))
+		}
 	}
 	return out
 }
@@ -229,17 +250,10 @@ func pageTargets(t *testing.T, port string) int {
 
 // chromiumsFor counts live processes whose command line names the profile dir.
 func chromiumsFor(profile string) int {
-	entries, _ := os.ReadDir("/proc")
 	n := 0
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), "--user-data-dir="+profile) {
-			if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(st), ") Z ") {
-				n++
-			}
+	for _, p := range liveProcs() {
+		if strings.Contains(p.cmdline, "--user-data-dir="+profile) {
+			n++
 		}
 	}
 	return n

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -107,12 +106,8 @@ func TestEveryToolOfAConfinedGoalStaysInsideOrAsks(t *testing.T) {
 		t.Fatalf("only %d tools to walk: %v", len(calls), names)
 	}
 	g := r.run(own, t.TempDir(), tools.SpendsMoney, criterion.Spec{Kind: "manual"}, llmtest.Calls(calls...), abort())
-	steps, err := r.eng.Goals.Steps(ctx, g.ID, 0, len(calls)+5)
-	if err != nil {
-		t.Fatal(err)
-	}
 	judged := map[string]string{}
-	for _, s := range steps {
+	for _, s := range goalSteps(t, r.eng, g.ID, len(calls)+5) {
 		judged[s.Tool] = s.Result
 	}
 	var unjudged []string
@@ -205,28 +200,20 @@ func TestEveryRegisteredToolGoesThroughThePolicy(t *testing.T) {
 	if len(names) < 10 {
 		t.Fatalf("only %d tools registered: %v", len(names), names)
 	}
-	zero := 0
 	for _, name := range names {
 		end := llmtest.Calls(llmtest.Call(tools.ToolAbortWithReport, map[string]string{"reason": "done testing", "what_was_learned": "the policy refused it"}))
 		if name == tools.ToolAbortWithReport {
 			end = llmtest.Calls(llmtest.Call(tools.ToolClaimComplete, map[string]string{"rationale": "done testing"}))
 		}
 		srv.Push(llmtest.Calls(llmtest.Call(name, map[string]any{})), end)
-		spec := goal.Spec{PaneID: "term-1", Goal: "call " + name, Criterion: criterion.Spec{Kind: "manual"},
-			Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}}
+		spec := testSpec("term-1", "call "+name, t.TempDir())
 		spec.Policy.Ceiling = tools.SpendsMoney // the deny list alone must stop it
 		spec.Policy.Denied = []string{name}
-		g, err := eng.Goals.Start(context.Background(), spec)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		g, err = eng.Goals.Wait(ctx, g.ID)
-		cancel()
+		g, err := runGoal(eng, spec, 20*time.Second)
 		if err != nil || !g.Status.Finished() {
 			t.Fatalf("%s: goal did not end: %v %s", name, err, g.Status)
 		}
-		steps, _ := eng.Goals.Steps(context.Background(), g.ID, 0, 5)
+		steps := goalSteps(t, eng, g.ID, 5)
 		if len(steps) == 0 || steps[0].Tool != name || !strings.Contains(steps[0].Result, "Refused by the goal's policy: "+name+" is on this goal's deny list") {
 			t.Errorf("%s was not refused by the policy: %+v", name, steps)
 		}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
-	"github.com/clusterspace/clusterspace/backend/goal"
-	"github.com/clusterspace/clusterspace/backend/goal/criterion"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/terminal"
@@ -382,9 +380,7 @@ func TestPaneAGoalWorksInIsNotConverted(t *testing.T) {
 	list, _ := eng.Workspaces.List(context.Background())
 	r := &toolRig{t: t, eng: eng, ws: list.Workspaces[0]}
 	pane := r.ws.Panes[1].ID
-	zero := 0
-	g, err := eng.Goals.Start(context.Background(), goal.Spec{PaneID: pane, Goal: "work", Criterion: criterion.Spec{Kind: "manual"},
-		Settings: goal.Settings{CriticInterval: &zero, WorkDir: t.TempDir()}})
+	g, err := eng.Goals.Start(context.Background(), testSpec(pane, "work", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
