@@ -29,6 +29,16 @@ func newService(t *testing.T) (*workspace.Service, *store.Store, <-chan pubsub.E
 	return svc, st, events
 }
 
+// activeID is the id of the service's active workspace.
+func activeID(t *testing.T, svc *workspace.Service) string {
+	t.Helper()
+	list, err := svc.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.ActiveID
+}
+
 func nextEvent(t *testing.T, ch <-chan pubsub.Event[workspace.List]) pubsub.Event[workspace.List] {
 	t.Helper()
 	select {
@@ -119,9 +129,7 @@ func TestCreateRenameDeleteSwitch(t *testing.T) {
 func TestGridSwapWeightsPersist(t *testing.T) {
 	t.Parallel()
 	svc, st, _ := newService(t)
-	ctx := context.Background()
-	list, _ := svc.List(ctx)
-	id := list.ActiveID
+	ctx, id := context.Background(), activeID(t, svc)
 	ws, err := svc.SetGrid(ctx, id, 3, 2, false)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +154,7 @@ func TestGridSwapWeightsPersist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ = again.List(ctx)
+	list, _ := again.List(ctx)
 	got := list.Workspaces[0]
 	if got.Rows != 3 || got.Cols != 2 || !reflect.DeepEqual(got.RowWeights, []float64{1, 2, 3}) {
 		t.Fatalf("after restart: %+v", got)
@@ -171,8 +179,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
 	svc, _, _ := newService(t)
 	ctx := context.Background()
-	list, _ := svc.List(ctx)
-	src, _ := svc.SetGrid(ctx, list.ActiveID, 1, 3, false)
+	src, _ := svc.SetGrid(ctx, activeID(t, svc), 1, 3, false)
 	src, _ = svc.Rename(ctx, src.ID, "Deploy / prod")
 
 	data, name, err := svc.Export(ctx, src.ID)
@@ -202,7 +209,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("pane %d: src %+v imported %+v twice %+v", i, src.Panes[i], imported.Panes[i], twice.Panes[i])
 		}
 	}
-	list, _ = svc.List(ctx)
+	list, _ := svc.List(ctx)
 	if len(list.Workspaces) != 3 || list.ActiveID != twice.ID {
 		t.Fatalf("after imports: %d workspaces, active %q", len(list.Workspaces), list.ActiveID)
 	}
@@ -248,9 +255,7 @@ func TestImportRefusesBadFilesAndChangesNothing(t *testing.T) {
 func TestConcurrentEditsAreSerialised(t *testing.T) {
 	t.Parallel()
 	svc, _, _ := newService(t)
-	ctx := context.Background()
-	list, _ := svc.List(ctx)
-	id := list.ActiveID
+	ctx, id := context.Background(), activeID(t, svc)
 	ws, _ := svc.SetGrid(ctx, id, 1, 6, false)
 	var wg sync.WaitGroup
 	for i := range 6 {
@@ -264,7 +269,7 @@ func TestConcurrentEditsAreSerialised(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	list, _ = svc.List(ctx)
+	list, _ := svc.List(ctx)
 	for i, p := range list.Workspaces[0].Panes {
 		if p.Label != "pane-label-"+string(rune('a'+i)) {
 			t.Fatalf("pane %d label %q: a concurrent edit was lost", i, p.Label)
