@@ -87,34 +87,31 @@ func RegisterTerminal(r *Registry, term TerminalDriver) {
 			"With Enter it waits for the command (with several lines, the last) to complete: a prompt at the end of the output, output unchanged for 300 ms, "+
 			"or the timeout, and says which (Completion: prompt|stable|timeout). 'stable' or 'timeout' can mean the command is still running: "+
 			"check with poll_terminal_status or wait_for_output. Send key names such as ctrl+c or q to interrupt or quit programs.",
-			WriteLocal, func(ctx context.Context, _ Call, p writeTerminalParams) (Result, error) {
-				return writeToTerminal(ctx, term, p)
-			}),
+			WriteLocal, onTerminal(term, writeToTerminal)),
 		New("read_terminal_output", "Read a terminal pane as text. "+
 			"Without cursor: the last lines of what its screen shows (as a person sees it, programs that redraw in place included) "+
 			"and of the lines that scrolled off above it, and the cursor at the end of the output. "+
 			"With cursor: the output from that byte offset on, as printed (escape sequences removed), and the cursor to pass next to page forward.",
-			ReadOnly, func(ctx context.Context, _ Call, p readTerminalParams) (Result, error) {
-				return readTerminal(term, p)
-			}).Parallel(),
+			ReadOnly, onTerminal(term, readTerminal)).Parallel(),
 		New("poll_terminal_status", "Check a terminal pane without waiting: whether a command is running or the shell waits at a prompt, "+
 			"how long since the last output, and the last lines. For a coding agent CLI (Claude Code, Codex, Aider) its state: "+
 			"working, idle (at its prompt), asking (a question or a permission) or finished (its turn done, or it exited).",
-			ReadOnly, func(ctx context.Context, _ Call, p pollTerminalParams) (Result, error) {
-				return pollTerminal(term, p)
-			}).Parallel(),
+			ReadOnly, onTerminal(term, pollTerminal)).Parallel(),
 		New("wait_for_output", "Wait for a terminal pane: until until_pattern appears in what was printed since the last input "+
 			"(the echo of the typed command line does not count: after `sleep 5; echo DONE`, waiting for DONE ends when DONE is printed, 5 s later), or, "+
 			"without a pattern, until a prompt shows (the command finished, the last one if several lines were typed; a coding agent CLI: "+
 			"until it waits for the person again, its answer drawn); or until the timeout. "+
 			"Then show the matched line and the last lines.",
-			ReadOnly, func(ctx context.Context, _ Call, p waitOutputParams) (Result, error) {
-				return waitForOutput(ctx, term, p)
-			}).Parallel(),
+			ReadOnly, onTerminal(term, waitForOutput)).Parallel(),
 	}
 	for _, t := range tools {
 		r.Register(inBoundary(t, term.OutsideBoundary))
 	}
+}
+
+// onTerminal is a terminal tool's handler: fn, given the terminals.
+func onTerminal[P any](term TerminalDriver, fn func(context.Context, TerminalDriver, P) (Result, error)) func(context.Context, Call, P) (Result, error) {
+	return func(ctx context.Context, _ Call, p P) (Result, error) { return fn(ctx, term, p) }
 }
 
 func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalParams) (Result, error) {
@@ -178,7 +175,7 @@ func writeToTerminal(ctx context.Context, term TerminalDriver, p writeTerminalPa
 	return completionResult(term, p.PaneID, p.TabID, "Sent "+sent+" to "+p.PaneID+".", c)
 }
 
-func readTerminal(term TerminalDriver, p readTerminalParams) (Result, error) {
+func readTerminal(_ context.Context, term TerminalDriver, p readTerminalParams) (Result, error) {
 	lines, bad := intIn("lines", p.Lines, defaultReadLines, 1, maxReadLines, "page with cursor for more")
 	if bad != nil {
 		return *bad, nil
@@ -233,7 +230,7 @@ func awaitFirstPrompt(ctx context.Context, term TerminalDriver, paneID, tabID st
 	}
 }
 
-func pollTerminal(term TerminalDriver, p pollTerminalParams) (Result, error) {
+func pollTerminal(_ context.Context, term TerminalDriver, p pollTerminalParams) (Result, error) {
 	st, err := term.Status(p.PaneID, p.TabID)
 	if err != nil {
 		return terminalError(p.PaneID, err)
