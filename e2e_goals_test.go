@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,15 +17,6 @@ import (
 
 // The critic is told apart from the agent by its system prompt (backend/goal/prompts.go).
 const criticSystemMatch = "You are a critic evaluating"
-
-// openDashboard presses Ctrl+Shift+D, as a person would, and waits for the dashboard.
-// (Ctrl+Shift+G opens the New Goal dialog for the focused pane.)
-func openDashboard(t *testing.T, ctx context.Context) {
-	t.Helper()
-	step(t, ctx, "open the goal dashboard with Ctrl+Shift+D",
-		ctrlShift("d"),
-		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
-}
 
 // fieldError is the JS for the message shown next to a New Goal field (empty when none).
 func fieldError(field string) string {
@@ -318,11 +307,6 @@ func TestGoalDashboardNewGoalRequiredFields(t *testing.T) {
 	if rows != 0 {
 		t.Fatalf("%d goals listed after refused starts", rows)
 	}
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // TestGoalDashboardStepScreenshots: a goal's browser_screenshot step shows its picture as a

@@ -467,3 +467,18 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// openDashboard presses Ctrl+Shift+D, as a person would, and waits for the dashboard.
+// (Ctrl+Shift+G opens the New Goal dialog for the focused pane.)
+func openDashboard(t *testing.T, ctx context.Context) {
+	t.Helper()
+	step(t, ctx, "open the goal dashboard with Ctrl+Shift+D",
+		ctrlShift("d"),
+		chromedp.WaitVisible(`[data-testid=goal-dashboard]`))
+}
+
+// jsString is s as a JavaScript string literal, for expressions that compare or search text.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
