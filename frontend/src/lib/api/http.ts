@@ -22,16 +22,7 @@ import {
   type TokenResponse,
   type Tokens,
 } from './http-support';
-import { ChatCalls } from './chat';
-import { downloadFleetFile, FleetsCalls } from './fleets';
-import { CatalogCalls } from './catalog';
-import { ExtensionsCalls } from './extensions';
-import { InboxCalls } from './inbox';
-import { AgentKeysCalls } from './agentKeys';
-import { ReviewCalls } from './review';
-import { GoalsCalls } from './goals';
-import { LoginsCalls } from './logins';
-import { RecipesCalls } from './recipes';
+import { downloadFleetFile } from './fleets';
 import { BackendError, errorMessage } from './errors';
 
 
@@ -61,16 +52,6 @@ export interface HttpBackendOptions {
 export class HttpBackend extends TableBackend implements Backend {
   readonly kind = 'web' as const;
   readonly auth: Auth;
-  readonly goals: GoalsCalls;
-  readonly catalog: CatalogCalls;
-  readonly chat: ChatCalls;
-  readonly recipes: RecipesCalls;
-  readonly logins: LoginsCalls;
-  readonly fleets: FleetsCalls;
-  readonly extensions: ExtensionsCalls;
-  readonly review: ReviewCalls;
-  readonly inbox: InboxCalls;
-  readonly agentKeys: AgentKeysCalls;
 
   private readonly fetchFn: typeof fetch;
   private readonly storage: KeyValueStore;
@@ -84,7 +65,8 @@ export class HttpBackend extends TableBackend implements Backend {
   private readonly events: EventSocket;
 
   constructor(opts: HttpBackendOptions = {}) {
-    super();
+    // Under serve, a stolen access token alone must not read saved passwords.
+    super({ revealNeedsPassword: true, saveFleetFile: downloadFleetFile });
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.storage = opts.storage ?? browserSessionStorage();
     const openSocket: SocketFactory =
@@ -103,17 +85,6 @@ export class HttpBackend extends TableBackend implements Backend {
       openSocket,
       opts.wsUrl,
     );
-    this.goals = new GoalsCalls((name, args) => this.call(name, args));
-    this.catalog = new CatalogCalls(this.call);
-    this.chat = new ChatCalls((name, args) => this.call(name, args));
-    this.recipes = new RecipesCalls(this.call);
-    // Under serve, a stolen access token alone must not read saved passwords.
-    this.logins = new LoginsCalls(this.call, true);
-    this.fleets = new FleetsCalls(this.call, downloadFleetFile);
-    this.extensions = new ExtensionsCalls(this.call);
-    this.review = new ReviewCalls(this.call);
-    this.inbox = new InboxCalls(this.call);
-    this.agentKeys = new AgentKeysCalls(this.call);
     this.auth = {
       signedIn: () => this.tokens !== null,
       login: (password, unlock) => this.login(password, unlock),

@@ -2,7 +2,17 @@
 // says how a call travels: the desktop through the one Wails binding App.Call(name, args), the
 // web as POST /api/rpc/{name}. The names, arguments and results are gen/calls.ts, generated
 // from the Go declarations, so a call renamed or reshaped in Go fails the type check here.
+import { AgentKeysCalls } from './agentKeys';
+import { CatalogCalls, type CatalogKind, type CatalogPath } from './catalog';
+import { ChatCalls } from './chat';
+import { ExtensionsCalls } from './extensions';
+import { FleetsCalls } from './fleets';
 import type { Calls } from './gen/calls';
+import { GoalsCalls } from './goals';
+import { InboxCalls } from './inbox';
+import { LoginsCalls } from './logins';
+import { RecipesCalls } from './recipes';
+import { ReviewCalls } from './review';
 import type {
   BrowserPromptAnswer,
   BrowserTab,
@@ -48,9 +58,45 @@ export type CallResult<N extends CallName> = Calls[N]['result'];
 /** How one transport runs a call of the table. */
 export type Call = <N extends CallName>(name: N, args: CallArgs<N>) => Promise<CallResult<N>>;
 
+/** What a transport does its own way in the domains' calls; the rest travels as calls of the table. */
+export interface TransportOwn {
+  /** Opens a config file where the person works (the desktop); absent: the table's CatalogPath says where it is. */
+  openCatalogPath?: (kind: CatalogKind, id: string) => Promise<CatalogPath>;
+  /** Whether revealing a saved password asks for the server's login password again. */
+  revealNeedsPassword: boolean;
+  saveFleetFile: (name: string, yaml: string) => Promise<void>;
+  openExtensionsFolder?: (which: 'plugins' | 'mcp') => Promise<void>;
+}
+
 /** The Backend methods that are calls of the table, over a transport's Call. */
 export abstract class TableBackend {
   protected abstract call: Call;
+
+  readonly goals: GoalsCalls;
+  readonly catalog: CatalogCalls;
+  readonly chat: ChatCalls;
+  readonly recipes: RecipesCalls;
+  readonly logins: LoginsCalls;
+  readonly fleets: FleetsCalls;
+  readonly extensions: ExtensionsCalls;
+  readonly review: ReviewCalls;
+  readonly inbox: InboxCalls;
+  readonly agentKeys: AgentKeysCalls;
+
+  protected constructor(own: TransportOwn) {
+    // A transport's call is its own field, set only after this constructor: look it up per call.
+    const call: Call = (name, args) => this.call(name, args);
+    this.goals = new GoalsCalls(call);
+    this.catalog = new CatalogCalls(call, own.openCatalogPath);
+    this.chat = new ChatCalls(call);
+    this.recipes = new RecipesCalls(call);
+    this.logins = new LoginsCalls(call, own.revealNeedsPassword);
+    this.fleets = new FleetsCalls(call, own.saveFleetFile);
+    this.extensions = new ExtensionsCalls(call, own.openExtensionsFolder);
+    this.review = new ReviewCalls(call);
+    this.inbox = new InboxCalls(call);
+    this.agentKeys = new AgentKeysCalls(call);
+  }
 
   async version(): Promise<string> {
     return (await this.call('Version', {})).version;

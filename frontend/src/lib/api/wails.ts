@@ -4,16 +4,7 @@ import type { Backend } from './backend';
 import type { BackendEvent, BrowserInputEvent } from './types';
 import { BROWSER_TOPIC } from './types';
 import { base64ToBytes, tabKey } from './terminal';
-import { ChatCalls } from './chat';
-import { FleetsCalls } from './fleets';
-import { CatalogCalls, type CatalogPath } from './catalog';
-import { ExtensionsCalls } from './extensions';
-import { InboxCalls } from './inbox';
-import { AgentKeysCalls } from './agentKeys';
-import { ReviewCalls } from './review';
-import { GoalsCalls } from './goals';
-import { LoginsCalls } from './logins';
-import { RecipesCalls } from './recipes';
+import type { CatalogPath } from './catalog';
 import { TableBackend, type Call } from './table';
 import { BackendError, callWails as call, tableError, errorMessage } from './errors';
 
@@ -89,40 +80,24 @@ export class WailsBackend extends TableBackend implements Backend {
    */
   private readonly localHandlers = new Set<(e: BackendEvent) => void>();
 
-  readonly goals: GoalsCalls;
-  readonly catalog: CatalogCalls;
-  readonly chat: ChatCalls;
-  readonly recipes: RecipesCalls;
-  readonly logins: LoginsCalls;
-  readonly fleets: FleetsCalls;
-  readonly extensions: ExtensionsCalls;
-  readonly review: ReviewCalls;
-  readonly inbox: InboxCalls;
-  readonly agentKeys: AgentKeysCalls;
-
   constructor(
     private readonly app: WailsApp,
     private readonly runtime: WailsRuntime | undefined,
   ) {
-    super();
-    this.goals = new GoalsCalls((name, args) => this.call(name, args));
-    // Opening a file is the desktop's own; a refusal is the table's error body.
-    this.catalog = new CatalogCalls(this.call, async (kind, id) => {
-      try {
-        return await app.OpenCatalogPath(kind, id);
-      } catch (err) {
-        throw tableError(err);
-      }
+    super({
+      // Opening a file is the desktop's own; a refusal is the table's error body.
+      openCatalogPath: async (kind, id) => {
+        try {
+          return await app.OpenCatalogPath(kind, id);
+        } catch (err) {
+          throw tableError(err);
+        }
+      },
+      // The desktop's person sits at the machine that holds the vault: no password again.
+      revealNeedsPassword: false,
+      saveFleetFile: (name, yaml) => call(() => app.SaveFleetFile(name, yaml)),
+      openExtensionsFolder: (which) => call(() => app.OpenExtensionsFolder(which)),
     });
-    this.chat = new ChatCalls((name, args) => this.call(name, args));
-    this.recipes = new RecipesCalls(this.call);
-    // The desktop's person sits at the machine that holds the vault: no password again.
-    this.logins = new LoginsCalls(this.call, false);
-    this.fleets = new FleetsCalls(this.call, (name, yaml) => call(() => app.SaveFleetFile(name, yaml)));
-    this.extensions = new ExtensionsCalls(this.call, (which) => call(() => app.OpenExtensionsFolder(which)));
-    this.review = new ReviewCalls(this.call);
-    this.inbox = new InboxCalls(this.call);
-    this.agentKeys = new AgentKeysCalls(this.call);
   }
 
   /** A call of the table: the one binding App.Call(name, args). */
