@@ -77,6 +77,13 @@ func offeredNames(a *agent.Agent, conv []llm.Message) []string {
 	return names(a.Request(agent.Turn{System: "s", Messages: conv}).Tools)
 }
 
+// callIn runs one call through a and returns its result and the conversation with the call
+// and its answer added, as the next turn sends it.
+func callIn(ctx context.Context, a *agent.Agent, conv []llm.Message, c llm.ToolCall) (llm.ToolResult, []llm.Message) {
+	b := a.RunCalls(ctx, []llm.ToolCall{c})
+	return b.Results[0], append(conv, llm.AssistantMessage(llm.ToolCallPart(c)), llm.ToolMessage(b.Results...))
+}
+
 var coreOfTheTestRegistry = []string{"abort_with_report", "claim_complete", "complete_todo", "declare_step", "find_tools",
 	"read_step_output", "verify_step", "write_to_terminal", "write_todos"}
 
@@ -115,12 +122,10 @@ func TestFoundToolsAreAddedAtTheEnd(t *testing.T) {
 	if !slices.Equal(first, coreOfTheTestRegistry) {
 		t.Fatalf("first offer %v, want %v", first, coreOfTheTestRegistry)
 	}
-	find := llm.ToolCall{ID: "c1", Name: tools.ToolFindTools, Args: []byte(`{"query":"save the page as PDF"}`)}
-	b := a.RunCalls(t.Context(), []llm.ToolCall{find})
-	if res := b.Results[0]; res.IsError || !strings.Contains(res.Text, "- browser_save_pdf: ") {
+	res, conv := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c1", Name: tools.ToolFindTools, Args: []byte(`{"query":"save the page as PDF"}`)})
+	if res.IsError || !strings.Contains(res.Text, "- browser_save_pdf: ") {
 		t.Fatalf("find_tools: %+v", res)
 	}
-	conv = append(conv, llm.AssistantMessage(llm.ToolCallPart(find)), llm.ToolMessage(b.Results...))
 	second := offeredNames(a, conv)
 	if !slices.Equal(second[:len(first)], first) || !slices.Contains(second[len(first):], "browser_save_pdf") {
 		t.Fatalf("second offer %v: not the first %v with browser_save_pdf after it", second, first)
@@ -142,18 +147,15 @@ func TestACallOfAToolNotOfferedYetRunsThroughTheCheck(t *testing.T) {
 	a := offerAgent(reg, &checked)
 	conv := []llm.Message{llm.UserText("goal")}
 	first := offeredNames(a, conv)
-	focus := llm.ToolCall{ID: "c1", Name: "focus_pane", Args: []byte(`{}`)}
-	b := a.RunCalls(t.Context(), []llm.ToolCall{focus})
-	if res := b.Results[0]; res.IsError || !slices.Equal(checked, []string{"focus_pane"}) || !slices.Equal(*ran, []string{"focus_pane"}) {
+	res, conv := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c1", Name: "focus_pane", Args: []byte(`{}`)})
+	if res.IsError || !slices.Equal(checked, []string{"focus_pane"}) || !slices.Equal(*ran, []string{"focus_pane"}) {
 		t.Fatalf("result %+v, checked %v, ran %v", res, checked, *ran)
 	}
-	conv = append(conv, llm.AssistantMessage(llm.ToolCallPart(focus)), llm.ToolMessage(b.Results...))
 	if got := offeredNames(a, conv); !slices.Equal(got, append(slices.Clone(first), "focus_pane")) {
 		t.Errorf("after the call: %v", got)
 	}
 	// A name no tool has is answered as before, and the answer lists what is offered.
-	b = a.RunCalls(t.Context(), []llm.ToolCall{{ID: "c2", Name: "teleport", Args: []byte(`{}`)}})
-	if res := b.Results[0]; !res.IsError || !strings.Contains(res.Text, "find_tools") || strings.Contains(res.Text, "browser_click") {
+	if res, _ := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c2", Name: "teleport", Args: []byte(`{}`)}); !res.IsError || !strings.Contains(res.Text, "find_tools") || strings.Contains(res.Text, "browser_click") {
 		t.Errorf("unknown tool: %+v", res)
 	}
 }
