@@ -17,21 +17,14 @@ import (
 // scripted model server records; its tools list narrows what the model is offered, while the
 // goal tools stay.
 func TestPersonaReachesTheModelRequests(t *testing.T) {
-	configDir := t.TempDir()
-	os.MkdirAll(filepath.Join(configDir, "personas"), 0o755)
-	os.WriteFile(filepath.Join(configDir, "personas", "careful.md"), []byte(`---
+	cat, _ := personaCatalog(t, "careful", `---
 name: Careful writer
 temperature: 0.35
 max_tokens: 1234
 tools: [write_file]
 ---
 PERSONA-MARKER: write files slowly and check them.
-`), 0o644)
-	cat, err := catalog.Open(context.Background(), configDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
+`)
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone(), claim("done.txt written")}},
 		func(o *goal.Options) { o.Catalog = cat })
 
@@ -66,11 +59,7 @@ PERSONA-MARKER: write files slowly and check them.
 
 // An unknown persona or skill is refused at start, naming the field and the id; nothing is stored.
 func TestUnknownPersonaRefused(t *testing.T) {
-	cat, err := catalog.Open(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
+	cat, _ := personaCatalog(t, "", "")
 	r := newRig(t, llmtest.Script{}, func(o *goal.Options) { o.Catalog = cat })
 	for field, edit := range map[string]func(*goal.Spec){
 		"persona": func(s *goal.Spec) { s.Persona = "nobody" },
@@ -91,15 +80,7 @@ func TestUnknownPersonaRefused(t *testing.T) {
 // edited temperature reaches the resumed requests. A persona whose file is gone refuses the
 // resume, naming it.
 func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
-	configDir := t.TempDir()
-	file := filepath.Join(configDir, "personas", "steady.md")
-	os.MkdirAll(filepath.Dir(file), 0o755)
-	os.WriteFile(file, []byte("---\nname: Steady\ntemperature: 0.2\n---\nSTEADY-MARKER\n"), 0o644)
-	cat, err := catalog.Open(context.Background(), configDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
+	cat, file := personaCatalog(t, "steady", "---\nname: Steady\ntemperature: 0.2\n---\nSTEADY-MARKER\n")
 	withCatalog := func(o *goal.Options) { o.Catalog = cat }
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{
 		call("write_file", map[string]string{"path": "a.txt", "content": "a"}),
@@ -140,6 +121,28 @@ func TestPersonaSurvivesRestartAndFollowsTheFile(t *testing.T) {
 	if cur, _ := r2.svc.Get(context.Background(), g2.ID); cur.Status != goal.StatusInterrupted {
 		t.Errorf("after the refused resume the goal is %s, want still interrupted", cur.Status)
 	}
+}
+
+// personaCatalog opens a catalog on a new config dir holding the persona id (none if id is
+// empty) with the given file text, closed when the test ends; it returns the persona's file.
+func personaCatalog(t *testing.T, id, text string) (*catalog.Catalog, string) {
+	t.Helper()
+	configDir := t.TempDir()
+	file := filepath.Join(configDir, "personas", id+".md")
+	if id != "" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, err := catalog.Open(context.Background(), configDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	return cat, file
 }
 
 // quitMidGoal starts a goal working as persona, then shuts the service down once its model
