@@ -44,13 +44,10 @@ func TestChatBrowserSecretsAskAndScreenshotsReachAVisionModel(t *testing.T) {
 		t.Fatalf("the password question: %+v", asked)
 	}
 	r.wantStop(1, chat.ReasonDone)
-	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 1 {
+	if n := r.asked(); n != 1 {
 		t.Fatalf("%d questions: typing the user name must not ask", n)
 	}
-	user, err := loginFields(ctx, m)
-	if err != nil || string(user) != `"ada|"` {
-		t.Fatalf("fields after the chat: %s %v (the denied password must not be typed)", user, err)
-	}
+	wantFields(t, ctx, m, "ada|", "the denied password must not be typed")
 	reqs := r.srv.ChatRequests()
 	images := func(i int) int { return strings.Count(string(reqs[i].Body), "data:image/jpeg;base64,") }
 	if len(reqs) != 3 || images(0) != 0 || images(1) != 1 || images(2) != 1 {
@@ -83,10 +80,14 @@ func browserTools(m *browser.Manager) *tools.Registry {
 	return reg
 }
 
-// loginFields answers what the login form's user and password fields hold, as a JSON string
-// "user|password".
-func loginFields(ctx context.Context, m *browser.Manager) (json.RawMessage, error) {
-	return m.Evaluate(ctx, "web-1", "document.getElementById('user').value + '|' + document.getElementById('pw').value")
+// wantFields fails the test unless the login form's user and password fields hold want,
+// "user|password"; why says what the person expects of them.
+func wantFields(t *testing.T, ctx context.Context, m *browser.Manager, want, why string) {
+	t.Helper()
+	got, err := m.Evaluate(ctx, "web-1", "document.getElementById('user').value + '|' + document.getElementById('pw').value")
+	if w, _ := json.Marshal(want); err != nil || string(got) != string(w) {
+		t.Fatalf("the login form's fields: %s %v, want %q (%s)", got, err, want, why)
+	}
 }
 
 // In chat, whose ask-above level would let every browser tool run unasked: the saved-login
@@ -128,13 +129,10 @@ func TestChatFillLoginAndRecipeStepsAsk(t *testing.T) {
 		t.Fatalf("the recipe's password step must ask as its own call: %+v", step)
 	}
 	r.wantStop(1, chat.ReasonDone)
-	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 2 {
+	if n := r.asked(); n != 2 {
 		t.Fatalf("%d questions, want 2 (the fill, the recipe's password step)", n)
 	}
-	got, err := loginFields(ctx, m)
-	if err != nil || string(got) != `"grace|`+password+`"` {
-		t.Fatalf("fields: %s %v (the user typed by the recipe, the saved password kept; the denied step typed nothing)", got, err)
-	}
+	wantFields(t, ctx, m, "grace|"+password, "the user typed by the recipe, the saved password kept; the denied step typed nothing")
 	runs := finished(r)
 	if len(runs[logins.ToolFill]) != 1 || runs[logins.ToolFill][0].Result != "Filled the saved login for "+browser.Origin(site.URL)+" as ada (not submitted)." {
 		t.Errorf("fill result: %+v", runs[logins.ToolFill])

@@ -168,6 +168,9 @@ func (r *rig) state() chat.State {
 	return st
 }
 
+// asked counts the approvals the chat has asked for so far.
+func (r *rig) asked() int { return len(r.events.matching(isType(chat.EventApprovalRequested))) }
+
 // stopped waits for the n-th loop_stopped event and returns its reason.
 func (r *rig) stopped(n int) chat.StopReason {
 	r.t.Helper()

@@ -95,7 +95,7 @@ func TestToolCallsGoThroughThePolicy(t *testing.T) {
 	r.send("Post again and buy it")
 	r.answer(3, agent.ApprovalAllowOnce)
 	r.wantStop(2, chat.ReasonDone)
-	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 3 {
+	if n := r.asked(); n != 3 {
 		t.Errorf("%d approvals asked, want 3", n)
 	}
 	if pc := finished(r)["page_click"]; len(pc) != 2 || pc[1].IsError || pc[1].Result != "clicked" {
@@ -353,7 +353,7 @@ func TestNewConversationsAskBeforeTheFirstWrite(t *testing.T) {
 			t.Errorf("%s was not written: %v", f, err)
 		}
 	}
-	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 1 {
+	if n := r.asked(); n != 1 {
 		t.Errorf("%d approvals asked; after \"allow for this chat\" the second write should not ask", n)
 	}
 
@@ -372,7 +372,7 @@ func TestNewConversationsAskBeforeTheFirstWrite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir, "third.txt")); err != nil {
 		t.Errorf("the write_local conversation's write did not run: %v", err)
 	}
-	if n := len(r.events.matching(isType(chat.EventApprovalRequested))); n != 1 {
+	if n := r.asked(); n != 1 {
 		t.Errorf("the write_local conversation asked (%d approvals in all)", n)
 	}
 }
