@@ -257,13 +257,7 @@ tasks:
 			break
 		}
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for len(m.requests("b-term")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("task b never asked the model")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "task b to ask the model", func() bool { return len(m.requests("b-term")) > 0 })
 	cmd.Process.Kill() // SIGKILL
 	cmd.Wait()
 	asked := len(m.requests("a-term"))

@@ -173,13 +173,8 @@ func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
 			break
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.ChatRequests()) < 2 { // the second turn is streaming (and stalls)
-		if time.Now().After(deadline) {
-			t.Fatal("the second model turn never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The second turn is streaming (and stalls).
+	waitWithin(t, 10*time.Second, "the second model turn to start", func() bool { return len(srv.ChatRequests()) >= 2 })
 	run.Process.Kill() // SIGKILL: no chance to save anything more
 	run.Wait()
 

@@ -337,15 +337,10 @@ func TestLandUIRefusesWhatBreaksTheTargetAndLandsItOnceFixed(t *testing.T) {
 
 	// b's agent goes on at once with the failure: its fix is committed on its branch when it
 	// has verified again.
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	waitWithin(t, 90*time.Second, "b's agent to fix b.txt on its branch after it was sent back", func() bool {
 		out, _ := exec.Command("git", "-C", repo, "show", "fleet/"+f.ID+"/b:b.txt").Output()
-		if strings.TrimSpace(string(out)) == "compatible" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("b's agent did not fix b.txt on its branch after it was sent back")
-		}
-	}
+		return strings.TrimSpace(string(out)) == "compatible"
+	})
 	step(t, ctx, "b verified again; Land fleet lands it",
 		waitJS(fleetNodeStatus("b", "completed")),
 		chromedp.Click(`[data-testid=land-fleet-button]`),

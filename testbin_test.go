@@ -148,10 +148,16 @@ func withTimeout(t testing.TB, d time.Duration) context.Context {
 // waitFor polls cond for up to 15 s, failing the test with what was awaited.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	waitWithin(t, 15*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with a time limit of its own, for what takes longer (or must not).
+func waitWithin(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
+			t.Fatalf("timed out after %v waiting: %s", limit, what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
