@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"image"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/notify/notifytest"
 )
 
 // minDistinctColours tells a rendered UI from a blank window: an empty webview or a solid
@@ -48,38 +48,12 @@ func childProcesses(pid int, name string) int {
 // startXvfb starts a virtual X server on a free display and returns its DISPLAY value.
 func startXvfb(t testing.TB) string {
 	t.Helper()
-	if _, err := exec.LookPath("Xvfb"); err != nil {
-		t.Fatal("Xvfb is not installed: run scripts/setup.sh (it installs xvfb)")
-	}
-	r, w, err := os.Pipe()
+	display, stop, err := notifytest.Xvfb("1400x900x24")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// -displayfd: Xvfb picks a free display number and writes it to fd 3 once it is ready.
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1400x900x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(r).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case n := <-line:
-		if n == "" {
-			t.Fatalf("Xvfb did not start: %s", stderr.String())
-		}
-		return ":" + n
-	case <-time.After(15 * time.Second):
-		t.Fatalf("Xvfb gave no display in 15 s: %s", stderr.String())
-	}
-	return ""
+	t.Cleanup(stop)
+	return display
 }
 
 func distinctColours(img image.Image) int {

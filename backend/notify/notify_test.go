@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	var stopX func()
-	display, stopX, err = notifytest.Xvfb()
+	display, stopX, err = notifytest.Xvfb("1024x768x24")
 	if err != nil {
 		stopBus()
 		fmt.Fprintln(os.Stderr, "notify tests:", err)

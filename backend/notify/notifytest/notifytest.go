@@ -80,15 +80,19 @@ func WaitName(name string, owned bool) bool {
 	return false
 }
 
-// Xvfb starts a virtual X server on a free display and returns its DISPLAY value.
-func Xvfb() (display string, stop func(), err error) {
+// xvfbTimeout bounds Xvfb's start; a loaded CI machine has taken over 10 s.
+const xvfbTimeout = 15 * time.Second
+
+// Xvfb starts a virtual X server on a free display with a screen of size (such as
+// "1024x768x24": width, height, depth) and returns its DISPLAY value.
+func Xvfb(size string) (display string, stop func(), err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return "", nil, err
 	}
 	defer r.Close()
 	// -displayfd: Xvfb picks a free display number and writes it to fd 3 once it is ready.
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", size, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -110,9 +114,9 @@ func Xvfb() (display string, stop func(), err error) {
 			return "", nil, fmt.Errorf("Xvfb did not start: %s", stderr.String())
 		}
 		return ":" + n, stop, nil
-	case <-time.After(startTimeout):
+	case <-time.After(xvfbTimeout):
 		stop()
-		return "", nil, fmt.Errorf("Xvfb gave no display in 10 s: %s", stderr.String())
+		return "", nil, fmt.Errorf("Xvfb gave no display in %v: %s", xvfbTimeout, stderr.String())
 	}
 }
 
