@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,34 +14,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
-
-// runBinaryTimeout bounds a command that should end at once: without the lock a second serve
-// would serve on, and the test must fail rather than hang.
-const runBinaryTimeout = 30 * time.Second
-
-// runBinary runs the built binary to its end and returns its exit status and output.
-func runBinary(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runBinaryTimeout)
-	defer cancel()
-	return runToEnd(t, exec.CommandContext(ctx, testBinary(t), args...))
-}
-
-// runToEnd runs cmd and returns its exit status and output; only a failure to run it at all
-// fails the test.
-func runToEnd(t *testing.T, cmd *exec.Cmd) (int, string, string) {
-	t.Helper()
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
-}
 
 // stalledGoal is `goal run` whose model stalls mid-answer: the goal stays running, and the
 // process owns its data dir, until the test ends.
