@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
-	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 )
 
 func median(ds []time.Duration) time.Duration {
@@ -28,9 +27,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // is asked: capture the viewport as PNG, save it, and make the JPEG thumbnail. Target: a
 // median of 250 ms or less.
 func BenchmarkScreenshotForVerification(b *testing.B) {
-	m, _ := browsertest.NewManager(b)
-	site := browsertest.NewSite(b)
-	ctx := context.Background()
+	m, site, ctx := newPages(b, 0)
 	openPage(b, m, ctx, "p", site.Page("/form"))
 	var took []time.Duration
 	for b.Loop() {
@@ -47,10 +44,7 @@ func BenchmarkScreenshotForVerification(b *testing.B) {
 // Target: 25 fps or more. (Chromium's own frame timestamps run a few ms ahead of the Go
 // clock, so frame age is measured end to end by BenchmarkScreencastLatency instead.)
 func BenchmarkScreencast(b *testing.B) {
-	m, _ := browsertest.NewManager(b)
-	site := browsertest.NewSite(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	m, site, ctx := newPages(b, 0)
 	frames := castPage(b, m, ctx, site.Page("/animated"))
 	for range 5 { // the first picture and the cast's warm-up
 		<-frames
@@ -74,10 +68,7 @@ func BenchmarkScreencast(b *testing.B) {
 // (before per-page focus emulation, three of the four got none; before crowded casts were
 // scaled under Chromium's reusable frame buffers, see castBox, 14–19 fps each).
 func BenchmarkScreencastFourPanes(b *testing.B) {
-	m, _ := browsertest.NewManager(b)
-	site := browsertest.NewSite(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	m, site, ctx := newPages(b, 0)
 	panes := []string{"p1", "p2", "p3", "p4"}
 	for _, p := range panes {
 		openPage(b, m, ctx, p, site.Page("/animated"))
@@ -141,10 +132,7 @@ func BenchmarkLaunch(b *testing.B) {
 // to end (input, paint, JPEG, delivery) with no clock of Chromium's involved. Target: a
 // median frame age of 100 ms or less.
 func BenchmarkScreencastLatency(b *testing.B) {
-	m, _ := browsertest.NewManager(b)
-	site := browsertest.NewSite(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	m, site, ctx := newPages(b, 0)
 	frames := castPage(b, m, ctx, site.Page("/paint"))
 	bright := func(f browser.Frame) bool {
 		img, err := jpeg.Decode(bytes.NewReader(f.Data))

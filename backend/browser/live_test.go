@@ -1,21 +1,15 @@
 package browser_test
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 )
 
 // Four browser panes of one workspace cast an animated page at once, as a 2×2 grid of
 // browsers does: every one of them must get frames, not only the last opened (a background
 // page of a headless Chromium is not painted unless it is made to behave as focused).
 func TestEveryBrowserPaneOfAWorkspaceStaysLive(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	m, site, ctx := newPages(t, 0)
 	panes := []string{"p1", "p2", "p3", "p4"}
 	for _, p := range panes {
 		openPage(t, m, ctx, p, site.Page("/animated"))

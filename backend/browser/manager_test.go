@@ -20,12 +20,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // waitEvent waits for an event of kind (on pane, if the event has one) that satisfies ok.
 func waitEvent(t *testing.T, events <-chan pubsub.Event[browser.Event], kind string, ok func(browser.Event) bool) browser.Event {
 	t.Helper()
@@ -60,9 +54,7 @@ func text(t *testing.T, m *browser.Manager, pane, expr string) string {
 }
 
 func TestTabsAndEvents(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	events := m.Events().Subscribe(ctx)
 
 	first, err := m.Open(ctx, "p", "ws", site.Page("/form"))
@@ -123,9 +115,7 @@ func TestTabsAndEvents(t *testing.T) {
 // Two openers racing for one pane's first page (the window's view mounting while a conversion
 // opens it) leave the pane with one tab, not two; a pane that has a tab is left alone.
 func TestEnsureOpensOneFirstTab(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	const racers = 4
 	opened := make(chan bool, racers)
 	errs := make(chan error, racers)
@@ -154,9 +144,7 @@ func TestEnsureOpensOneFirstTab(t *testing.T) {
 }
 
 func TestScreencast(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	static, err := m.Open(ctx, "p", "ws", site.Page("/form"))
 	if err != nil {
 		t.Fatal(err)
@@ -276,9 +264,7 @@ func nextFrame(t *testing.T, frames <-chan browser.Frame) browser.Frame {
 }
 
 func TestInputFromThePaneIsTrusted(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	openPage(t, m, ctx, "p", site.Page("/trusted"))
 	center := func(sel string) []float64 {
 		v, err := m.Evaluate(ctx, "p", "const r = document.querySelector('"+sel+"').getBoundingClientRect(); [r.left + r.width/2, r.top + r.height/2]")
@@ -327,9 +313,7 @@ func TestInputFromThePaneIsTrusted(t *testing.T) {
 }
 
 func TestBrowserDeathAndReconnect(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	events := m.Events().Subscribe(ctx)
 	openPage(t, m, ctx, "p", site.Page("/list"))
 
@@ -376,9 +360,7 @@ func TestBrowserDeathAndReconnect(t *testing.T) {
 }
 
 func TestDownloadsPopupsAndDialogs(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	events := m.Events().Subscribe(ctx)
 	openPage(t, m, ctx, "p", site.Page("/nav"))
 	if _, err := m.Click(ctx, "p", browser.Locator{Selector: "#download"}); err != nil {
@@ -504,9 +486,7 @@ func TestIdleBackgroundTabsAreDiscarded(t *testing.T) {
 
 // A pane someone watches keeps getting frames after its crashed tab is reconnected.
 func TestWatchedTabResumesFramesAfterReconnect(t *testing.T) {
-	m, _ := browsertest.NewManager(t)
-	site := browsertest.NewSite(t)
-	ctx := testCtx(t)
+	m, site, ctx := newPages(t, pagesFor)
 	events := m.Events().Subscribe(ctx)
 	frames := castPage(t, m, ctx, site.Page("/list"))
 	nextFrame := func(what string) {
