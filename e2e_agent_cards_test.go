@@ -29,12 +29,12 @@ func agentCardText(pane, sel string) string {
 // in its history.
 func TestAgentCardsEndToEnd(t *testing.T) {
 	var calls atomic.Int64
-	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
 		if strings.Contains(string(req.Body), "You are a critic") {
 			return llmtest.Text("PROGRESSING\nit is reviewing")
 		}
 		return waitUntilAborted(&calls)
-	}}}})
+	})
 	srv, ctx := openAppWithModel(t, model)
 	token := apiToken(t, srv.URL)
 	fleetID := postFleet(t, srv, token, `name: review

@@ -51,7 +51,7 @@ func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply
 		m.mu.Unlock()
 		return agent(p[1], turn)
 	}
-	m.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Compute: compute, Repeat: 1 << 30}}})
+	m.srv = everyTurn(t, compute)
 	return m
 }
 

@@ -36,7 +36,7 @@ func composerTask(i int, sel string) string {
 // left alone, and the fleet ends.
 func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	secondStarted := make(chan struct{}, 1)
-	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
 		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
 		turn := 0
 		msgs, _ := req.JSON["messages"].([]any)
@@ -62,7 +62,7 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 			}
 			return toolCall("wait", map[string]int{"ms": 300}) // works until aborted
 		}
-	}}}})
+	})
 	sandbox := t.TempDir()
 	_, ctx := openAppWithModel(t, model)
 

@@ -482,3 +482,9 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// everyTurn is a scripted model that answers every request with reply's answer to it, for as
+// long as the test runs.
+func everyTurn(t *testing.T, reply func(llmtest.Request) llmtest.Reply) *llmtest.Server {
+	return llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: reply}}})
+}

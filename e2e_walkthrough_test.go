@@ -206,7 +206,7 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 // at its drawing's full height.
 func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 	var waits atomic.Int64
-	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
+	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
 		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
 		switch {
 		case m == nil:
@@ -216,7 +216,7 @@ func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 		default:
 			return waitUntilAborted(&waits)
 		}
-	}}}})
+	})
 	srv, ctx := openAppWithModel(t, model)
 	token := apiToken(t, srv.URL)
 	fleetID := postFleet(t, srv, token, `name: pair
