@@ -106,14 +106,7 @@ func runAgentFleet(t *testing.T, a agentRun) {
 		defer mu.Unlock()
 		if req.Protocol == "openai" && strings.Contains(string(req.Body), "You are working in pane "+pane) {
 			goalReqs = append(goalReqs, req)
-			turn := 0
-			msgs, _ := req.JSON["messages"].([]any)
-			for _, m := range msgs {
-				if mm, _ := m.(map[string]any); mm["role"] == "assistant" {
-					turn++
-				}
-			}
-			return a.goalTurn(pane, task, turn, req.LastToolResult())
+			return a.goalTurn(pane, task, assistantTurns(req), req.LastToolResult())
 		}
 		if strings.Contains(string(req.Body), "You are a critic") {
 			return llmtest.Text("PROGRESSING")

@@ -31,6 +31,19 @@ type fleetModel struct {
 
 var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
+// assistantTurns counts the model's own turns in an OpenAI-style request's history: which turn
+// of its conversation the request asks for.
+func assistantTurns(req llmtest.Request) int {
+	turn := 0
+	msgs, _ := req.JSON["messages"].([]any)
+	for _, x := range msgs {
+		if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
+			turn++
+		}
+	}
+	return turn
+}
+
 func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply) *fleetModel {
 	m := &fleetModel{req: map[string][]llmtest.Request{}}
 	compute := func(req llmtest.Request) llmtest.Reply {
@@ -38,13 +51,7 @@ func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply
 		if p == nil {
 			return llmtest.Text("no pane")
 		}
-		turn := 0
-		msgs, _ := req.JSON["messages"].([]any)
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-				turn++
-			}
-		}
+		turn := assistantTurns(req)
 		m.mu.Lock()
 		m.log = append(m.log, p[1]+":"+strconv.Itoa(turn))
 		m.req[p[1]] = append(m.req[p[1]], req)

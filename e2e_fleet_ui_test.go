@@ -38,13 +38,7 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	secondStarted := make(chan struct{}, 1)
 	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
 		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
-		turn := 0
-		msgs, _ := req.JSON["messages"].([]any)
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-				turn++
-			}
-		}
+		turn := assistantTurns(req)
 		switch {
 		case m == nil:
 			return llmtest.Text("no pane")

@@ -308,11 +308,7 @@ func TestGoalCLIRunsInItsOwnWorktree(t *testing.T) {
 
 	out := runGoalInWorktree(t, repo, dataDir, "echo ok > made.txt", "test -f made.txt")
 	wantOutput(t, out, "step 1    ok  write_to_terminal", "verify    passed", "ended     completed", "made.txt | 1 +")
-	m := regexp.MustCompile(`Branch: goal/(goal-[0-9a-f]+) \(worktree (\S+)\)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("the report names no branch:\n%s", out)
-	}
-	id, dir := m[1], m[2]
+	id, dir := goalWorktree(t, out)
 	if want := filepath.Join(repo, ".git", "clusterspace-worktrees", id); dir != want {
 		t.Fatalf("worktree %s, want %s", dir, want)
 	}
@@ -343,6 +339,19 @@ func TestGoalCLIWorktreeNeedsARepository(t *testing.T) {
 	if code != cli.ExitUsage || !strings.Contains(errs, "worktree: ") || !strings.Contains(errs, "git init it and commit once, or drop --worktree") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
+}
+
+var goalWorktreeRe = regexp.MustCompile(`Branch: goal/(goal-[0-9a-f]+) \(worktree (\S+)\)`)
+
+// goalWorktree reads the goal's id and its worktree's dir from the report `goal run --worktree`
+// printed.
+func goalWorktree(t *testing.T, out string) (id, dir string) {
+	t.Helper()
+	m := goalWorktreeRe.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the report names no branch:\n%s", out)
+	}
+	return m[1], m[2]
 }
 
 // runGoalInWorktree runs `goal run --worktree` in repo (its sandbox) on dataDir: the

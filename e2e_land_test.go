@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -252,11 +251,7 @@ func TestLandCLILandsAGoalRunInItsOwnWorktree(t *testing.T) {
 	repo, dataDir := landRepo(t), t.TempDir()
 	before := checkoutDigest(t, repo)
 	out := runGoalInWorktree(t, repo, dataDir, "echo made > made.txt", "grep -qx made made.txt")
-	m := regexp.MustCompile(`Branch: goal/(goal-[0-9a-f]+) \(worktree (\S+)\)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("the report names no branch:\n%s", out)
-	}
-	id, dir := m[1], m[2]
+	id, dir := goalWorktree(t, out)
 	mainBefore := gitRun(t, repo, "rev-parse", "main")
 
 	land := func(wantCode int, args ...string) landReport {
