@@ -24,21 +24,9 @@ const minDistinctColours = 150
 
 // childProcesses counts the live child processes of pid whose command is name, from /proc.
 func childProcesses(pid int, name string) int {
-	entries, _ := os.ReadDir("/proc")
 	n := 0
-	for _, e := range entries {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …; comm may hold spaces, so split after the last ')'.
-		s := string(stat)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		fields := strings.Fields(s[close+1:])
-		if len(fields) >= 2 && s[open+1:close] == name && fields[1] == strconv.Itoa(pid) {
+	for _, p := range processes() {
+		if len(p.fields) >= 2 && p.comm == name && p.fields[1] == strconv.Itoa(pid) {
 			n++
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,20 +177,9 @@ func treeCPU(pid int) time.Duration {
 		ticks int64
 	}
 	procs := map[int]proc{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		id, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid … utime stime cutime cstime (fields 14-17); comm may hold
-		// spaces, so count from after the last ')'.
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	for _, p := range processes() {
+		// state ppid … utime stime cutime cstime (fields 14-17 of proc(5)).
+		f := p.fields
 		if len(f) < 15 {
 			continue
 		}
@@ -201,7 +189,7 @@ func treeCPU(pid int) time.Duration {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			ticks += n
 		}
-		procs[id] = proc{ppid, ticks}
+		procs[p.pid] = proc{ppid, ticks}
 	}
 	below := map[int]bool{pid: true}
 	for grew := true; grew; { // the tree is shallow: the app, WebKit's processes, their helpers

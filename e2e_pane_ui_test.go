@@ -103,21 +103,10 @@ func apiWorkspace(t *testing.T, url string) wsFocus {
 // childShells counts the serve process's live children that run a shell: one per terminal
 // tab, read from /proc, apart from the app.
 func childShells(ppid int) int {
-	entries, _ := os.ReadDir("/proc")
 	n := 0
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:]) // state ppid …
-		comm := s[strings.IndexByte(s, '(')+1 : i]
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) && strings.HasSuffix(comm, "sh") {
+	for _, p := range processes() {
+		f := p.fields // state ppid …
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) && strings.HasSuffix(p.comm, "sh") {
 			n++
 		}
 	}
