@@ -72,14 +72,6 @@ func tc(id, name, args string) llm.ToolCall {
 	return llm.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
 }
 
-func (b *bench) kinds() []string {
-	var out []string
-	for _, e := range b.events {
-		out = append(out, string(e.Kind))
-	}
-	return out
-}
-
 // Whatever goes wrong, every call gets a result the model can act on, and each is recorded
 // once: malformed arguments, a tool this agent is not offered, a refusal, a clean run.
 func TestEveryCallGetsAResult(t *testing.T) {
