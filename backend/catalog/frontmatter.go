@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/internal/fileloc"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -21,14 +22,7 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
-	where := p.File
-	if p.Line > 0 {
-		where += fmt.Sprintf(":%d", p.Line)
-	}
-	if p.Field != "" {
-		where += ": " + p.Field
-	}
-	return where + ": " + p.Message
+	return fileloc.String(p.File, p.Line, p.Field) + ": " + p.Message
 }
 
 // document is a file split into its front matter fields and its body.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterspace/clusterspace/backend/internal/fileloc"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -53,14 +54,7 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	at := e.File
-	if e.Line > 0 {
-		at += fmt.Sprintf(":%d", e.Line)
-	}
-	if e.Field != "" {
-		at += ": " + e.Field
-	}
-	return at + ": " + e.Msg
+	return fileloc.String(e.File, e.Line, e.Field) + ": " + e.Msg
 }
 
 // ParseFile reads mcp.json: a file that is not JSON is one error with its line; a server

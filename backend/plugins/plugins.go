@@ -32,6 +32,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/clusterspace/clusterspace/backend/internal/fileloc"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -63,14 +64,7 @@ type LoadError struct {
 }
 
 func (e LoadError) Error() string {
-	at := e.File
-	if e.Line > 0 {
-		at += fmt.Sprintf(":%d", e.Line)
-	}
-	if e.Field != "" {
-		return fmt.Sprintf("plugin %s: %s: %s", at, e.Field, e.Message)
-	}
-	return fmt.Sprintf("plugin %s: %s", at, e.Message)
+	return "plugin " + fileloc.String(e.File, e.Line, e.Field) + ": " + e.Message
 }
 
 // Status is the plugins of the tools dir and the files that did not load.
