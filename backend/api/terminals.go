@@ -9,12 +9,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
 
-// Default terminal size until the view reports its own.
-const (
-	defaultCols = 80
-	defaultRows = 24
-)
-
 // TerminalSizeArgs names a terminal pane and the size its view has (0: 80 x 24).
 type TerminalSizeArgs struct {
 	PaneID string `json:"paneId"`
@@ -22,13 +16,14 @@ type TerminalSizeArgs struct {
 	Rows   int    `json:"rows"`
 }
 
+// size is the view's size, or the terminals' default size until the view reports its own.
 func (a TerminalSizeArgs) size() (int, int) {
 	c, r := a.Cols, a.Rows
 	if c <= 0 {
-		c = defaultCols
+		c = terminal.DefaultCols
 	}
 	if r <= 0 {
-		r = defaultRows
+		r = terminal.DefaultRows
 	}
 	return c, r
 }
