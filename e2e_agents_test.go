@@ -106,7 +106,7 @@ func runAgentFleet(t *testing.T, a agentRun) {
 		defer mu.Unlock()
 		if req.Protocol == "openai" && strings.Contains(string(req.Body), "You are working in pane "+pane) {
 			goalReqs = append(goalReqs, req)
-			return a.goalTurn(pane, task, assistantTurns(req), req.LastToolResult())
+			return a.goalTurn(pane, task, req.AssistantTurns(), req.LastToolResult())
 		}
 		if strings.Contains(string(req.Body), "You are a critic") {
 			return llmtest.Text("PROGRESSING")

@@ -31,19 +31,6 @@ type fleetModel struct {
 
 var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
-// assistantTurns counts the model's own turns in an OpenAI-style request's history: which turn
-// of its conversation the request asks for.
-func assistantTurns(req llmtest.Request) int {
-	turn := 0
-	msgs, _ := req.JSON["messages"].([]any)
-	for _, x := range msgs {
-		if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-			turn++
-		}
-	}
-	return turn
-}
-
 func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply) *fleetModel {
 	m := &fleetModel{req: map[string][]llmtest.Request{}}
 	compute := func(req llmtest.Request) llmtest.Reply {
@@ -51,7 +38,7 @@ func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply
 		if p == nil {
 			return llmtest.Text("no pane")
 		}
-		turn := assistantTurns(req)
+		turn := req.AssistantTurns()
 		m.mu.Lock()
 		m.log = append(m.log, p[1]+":"+strconv.Itoa(turn))
 		m.req[p[1]] = append(m.req[p[1]], req)

@@ -38,7 +38,7 @@ func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	secondStarted := make(chan struct{}, 1)
 	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
 		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
-		turn := assistantTurns(req)
+		turn := req.AssistantTurns()
 		switch {
 		case m == nil:
 			return llmtest.Text("no pane")

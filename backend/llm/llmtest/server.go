@@ -549,6 +549,19 @@ func textOf(v any) string {
 	return ""
 }
 
+// AssistantTurns counts the model's own turns in the request's messages (OpenAI or Anthropic):
+// 0 on a conversation's first request, so a scripted reply can tell which turn it answers.
+func (r Request) AssistantTurns() int {
+	n := 0
+	msgs, _ := r.JSON["messages"].([]any)
+	for _, x := range msgs {
+		if m, _ := x.(map[string]any); m["role"] == "assistant" {
+			n++
+		}
+	}
+	return n
+}
+
 // LastToolResult is the text of the newest tool result the request carries ("" if none), on
 // either protocol: what a model would read before its next call.
 func (r Request) LastToolResult() string {

@@ -338,3 +338,17 @@ func TestSplit(t *testing.T) {
 		t.Fatal("split of nothing")
 	}
 }
+
+func TestAssistantTurns(t *testing.T) {
+	var r Request
+	if err := json.Unmarshal([]byte(`{"messages": [{"role": "system"}, {"role": "user"}, {"role": "assistant"},
+		{"role": "tool"}, {"role": "assistant"}, {"role": "user"}]}`), &r.JSON); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.AssistantTurns(); n != 2 {
+		t.Errorf("two assistant messages counted as %d turns", n)
+	}
+	if n := (Request{}).AssistantTurns(); n != 0 {
+		t.Errorf("a request that is not JSON counted as %d turns", n)
+	}
+}
