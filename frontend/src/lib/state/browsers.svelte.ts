@@ -3,7 +3,6 @@ import {
   parseBrowserEvent,
   type Backend,
   type BrowserPromptAnswer,
-  type BackendEvent,
   type BrowserEvent,
   type BrowserFrame,
   type BrowserInputEvent,
@@ -29,7 +28,7 @@ export interface PaneNotice {
  * Calls report their failure in the pane they concern (the notice), not the app-wide banner:
  * "could not load https://…" belongs next to the page that could not load it.
  */
-export class BrowserStore extends PaneTabStore<BrowserTab> {
+export class BrowserStore extends PaneTabStore<BrowserTab, BrowserEvent> {
   /** paneId → the notice shown in that pane. */
   notices = $state.raw<Record<string, PaneNotice>>({});
 
@@ -39,12 +38,7 @@ export class BrowserStore extends PaneTabStore<BrowserTab> {
   private readonly viewportNext = new Map<string, { width: number; height: number }>();
 
   constructor(backend: Backend) {
-    super(backend, true);
-  }
-
-  handleEvent(e: BackendEvent): void {
-    const ev = parseBrowserEvent(e);
-    if (ev) this.apply(ev);
+    super(backend, true, parseBrowserEvent);
   }
 
   apply(ev: BrowserEvent): void {

@@ -12,7 +12,7 @@ export interface PaneTab {
  * lists, their events, and the race between a call's answer and an event that came meanwhile.
  * A subclass says how its events arrive, how it reads a pane's tabs and where a failure shows.
  */
-export abstract class PaneTabStore<T extends PaneTab> {
+export abstract class PaneTabStore<T extends PaneTab, E> {
   /** paneId → its tabs, in the backend's order. Replaced wholesale, never mutated. */
   private panes = $state.raw<Record<string, T[]>>({});
   /** Counts tab events per pane, so a call's older tab list is not applied over a newer event. */
@@ -21,13 +21,21 @@ export abstract class PaneTabStore<T extends PaneTab> {
   /**
    * @param replaceOnActivate whether an 'activated' event also brings the tab's new state
    * (browser tabs), or only moves the active mark (terminal tabs).
+   * @param parse the store's own event out of a backend event (null: not one of its own).
    */
   protected constructor(
     protected readonly backend: Backend,
     private readonly replaceOnActivate: boolean,
+    private readonly parse: (e: BackendEvent) => E | null,
   ) {}
 
-  abstract handleEvent(e: BackendEvent): void;
+  handleEvent(e: BackendEvent): void {
+    const ev = this.parse(e);
+    if (ev) this.apply(ev);
+  }
+
+  /** Acts on one of the store's own events. */
+  abstract apply(ev: E): void;
   /** The backend's current tab list of the pane. */
   protected abstract fetchTabs(paneId: string): Promise<T[]>;
   /** Shows a failed call's error where it belongs. */

@@ -2,7 +2,6 @@ import {
   parseTerminalEvent,
   tabKey,
   type Backend,
-  type BackendEvent,
   type TabInfo,
   type TerminalEvent,
 } from '../api';
@@ -16,7 +15,7 @@ export type OutputListener = (data: Uint8Array, resync: boolean) => void;
  * the routing of output bytes to the views that attached. Output never touches reactive state:
  * it goes straight from the event to the view's xterm.
  */
-export class TerminalStore extends PaneTabStore<TabInfo> {
+export class TerminalStore extends PaneTabStore<TabInfo, TerminalEvent> {
   /** Panes whose typing is broadcast (and which receive broadcast typing). */
   broadcast = $state.raw<ReadonlySet<string>>(new Set());
   /** The terminal pane that last had focus: the palette's commands act on it. */
@@ -28,12 +27,7 @@ export class TerminalStore extends PaneTabStore<TabInfo> {
     backend: Backend,
     private readonly report: (err: unknown) => void,
   ) {
-    super(backend, false);
-  }
-
-  handleEvent(e: BackendEvent): void {
-    const ev = parseTerminalEvent(e);
-    if (ev) this.apply(ev);
+    super(backend, false, parseTerminalEvent);
   }
 
   apply(ev: TerminalEvent): void {
