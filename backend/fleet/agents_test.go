@@ -218,13 +218,7 @@ func TestFailTaskEndsATaskTheCallerAssigned(t *testing.T) {
 	if res.IsError {
 		t.Fatal(res.Text)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(r.requests("worker")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the worker never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r.waitAsked("worker")
 	if res := r.call(context.Background(), tools.Call{WorkspaceID: "ws-other"}, "fail_task", map[string]string{"task_id": "task-1", "reason": "x"}); !res.IsError || !strings.Contains(res.Text, "you assigned no running fleet's task task-1") {
 		t.Fatalf("fail_task by a stranger: %+v", res)
 	}

@@ -201,13 +201,7 @@ func TestWaitForAgentReturnsOnEndAndIsCancelledWithItsCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(r.requests("boss")) == 0 || len(r.requests("slow")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("boss or slow never asked the model")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r.waitAsked("boss", "slow")
 	time.Sleep(300 * time.Millisecond) // the boss is inside wait_for_agent now
 	start = time.Now()
 	if err := r.eng.Goals.Abort(context.Background(), boss.ID); err != nil {

@@ -144,6 +144,20 @@ func (r *rig) requests(pane string) []llmtest.Request {
 	return append([]llmtest.Request(nil), r.req[pane]...)
 }
 
+// waitAsked waits until the agent of each pane has asked the model at least once.
+func (r *rig) waitAsked(panes ...string) {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, pane := range panes {
+		for len(r.requests(pane)) == 0 {
+			if time.Now().After(deadline) {
+				r.t.Fatalf("the agent of %s never asked the model", pane)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 func (r *rig) order() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
