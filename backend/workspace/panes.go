@@ -141,12 +141,11 @@ func (s *Service) Adopt(ctx context.Context, id, name string, panes []Pane) (Wor
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ws, all, err := s.lookup(ctx, id)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		ws = Workspace{ID: id, Name: name, Position: nextPosition(all), CreatedAt: s.now()}
+	case err != nil:
 		return Workspace{}, err
-	}
-	if err != nil {
-		now := s.now()
-		ws = Workspace{ID: id, Name: name, Position: nextPosition(all), CreatedAt: now}
 	}
 	kept := map[string]Pane{}
 	for _, p := range ws.Panes {
