@@ -25,6 +25,26 @@ func openEngine(t testing.TB, dataDir string, opts ...Option) *Engine {
 	return eng
 }
 
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls ok until it holds, failing the test after a while.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second) // Chromium and shells start slowly on a loaded machine
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // testSpec is a goal in pane, working in dir, that no critic interrupts and the person checks
 // (criterion manual); a test sets on it the policy and settings it needs.
 func testSpec(pane, text, dir string) goal.Spec {

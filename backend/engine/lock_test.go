@@ -33,13 +33,7 @@ func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.ChatRequests()) < 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the goal never asked the model")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the goal to ask the model", func() bool { return len(srv.ChatRequests()) >= 1 })
 
 	_, err = Open(context.Background(), dir, WithLogger(quiet), WithCommand("goal run"))
 	if !errors.Is(err, config.ErrDataDirInUse) || !strings.Contains(err.Error(), "in use by PID "+strconv.Itoa(os.Getpid())+" (serve since") {

@@ -136,31 +136,7 @@ func TestRemovingPanesEndsWhatTheyHold(t *testing.T) {
 		t.Errorf("the deleted workspace's shell still runs: %v", procs)
 	}
 	// The browser's helpers may take a moment to follow its main process out.
-	deadline := time.Now().Add(5 * time.Second)
-	for chromiumsFor(eng.Browsers.ProfileDir(wsID)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := chromiumsFor(eng.Browsers.ProfileDir(wsID)); n != 0 {
-		t.Errorf("%d Chromium processes still run the deleted workspace's profile", n)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second) // Chromium and shells start slowly on a loaded machine
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "the deleted workspace's Chromium processes to end", func() bool { return chromiumsFor(eng.Browsers.ProfileDir(wsID)) == 0 })
 }
 
 func waitPrompt(t *testing.T, m *terminal.Manager, pane string) {

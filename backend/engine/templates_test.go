@@ -78,16 +78,13 @@ func TestConfigDirPaneTemplatesAndSkillTools(t *testing.T) {
 // waitFile waits (bounded) for path to hold something and returns it.
 func waitFile(t *testing.T, path string) string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), "\n") {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was not written within 15 s: the pane did not run its template", path)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var b []byte
+	waitFor(t, path+" to be written (the pane running its template)", func() bool {
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil && strings.Contains(string(b), "\n")
+	})
+	return string(b)
 }
 
 // A goal's pane starts as its template through the goal, not only when a window opens it:

@@ -257,17 +257,7 @@ func TestScenarioBudgetPausesUntilRaised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, _ := r.svc.Get(context.Background(), g.ID)
-		if cur.Status == goal.StatusBudgetExceeded {
-			break
-		}
-		if cur.Status.Finished() || time.Now().After(deadline) {
-			t.Fatalf("status %s, want budget_exceeded", cur.Status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitStatus(t, r, g.ID, goal.StatusBudgetExceeded, 10*time.Second)
 	if err := r.svc.RaiseBudget(context.Background(), g.ID, 0, 1_000_000); err != nil {
 		t.Fatal(err)
 	}

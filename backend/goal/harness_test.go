@@ -246,6 +246,17 @@ func (w writeFileTool) Paths(args json.RawMessage) ([]string, error) {
 	return []string{a.Path}, nil
 }
 
+// waitFile waits (bounded) until path exists.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear", path)
+}
+
 // waitEvent waits (bounded) for a live event of the given type.
 func waitEvent(t *testing.T, ch <-chan pubsub.Event[goal.Event], typ string) {
 	t.Helper()

@@ -18,17 +18,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
-// waitFile waits (bounded) until path exists.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s did not appear", path)
-}
-
 // A pause while a claim is being verified cuts the check off; on resume the same claim is
 // verified again. It is not a failed check: no bounce, no "verification failed" for the model.
 func TestPauseDuringVerificationResumesTheVerification(t *testing.T) {

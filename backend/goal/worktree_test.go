@@ -208,16 +208,7 @@ func TestAbortedGoalCommitsItsWorktree(t *testing.T) {
 	if want := filepath.Join(g.Spec.Worktree.Dir, "sub"); g.Spec.Policy.SandboxDir != want || g.Spec.Worktree.WorkDir != want {
 		t.Fatalf("sandbox %s, work dir %s: want %s, the same subdir of the worktree", g.Spec.Policy.SandboxDir, g.Spec.Worktree.WorkDir, want)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(g.Spec.Worktree.Dir, "sub", "half.txt")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("half.txt was never written in the worktree")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFile(t, filepath.Join(g.Spec.Worktree.Dir, "sub", "half.txt"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := r.svc.Abort(ctx, g.ID); err != nil {
