@@ -40,3 +40,8 @@ export function followList(
     },
   );
 }
+
+/** Whether an event's data is an object, whose fields a store can then check one by one. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}

@@ -10,7 +10,7 @@ import type {
   SecretsBackend,
   TestResult,
 } from '../api';
-import { followList } from './follow';
+import { followList, isRecord } from './follow';
 import { mergeList, withNewer } from './versions';
 import { errorMessage } from '../api';
 import { attempt } from './load';
@@ -184,12 +184,10 @@ export class ProviderStore {
 }
 
 function isProviderList(v: unknown): v is ProviderList {
-  const l = v as ProviderList | null;
   return (
-    typeof l === 'object' &&
-    l !== null &&
-    Array.isArray(l.providers) &&
-    typeof l.defaultId === 'string' &&
-    typeof l.criticDefaultId === 'string'
+    isRecord(v) &&
+    Array.isArray(v.providers) &&
+    typeof v.defaultId === 'string' &&
+    typeof v.criticDefaultId === 'string'
   );
 }

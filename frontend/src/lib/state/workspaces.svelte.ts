@@ -8,7 +8,7 @@ import type {
 } from '../api';
 import { busyPanes } from '../api';
 import { markStartup } from '../startup/marks';
-import { followBackend } from './follow';
+import { followBackend, isRecord } from './follow';
 import { mergeList, withNewer } from './versions';
 
 /** The event topic whose data is a full WorkspaceList snapshot. */
@@ -223,11 +223,5 @@ export class WorkspaceStore {
 }
 
 function isWorkspaceList(v: unknown): v is WorkspaceList {
-  const l = v as WorkspaceList | null;
-  return (
-    typeof l === 'object' &&
-    l !== null &&
-    Array.isArray(l.workspaces) &&
-    typeof l.activeId === 'string'
-  );
+  return isRecord(v) && Array.isArray(v.workspaces) && typeof v.activeId === 'string';
 }
