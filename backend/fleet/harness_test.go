@@ -9,7 +9,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/fleet"
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/llm"
-	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 	"github.com/clusterspace/clusterspace/backend/store/storetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
@@ -50,16 +49,3 @@ func runnerStack(tb testing.TB, url string, opts goal.Options, fleetEvents *pubs
 type fixedModel struct{ m agent.Model }
 
 func (f fixedModel) Model(context.Context, string) (agent.Model, error) { return f.m, nil }
-
-// assistantTurns counts the model's own turns in a request's conversation: 0 on a goal's
-// first request.
-func assistantTurns(req llmtest.Request) int {
-	turn := 0
-	msgs, _ := req.JSON["messages"].([]any)
-	for _, x := range msgs {
-		if mm, _ := x.(map[string]any); mm["role"] == "assistant" {
-			turn++
-		}
-	}
-	return turn
-}

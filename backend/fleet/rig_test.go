@@ -51,7 +51,7 @@ func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 		if m == nil {
 			return llmtest.Text("no pane in this request")
 		}
-		turn := assistantTurns(req)
+		turn := req.AssistantTurns()
 		r.mu.Lock()
 		r.log = append(r.log, m[1]+":"+strconv.Itoa(turn))
 		r.req[m[1]] = append(r.req[m[1]], req)

@@ -30,7 +30,7 @@ func TestTaskRunsOnlyWhileItsGoalRuns(t *testing.T) {
 		if pane == nil {
 			return llmtest.Text("no pane in this request")
 		}
-		if assistantTurns(req) > 0 {
+		if req.AssistantTurns() > 0 {
 			return claim("A-REPORT: " + pane[1] + " is done")
 		}
 		mu.Lock()
@@ -166,7 +166,7 @@ func taskGoal(f fleet.Fleet, id string) string {
 func benchFleets(b *testing.B, steps, maxGoals int) *fleet.Service {
 	b.Helper()
 	srv := llmtest.New(b, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
-		if turn := assistantTurns(req); turn < steps {
+		if turn := req.AssistantTurns(); turn < steps {
 			return call("noop", map[string]int{"i": turn})
 		}
 		return claim("done")

@@ -27,7 +27,7 @@ func reviewHarness(t *testing.T) *fleetHarness {
 		case m == nil:
 			return llmtest.Text("no pane")
 		case m[1] == "slow-term": // a different wait each time, or the loop guard ends it
-			return llmtest.Calls(llmtest.Call("wait", map[string]int{"ms": 200 + strings.Count(body, `"role":"assistant"`)}))
+			return llmtest.Calls(llmtest.Call("wait", map[string]int{"ms": 200 + req.AssistantTurns()}))
 		case strings.Contains(body, "a.txt:1: say second") && !strings.Contains(body, "echo second"):
 			return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]string{"pane_id": m[1], "text": "echo second > a.txt"}))
 		case !strings.Contains(body, "echo first"):
