@@ -37,10 +37,7 @@ func TestPauseDuringToolCallSteerAndResume(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("sleep", map[string]int{"ms": 60_000}), writeDone(), claim("done")}})
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	waitStatus(t, r, g.ID, goal.StatusRunning, 15*time.Second)
 	for len(r.srv.ChatRequests()) < 1 {
 		time.Sleep(5 * time.Millisecond)
@@ -132,14 +129,8 @@ func TestQueueAndDependencies(t *testing.T) {
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("sleep", map[string]int{"ms": 300}), writeDone(), claim("first done"), claim("second done")}},
 		func(o *goal.Options) { o.MaxConcurrent = 1 })
 	manual := func(s *goal.Spec) { s.Criterion = criterion.Spec{Kind: "manual"} }
-	first, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := r.svc.Start(context.Background(), r.spec(manual, func(s *goal.Spec) { s.DependsOn = []string{first.ID} }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := r.mustStart(r.spec())
+	second := r.mustStart(r.spec(manual, func(s *goal.Spec) { s.DependsOn = []string{first.ID} }))
 	waitStatus(t, r, first.ID, goal.StatusRunning, 15*time.Second)
 	if g, _ := r.svc.Get(context.Background(), second.ID); g.Status != goal.StatusPending {
 		t.Fatalf("second goal is %s while the first runs (limit 1)", g.Status)
@@ -179,10 +170,7 @@ func TestFinishedGoalsArePrunedOldestFirst(t *testing.T) {
 	}
 	var ids []string
 	for range 4 {
-		g, err := r.svc.Start(context.Background(), r.spec(manual))
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := r.mustStart(r.spec(manual))
 		r.wait(g.ID)
 		ids = append(ids, g.ID)
 		time.Sleep(5 * time.Millisecond) // distinct update times

@@ -218,10 +218,7 @@ func TestScenarioAbortMidStreamIsFast(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Stalled("Let me think about this carefully", 2)}})
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	waitEvent(t, events, goal.EventDelta) // the model is streaming
 	start := time.Now()
 	if err := r.svc.Abort(context.Background(), g.ID); err != nil {
@@ -253,10 +250,7 @@ func TestScenarioBudgetPausesUntilRaised(t *testing.T) {
 	costly := writeDone()
 	costly.Usage = &llmtest.Usage{Input: 40, Output: 20}
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{costly, claim("done")}})
-	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Settings.BudgetTokens = 50 }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec(func(s *goal.Spec) { s.Settings.BudgetTokens = 50 }))
 	waitStatus(t, r, g.ID, goal.StatusBudgetExceeded, 10*time.Second)
 	if err := r.svc.RaiseBudget(context.Background(), g.ID, 0, 1_000_000); err != nil {
 		t.Fatal(err)
@@ -274,10 +268,7 @@ func TestScenarioRestartMidGoalResumesWithNoStepLost(t *testing.T) {
 		llmtest.Stalled("working on the next file", 3),
 	}})
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	waitEvent(t, events, goal.EventDelta) // the second turn is streaming: step 1 is done
 	r.svc.Shutdown()                      // the app goes away mid-stream
 	r.broker.Shutdown()
@@ -343,10 +334,7 @@ func TestScenarioPendingApprovalIsAskedAgainAfterRestart(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{call("http_post", map[string]string{"url": "https://example.invalid"})}})
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	waitEvent(t, events, goal.EventApprovalRequested)
 	r.svc.Shutdown() // the app stops while the user has not answered
 	r.broker.Shutdown()

@@ -129,11 +129,17 @@ func (r *rig) spec(edit ...func(*goal.Spec)) goal.Spec {
 // run starts a goal and waits for it to end.
 func (r *rig) run(spec goal.Spec) (goal.Goal, []goal.Event) {
 	r.t.Helper()
+	return r.wait(r.mustStart(spec).ID)
+}
+
+// mustStart starts spec, failing the test if the service refuses it.
+func (r *rig) mustStart(spec goal.Spec) goal.Goal {
+	r.t.Helper()
 	g, err := r.svc.Start(context.Background(), spec)
 	if err != nil {
 		r.t.Fatalf("start: %v", err)
 	}
-	return r.wait(g.ID)
+	return g
 }
 
 func (r *rig) wait(id string) (goal.Goal, []goal.Event) {

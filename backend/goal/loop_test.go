@@ -26,10 +26,7 @@ func TestPauseDuringVerificationResumesTheVerification(t *testing.T) {
 		// The check marks that it started, then takes a while: long enough to pause it.
 		s.Criterion = criterion.Spec{Kind: "shell", Command: "echo x >> checks; sleep 2; test -f done.txt"}
 	})
-	g, err := r.svc.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(spec)
 	waitFile(t, filepath.Join(r.sandbox, "checks"))
 	if err := r.svc.Pause(context.Background(), g.ID); err != nil {
 		t.Fatal(err)
@@ -110,10 +107,7 @@ func TestGoalKilledTwiceDuringToolCallsResumes(t *testing.T) {
 		r.svc.Shutdown() // the process goes away with the call open
 		r.broker.Shutdown()
 	}
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	crashDuringCall()
 	r.srv.Push(call("block", map[string]any{}))
 	r.start()
@@ -142,10 +136,7 @@ func TestGoalKilledTwiceDuringToolCallsResumes(t *testing.T) {
 // resume repairs the conversation, so its first request is one a real API accepts.
 func TestReopenAfterAnInterruptedApprovalAnswersTheCall(t *testing.T) {
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone()}})
-	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Policy.Ceiling = tools.ReadOnly }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec(func(s *goal.Spec) { s.Policy.Ceiling = tools.ReadOnly }))
 	waitStatus(t, r, g.ID, goal.StatusAwaitingApproval, 15*time.Second)
 	r.svc.Shutdown()
 	r.broker.Shutdown()
@@ -176,10 +167,7 @@ func TestReopenRightAfterTheEndWaitsForTheRunToWindDown(t *testing.T) {
 	let := func() { once.Do(func() { close(release) }) }
 	r := newRig(t, llmtest.Script{Replies: []llmtest.Reply{writeDone(), claim("done.txt is there")}},
 		func(o *goal.Options) { o.OnEnd = func(goal.Goal) { <-release } })
-	g, err := r.svc.Start(context.Background(), r.spec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec())
 	t.Cleanup(let) // before the rig's own cleanup, which waits for the run
 	waitStatus(t, r, g.ID, goal.StatusCompleted, 15*time.Second)
 	r.srv.Push(claim("still there"))
@@ -261,10 +249,7 @@ func TestAbortCutsTheFinalTurnAndTakesAContext(t *testing.T) {
 		return tools.Result{}, context.Cause(ctx)
 	}))
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Settings.WallClock = goal.Duration(500 * time.Millisecond) }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec(func(s *goal.Spec) { s.Settings.WallClock = goal.Duration(500 * time.Millisecond) }))
 	waitEvent(t, events, goal.EventDelta) // the final turn is streaming, and stalls
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

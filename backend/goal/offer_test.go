@@ -223,10 +223,7 @@ func TestAResumedGoalOffersTheSameTools(t *testing.T) {
 		llmtest.Stalled("working", 3),
 	}}, reg)
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.shellSpec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.shellSpec())
 	waitEvent(t, events, goal.EventDelta) // the second turn streams: find_tools is done
 	r.svc.Shutdown()
 	r.broker.Shutdown()

@@ -150,10 +150,7 @@ func personaCatalog(t *testing.T, id, text string) (*catalog.Catalog, string) {
 func quitMidGoal(t *testing.T, r *rig, persona string) goal.Goal {
 	t.Helper()
 	events := r.broker.Subscribe(t.Context())
-	g, err := r.svc.Start(context.Background(), r.spec(func(s *goal.Spec) { s.Persona = persona }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(r.spec(func(s *goal.Spec) { s.Persona = persona }))
 	waitEvent(t, events, goal.EventDelta)
 	r.svc.Shutdown()
 	r.broker.Shutdown()

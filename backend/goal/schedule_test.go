@@ -63,10 +63,7 @@ func TestGroupQueuesByPriorityUnderItsLimit(t *testing.T) {
 	})
 	var ids []string
 	for _, e := range []func(*goal.Spec){in("pa", 0), in("pb", 0), in("pc", 3)} {
-		g, err := r.svc.Start(context.Background(), r.spec(trueCheck, e))
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := r.mustStart(r.spec(trueCheck, e))
 		ids = append(ids, g.ID)
 	}
 	if q := r.svc.Queue(); !slices.Equal(q, []string{ids[2], ids[1]}) && !slices.Equal(q, []string{ids[0], ids[2], ids[1]}) {
@@ -101,16 +98,10 @@ func TestGroupQueuesByPriorityUnderItsLimit(t *testing.T) {
 func TestGroupGoalWaitsForItsPaneAndItsOwner(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, paneScript(), func(o *goal.Options) { o.MaxConcurrent = 5 })
-	solo, err := r.svc.Start(context.Background(), r.spec(trueCheck, func(s *goal.Spec) { s.PaneID, s.Goal = "shared", holdLong+": keep the pane busy" }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	solo := r.mustStart(r.spec(trueCheck, func(s *goal.Spec) { s.PaneID, s.Goal = "shared", holdLong+": keep the pane busy" }))
 	waitStatus(t, r, solo.ID, goal.StatusRunning, 15*time.Second)
 	r.svc.OpenGroup("fleet-y", goal.GroupOwner{})
-	task, err := r.svc.Start(context.Background(), r.spec(trueCheck, func(s *goal.Spec) { s.PaneID, s.Group = "shared", "fleet-y" }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	task := r.mustStart(r.spec(trueCheck, func(s *goal.Spec) { s.PaneID, s.Group = "shared", "fleet-y" }))
 	time.Sleep(300 * time.Millisecond)
 	if g, _ := r.svc.Get(context.Background(), task.ID); g.Status != goal.StatusPending {
 		t.Fatalf("the group's goal is %s while another goal works in its pane", g.Status)

@@ -122,10 +122,7 @@ func TestGoalWorksInItsOwnWorktree(t *testing.T) {
 		s.Criterion.Command = "test -f made.txt"
 		s.Worktree = &worktree.Worktree{}
 	})
-	started, err := r.svc.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	started := r.mustStart(spec)
 	wt := started.Spec.Worktree
 	common := filepath.Join(r.sandbox, ".git")
 	switch {
@@ -201,10 +198,7 @@ func TestAbortedGoalCommitsItsWorktree(t *testing.T) {
 		s.Policy.SandboxDir = filepath.Join(r.sandbox, "sub")
 		s.Worktree = &worktree.Worktree{}
 	})
-	g, err := r.svc.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := r.mustStart(spec)
 	if want := filepath.Join(g.Spec.Worktree.Dir, "sub"); g.Spec.Policy.SandboxDir != want || g.Spec.Worktree.WorkDir != want {
 		t.Fatalf("sandbox %s, work dir %s: want %s, the same subdir of the worktree", g.Spec.Policy.SandboxDir, g.Spec.Worktree.WorkDir, want)
 	}
@@ -224,10 +218,7 @@ func TestAbortedGoalCommitsItsWorktree(t *testing.T) {
 	}
 
 	// Run again from its spec, it works in a worktree of its own, made of the person's checkout.
-	cp, err := r.svc.Start(context.Background(), g.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := r.mustStart(g.Spec)
 	cwt := cp.Spec.Worktree
 	if cwt.Branch != "goal/"+cp.ID || cwt.Repo != r.sandbox || cwt.Target != "main" || cwt.Commit != "" ||
 		cp.Spec.Policy.SandboxDir != filepath.Join(cwt.Dir, "sub") {
