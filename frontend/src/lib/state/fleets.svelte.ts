@@ -1,6 +1,6 @@
 import type { Agent, Backend, BackendEvent, Fleet, FleetAction, FleetEvent, FleetOutcome, FleetRunOptions, FleetTask, Goal } from '../api';
 import { FLEET_TOPIC, isFinished, normalizeFleetEvent } from '../api';
-import { followBackend } from './follow';
+import { followAndReload } from './follow';
 import { attempt, SharedRead } from './load';
 
 /** How long after an event about an unknown fleet the list is read again (shared by a burst). */
@@ -142,20 +142,17 @@ export class FleetStore {
   constructor(readonly backend: Backend) {}
 
   sync(): () => void {
-    const stop = followBackend(
-      this.backend,
-      (e) => this.handleEvent(e),
+    return followAndReload(
+      this,
       () => {
-        void this.load();
         if (this.agentsWanted) void this.loadAgents();
       },
+      () => {
+        if (this.reloadTimer) clearTimeout(this.reloadTimer);
+        if (this.agentsTimer) clearTimeout(this.agentsTimer);
+        this.reloadTimer = this.agentsTimer = null;
+      },
     );
-    return () => {
-      stop();
-      if (this.reloadTimer) clearTimeout(this.reloadTimer);
-      if (this.agentsTimer) clearTimeout(this.agentsTimer);
-      this.reloadTimer = this.agentsTimer = null;
-    };
   }
 
   load(): Promise<void> {

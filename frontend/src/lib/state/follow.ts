@@ -41,6 +41,30 @@ export function followList(
   );
 }
 
+/**
+ * followBackend for a store that reads everything again whenever the live connection (re)opens
+ * (events sent while it was down are gone) and then catches up what else it holds (`catchUp`).
+ * The stop function it returns also runs `onStop` (the store's timers).
+ */
+export function followAndReload(
+  store: { readonly backend: Backend; handleEvent(e: BackendEvent): void; load(): Promise<void> },
+  catchUp: () => void,
+  onStop: () => void,
+): () => void {
+  const stop = followBackend(
+    store.backend,
+    (e) => store.handleEvent(e),
+    () => {
+      void store.load();
+      catchUp();
+    },
+  );
+  return () => {
+    stop();
+    onStop();
+  };
+}
+
 /** Whether an event's data is an object, whose fields a store can then check one by one. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;

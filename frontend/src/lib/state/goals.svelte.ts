@@ -11,7 +11,7 @@ import type {
 } from '../api';
 import { errorMessage, GOAL_TOPIC, isFinished, normalizeGoalEvent } from '../api';
 import { desktopNotify, type Notify } from './desktopNotify';
-import { followBackend } from './follow';
+import { followAndReload } from './follow';
 import {
   approvalFromEvent,
   foldEvent,
@@ -21,6 +21,7 @@ import {
   type LastStep,
 } from './goalEvents';
 import { GoalTimeline } from './goalTimeline.svelte';
+import { SharedRead } from './load';
 
 /**
  * How long after a goal's event its row is read again (tokens and cost travel in no event).
@@ -69,7 +70,7 @@ export class GoalStore {
   private received = 0;
   private inFlight = 0;
   private recent: Array<{ n: number; e: GoalEvent }> = [];
-  private loading: Promise<void> | null = null;
+  private readonly loading = new SharedRead();
   private tools: Promise<ToolDefinition[]> | null = null;
 
   constructor(
@@ -83,29 +84,23 @@ export class GoalStore {
    * (re)opens: events sent while it was down are gone. Returns the stop function.
    */
   sync(): () => void {
-    const stop = followBackend(
-      this.backend,
-      (e) => this.handleEvent(e),
+    return followAndReload(
+      this,
       () => {
-        void this.load();
         for (const t of this.timelines.values()) void t.catchUp();
       },
+      () => {
+        for (const t of this.refreshTimers.values()) clearTimeout(t);
+        this.refreshTimers.clear();
+      },
     );
-    return () => {
-      stop();
-      for (const t of this.refreshTimers.values()) clearTimeout(t);
-      this.refreshTimers.clear();
-    };
   }
 
   // ---- reading ---------------------------------------------------------------------------------
 
   /** Reads the goals and the pending approvals. Concurrent calls share one read. */
   load(): Promise<void> {
-    this.loading ??= this.doLoad().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
+    return this.loading.run(() => this.doLoad());
   }
 
   private async doLoad(): Promise<void> {
