@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import type { BackendEvent, ConnectionState } from '../api';
 
 /**
@@ -23,4 +24,15 @@ export function fakeLive() {
     emit: (e: BackendEvent) => emit(e),
     setConn: (s: ConnectionState) => setConn(s),
   };
+}
+
+/** How many warnings `fn` logs (kept off the test's output): a store warns of a malformed event. */
+export function warningsDuring(fn: () => void): number {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  try {
+    fn();
+    return warn.mock.calls.length;
+  } finally {
+    warn.mockRestore();
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, Provider, ProviderList } from '../api';
 import { BackendError } from '../api';
 import { savedProvider as provider } from '../api/providers.fixture';
-import { fakeLive } from './live.fixture';
+import { fakeLive, warningsDuring } from './live.fixture';
 import { ProviderStore } from './providers.svelte';
 
 const at = (s: number) => `2025-01-01T00:00:${String(s).padStart(2, '0')}Z`;
@@ -45,12 +45,12 @@ describe('ProviderStore events', () => {
   it('ignores other topics and malformed provider events', () => {
     const { s, emit } = store();
     s.sync();
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    emit({ topic: 'workspaces', type: 'updated', data: list([provider('p1')]) });
-    emit({ topic: 'providers', type: 'updated', data: { providers: 'nope' } });
+    const warned = warningsDuring(() => {
+      emit({ topic: 'workspaces', type: 'updated', data: list([provider('p1')]) });
+      emit({ topic: 'providers', type: 'updated', data: { providers: 'nope' } });
+    });
     expect(s.loaded).toBe(false);
-    expect(warn).toHaveBeenCalledTimes(1);
-    warn.mockRestore();
+    expect(warned).toBe(1);
   });
 
   it('does not let a late, older snapshot roll back a newer save', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, ConnectionState, Workspace, WorkspaceList } from '../api';
 import { BackendError } from '../api';
 import { rowWorkspace } from '../api/workspace.fixture';
+import { warningsDuring } from './live.fixture';
 import { WorkspaceStore } from './workspaces.svelte';
 
 function ws(id: string, over: Partial<Workspace> = {}): Workspace {
@@ -128,12 +129,12 @@ describe('WorkspaceStore events', () => {
   it('ignores other topics and malformed workspace events', () => {
     const { s, emit } = store();
     s.sync();
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    emit({ topic: 'goals', type: 'started', data: { workspaces: [], activeId: '' } });
-    emit({ topic: 'workspaces', type: 'updated', data: { nope: true } });
+    const warned = warningsDuring(() => {
+      emit({ topic: 'goals', type: 'started', data: { workspaces: [], activeId: '' } });
+      emit({ topic: 'workspaces', type: 'updated', data: { nope: true } });
+    });
     expect(s.loaded).toBe(false);
-    expect(warn).toHaveBeenCalledTimes(1);
-    warn.mockRestore();
+    expect(warned).toBe(1);
   });
 
   it('does not let a late, older snapshot roll back a newer call result', () => {
