@@ -35,13 +35,8 @@ func TestCacheMarkersAndCachedUsage(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("one"), llmtest.Text("two")}})
 			first := cachedConversation()
-			if _, _, err := r.stream(t, first); err != nil {
-				t.Fatal(err)
-			}
-			reply, _, err := r.stream(t, cachedConversation(llm.AssistantText("one"), llm.UserText("go on")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r.mustStream(t, first)
+			reply, _ := r.mustStream(t, cachedConversation(llm.AssistantText("one"), llm.UserText("go on")))
 			reqs := r.srv.ChatRequests()
 			j := reqs[0].JSON
 			if kind == llm.KindOpenAI {
@@ -80,9 +75,7 @@ func TestNoCacheKeyNoMarkers(t *testing.T) {
 		r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("ok")}})
 		req := cachedConversation()
 		req.CacheKey = ""
-		if _, _, err := r.stream(t, req); err != nil {
-			t.Fatal(err)
-		}
+		r.mustStream(t, req)
 		if body := string(r.srv.ChatRequests()[0].Body); strings.Contains(body, "cache_control") || strings.Contains(body, "prompt_cache_key") {
 			t.Fatalf("%s: cache fields without a key: %s", kind, body)
 		}

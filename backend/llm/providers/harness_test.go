@@ -88,6 +88,16 @@ func (r *rig) stream(t *testing.T, req llm.Request) (llm.Reply, []llm.Event, err
 	return reply, events, err
 }
 
+// mustStream streams req, failing the test if the stream fails.
+func (r *rig) mustStream(t *testing.T, req llm.Request) (llm.Reply, []llm.Event) {
+	t.Helper()
+	reply, events, err := r.stream(t, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply, events
+}
+
 // checkErrText fails if an error a person will read holds the key or is not typed.
 func checkErrText(t *testing.T, err error) {
 	t.Helper()

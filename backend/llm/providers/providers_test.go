@@ -32,10 +32,7 @@ func TestStreamedText(t *testing.T) {
 		r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{
 			{Text: "Hello, world! The build is green.", Chunks: 6, Usage: &llmtest.Usage{Input: 1200, Output: 300}},
 		}})
-		reply, events, err := r.stream(t, ask("say hello"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		reply, events := r.mustStream(t, ask("say hello"))
 		if got := reply.Message.Text(); got != "Hello, world! The build is green." {
 			t.Fatalf("text %q", got)
 		}
@@ -74,10 +71,7 @@ func TestToolCallsFragmentedAndParallel(t *testing.T) {
 			{Name: "read_file", Description: "Read a file.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 			{Name: "list_dir", Description: "List a folder.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
 		}
-		reply, events, err := r.stream(t, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		reply, events := r.mustStream(t, req)
 		starts, deltas := kindsOf(events, llm.EventToolCallStart), kindsOf(events, llm.EventToolCallDelta)
 		if len(starts) != 2 || starts[0].ToolCall.Name != "read_file" || starts[1].Index != 1 || starts[1].ToolCall.ID != "call_b" {
 			t.Fatalf("starts %+v", starts)
@@ -115,10 +109,7 @@ func TestMalformedToolArguments(t *testing.T) {
 			{Name: "cutoff", RawArgs: `{"path": "a.txt", "content": "hel`, Fragments: 4},
 			{Name: "ambiguous", RawArgs: `{"a": 1} {"a": 2}`},
 		}}}})
-		reply, _, err := r.stream(t, ask("go"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		reply, _ := r.mustStream(t, ask("go"))
 		calls := reply.Message.ToolCalls()
 		if len(calls) != 4 {
 			t.Fatalf("%d calls", len(calls))
@@ -152,10 +143,7 @@ func TestReasoningKeptOutOfTheAnswer(t *testing.T) {
 			Text:      "The answer.",
 			Chunks:    23, // cuts the <think> tags across deltas
 		}}})
-		reply, events, err := r.stream(t, ask("think"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		reply, events := r.mustStream(t, ask("think"))
 		if got := reply.Message.Text(); got != "The answer." {
 			t.Fatalf("answer %q", got)
 		}
@@ -179,10 +167,7 @@ func TestLengthFinishIsAStall(t *testing.T) {
 	each(t, func(t *testing.T, kind string) {
 		r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{{Text: "The list so far: 1, 2,", Finish: "length"}}},
 			func(c *llm.Config) { c.MaxTokens = 64 })
-		reply, _, err := r.stream(t, ask("count"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		reply, _ := r.mustStream(t, ask("count"))
 		if reply.Finish != llm.FinishLength || !strings.Contains(reply.Stall(), "max tokens limit (64)") {
 			t.Fatalf("finish %s, stall %q", reply.Finish, reply.Stall())
 		}
@@ -251,12 +236,8 @@ func TestVisionModelAnswersImages(t *testing.T) {
 		r := newRig(t, kind, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("a cat"), llmtest.Text("plain")}},
 			func(c *llm.Config) { c.VisionModel = "scripted-vision" })
 		img := llm.Image{MediaType: "image/png", Data: pngBytes}
-		if _, _, err := r.stream(t, llm.Request{Messages: []llm.Message{llm.UserText("what is this?", img)}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := r.stream(t, ask("no image")); err != nil {
-			t.Fatal(err)
-		}
+		r.mustStream(t, llm.Request{Messages: []llm.Message{llm.UserText("what is this?", img)}})
+		r.mustStream(t, ask("no image"))
 		reqs := r.srv.ChatRequests()
 		if reqs[0].Model != "scripted-vision" || reqs[1].Model != "scripted-model" {
 			t.Fatalf("models %s, %s", reqs[0].Model, reqs[1].Model)
