@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/llm/providers"
 )
 
 // Actor → critic feedback → actor → /done: the actor gets the feedback as a user message, the
@@ -310,11 +308,7 @@ func TestActorCriticOverAnthropic(t *testing.T) {
 		llmtest.Text("nope.txt does not exist."),
 		{Reasoning: "fine now", Text: "/done"},
 	}})
-	prov, err := providers.New(llm.Config{Name: "claude", Kind: llm.KindAnthropic, BaseURL: r.srv.URL, Model: "claude-test", APIKey: "k", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.mods.set("", agent.Model{Provider: prov, Name: "claude", ModelID: "claude-test"})
+	r.mods.set("", r.modelOf(llm.KindAnthropic, "claude"))
 	r.criticMode(true)
 	r.send("Read nope.txt")
 	r.wantStop(1, chat.ReasonDone)

@@ -9,12 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/chat"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/llm/providers"
 	"github.com/clusterspace/clusterspace/backend/panes"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
@@ -37,14 +35,7 @@ func TestChatRequestsAreCacheFriendly(t *testing.T) {
 				llmtest.Text("notes.txt: buy tea."),
 				llmtest.Text(chat.DoneCommand),
 			}}, func(r *rig) {
-				m := r.model("scripted")
-				if kind == llm.KindAnthropic {
-					prov, err := providers.New(llm.Config{Name: "scripted", Kind: kind, BaseURL: r.srv.URL, Model: "scripted", APIKey: "k", MaxRetries: -1})
-					if err != nil {
-						t.Fatal(err)
-					}
-					m = agent.Model{Provider: prov, Name: "scripted", ModelID: "scripted"}
-				}
+				m := r.modelOf(kind, "scripted")
 				r.mods.set("", m)
 				r.mods.set("critic", m)
 			})

@@ -120,9 +120,17 @@ func newRigWith(t *testing.T, script llmtest.Script, edit func(*rig)) *rig {
 	return r
 }
 
-// model is a provider on the scripted server; no retries, so a failure shows at once.
-func (r *rig) model(name string) agent.Model {
-	prov, err := providers.New(llm.Config{Name: name, Kind: llm.KindOpenAI, BaseURL: r.srv.OpenAIURL(), Model: name, APIKey: "k", MaxRetries: -1})
+// model is an OpenAI-compatible provider on the scripted server; see modelOf.
+func (r *rig) model(name string) agent.Model { return r.modelOf(llm.KindOpenAI, name) }
+
+// modelOf is a provider of kind (its wire format) on the scripted server, whose model is
+// name; no retries, so a failure shows at once.
+func (r *rig) modelOf(kind, name string) agent.Model {
+	url := r.srv.OpenAIURL()
+	if kind == llm.KindAnthropic {
+		url = r.srv.URL
+	}
+	prov, err := providers.New(llm.Config{Name: name, Kind: kind, BaseURL: url, Model: name, APIKey: "k", MaxRetries: -1})
 	if err != nil {
 		r.t.Fatal(err)
 	}
