@@ -221,10 +221,7 @@ func TestModelWrittenCheckRunsInTheSandbox(t *testing.T) {
 	if !exists(filepath.Join(outside, "person-check")) || g.Status != goal.StatusCompleted {
 		t.Errorf("the person's check did not run as their command (goal %s)", g.Status)
 	}
-	events, err := r.eng.Goals.History(context.Background(), g.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := goalHistory(t, r.eng, g.ID)
 	var story strings.Builder
 	for _, e := range events {
 		story.Write(e.Data)

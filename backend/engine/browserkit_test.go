@@ -292,10 +292,7 @@ func TestSavedLoginFilledNotSubmittedAndNeverLeaks(t *testing.T) {
 		}
 	}
 	for _, id := range []string{g.ID, g2.ID} {
-		events, err := r.eng.Goals.History(context.Background(), id, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := goalHistory(t, r.eng, id)
 		if b, _ := json.Marshal(events); bytes.Contains(b, []byte(password)) || len(events) == 0 {
 			t.Errorf("goal %s: the events hold the password (or there are none: %d)", id, len(events))
 		}

@@ -199,7 +199,7 @@ func TestPluginsAndMCPToolsInAGoal(t *testing.T) {
 		t.Errorf("asked %d times, want 3: %v", len(asked), reasons)
 	}
 
-	history, _ := eng.Goals.History(context.Background(), g.ID, 0)
+	history := goalHistory(t, eng, g.ID)
 	var notices []string
 	for _, e := range history {
 		if e.Type == goal.EventNotice {

@@ -75,6 +75,16 @@ func goalSteps(t testing.TB, eng *Engine, id string, n int) []goal.Step {
 	return steps
 }
 
+// goalHistory is the goal's stored events, failing the test if they cannot be read.
+func goalHistory(t testing.TB, eng *Engine, id string) []goal.Event {
+	t.Helper()
+	events, err := eng.Goals.History(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
 // markerTemplate writes the pane template "marker" into configDir's templates/: a terminal
 // whose command writes "ran" into the file it returns, in dir, then waits.
 func markerTemplate(configDir, dir string) string {

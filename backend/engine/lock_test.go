@@ -56,7 +56,7 @@ func TestSecondEngineRefusedReaderTouchesNothing(t *testing.T) {
 	if got, _ := eng.Goals.Get(context.Background(), g.ID); got.Status != goal.StatusRunning {
 		t.Fatalf("after the reader the goal is %s", got.Status)
 	}
-	evs, _ := eng.Goals.History(context.Background(), g.ID, 0)
+	evs := goalHistory(t, eng, g.ID)
 	for _, e := range evs {
 		if strings.Contains(string(e.Data), string(goal.StatusInterrupted)) {
 			t.Fatalf("the reader wrote an event: %s %s", e.Type, e.Data)

@@ -128,10 +128,7 @@ func TestPasswordReadBackByAScriptIsMasked(t *testing.T) {
 			t.Errorf("model request %d holds the password", i)
 		}
 	}
-	stored, err := r.eng.Goals.History(context.Background(), g.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := goalHistory(t, r.eng, g.ID)
 	b, _ := json.Marshal(stored)
 	if leaks(b, password) || len(stored) == 0 {
 		t.Errorf("the goal's stored events hold the password (or there are none: %d)", len(stored))
