@@ -45,15 +45,21 @@ func openPage(tb testing.TB, m *browser.Manager, ctx context.Context, pane, url 
 	}
 }
 
-// castPage opens pane "p" on url and starts its screencast.
-func castPage(tb testing.TB, m *browser.Manager, ctx context.Context, url string) <-chan browser.Frame {
+// startCast starts pane's screencast, until ctx ends, failing the test if it cannot.
+func startCast(tb testing.TB, m *browser.Manager, ctx context.Context, pane string) <-chan browser.Frame {
 	tb.Helper()
-	openPage(tb, m, ctx, "p", url)
-	frames, err := m.StartScreencast(ctx, "p")
+	frames, err := m.StartScreencast(ctx, pane)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return frames
+}
+
+// castPage opens pane "p" on url and starts its screencast.
+func castPage(tb testing.TB, m *browser.Manager, ctx context.Context, url string) <-chan browser.Frame {
+	tb.Helper()
+	openPage(tb, m, ctx, "p", url)
+	return startCast(tb, m, ctx, "p")
 }
 
 // countFrames starts a screencast of each pane and counts the frames each delivers, until
@@ -62,10 +68,7 @@ func countFrames(tb testing.TB, m *browser.Manager, ctx context.Context, panes [
 	tb.Helper()
 	counts := make([]atomic.Int64, len(panes))
 	for i, p := range panes {
-		frames, err := m.StartScreencast(ctx, p)
-		if err != nil {
-			tb.Fatal(err)
-		}
+		frames := startCast(tb, m, ctx, p)
 		go func() {
 			for range frames {
 				counts[i].Add(1)

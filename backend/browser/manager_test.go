@@ -150,10 +150,7 @@ func TestScreencast(t *testing.T) {
 		t.Fatal(err)
 	}
 	watch, stop := context.WithCancel(ctx)
-	frames, err := m.StartScreencast(watch, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
+	frames := startCast(t, m, watch, "p")
 	// A static page sends no frames of its own: the viewer gets the page as it is.
 	f := nextFrame(t, frames)
 	if f.TabID != static.TabID || f.Width != browser.DefaultWidth {
@@ -181,10 +178,7 @@ func TestScreencast(t *testing.T) {
 		t.Fatalf("only %d frames of the animated tab in %s", n, time.Since(start).Round(time.Millisecond))
 	}
 	// A second viewer gets the latest frame at once.
-	other, err := m.StartScreencast(watch, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := startCast(t, m, watch, "p")
 	nextFrame(t, other)
 	stop()
 	for range frames { // drains, then ends: the channel closes when the viewer leaves
@@ -233,16 +227,10 @@ func TestCrowdedCastsShrinkAndGrowBack(t *testing.T) {
 		// Scaled down under Chromium's reusable frame buffers, keeping the pane's shape.
 		return w*h <= 225_000 && w >= 600 && math.Abs(float64(w)/float64(h)-940.0/480) < 0.02
 	}
-	one, err := m.StartScreencast(ctx, "p1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	one := startCast(t, m, ctx, "p1")
 	waitPicture(one, "full-size", full)
 	watch2, stop2 := context.WithCancel(ctx)
-	two, err := m.StartScreencast(watch2, "p2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := startCast(t, m, watch2, "p2")
 	waitPicture(two, "scaled-down", crowded)
 	waitPicture(one, "scaled-down", crowded)
 	stop2()
