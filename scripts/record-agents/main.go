@@ -68,24 +68,40 @@ func main() {
 	}
 }
 
+// installed is the agent CLI name of package pkg at version, as scripts/agents.sh installs it
+// under agents, and a new scratch dir to record it in (the caller removes it).
+func installed(agents, name, pkg, version string) (bin, scratch string, err error) {
+	bin = filepath.Join(agents, pkg+"@"+version, "node_modules", ".bin", name)
+	if _, err := os.Stat(bin); err != nil {
+		return "", "", fmt.Errorf("%s %s is not installed in %s: run scripts/agents.sh", name, version, agents)
+	}
+	scratch, err = os.MkdirTemp("", "record-"+name+"-")
+	return bin, scratch, err
+}
+
+// scratchDirs makes the agent's working dir and its config dir inside scratch.
+func scratchDirs(scratch, work, conf string) (string, string, error) {
+	work, conf = filepath.Join(scratch, work), filepath.Join(scratch, conf)
+	for _, d := range []string{work, conf} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", "", err
+		}
+	}
+	return work, conf, nil
+}
+
 const claudeAnswer = "CC-FINISHED: the file is written."
 
 func recordClaude(agents, out string) error {
 	const version = "2.1.197"
-	bin := filepath.Join(agents, "@anthropic-ai+claude-code@"+version, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("claude %s is not installed in %s: run scripts/agents.sh", version, agents)
-	}
-	scratch, err := os.MkdirTemp("", "record-claude-")
+	bin, scratch, err := installed(agents, "claude", "@anthropic-ai+claude-code", version)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	work, cfg := filepath.Join(scratch, "work"), filepath.Join(scratch, "config")
-	for _, d := range []string{work, cfg} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
-		}
+	work, cfg, err := scratchDirs(scratch, "work", "config")
+	if err != nil {
+		return err
 	}
 	target := filepath.Join(work, "answer.txt")
 	// Side requests (titles, topics) go to the small model: a role answers them, so the
@@ -365,20 +381,14 @@ func codexReply(req llmtest.Request) llmtest.Reply {
 
 func recordCodex(agents, out string) error {
 	const version = "0.171.0"
-	bin := filepath.Join(agents, "@openai+codex@"+version, "node_modules", ".bin", "codex")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("codex %s is not installed in %s: run scripts/agents.sh", version, agents)
-	}
-	scratch, err := os.MkdirTemp("", "record-codex-")
+	bin, scratch, err := installed(agents, "codex", "@openai+codex", version)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	work, home := filepath.Join(scratch, "work"), filepath.Join(scratch, "codex")
-	for _, d := range []string{work, home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
-		}
+	work, home, err := scratchDirs(scratch, "work", "codex")
+	if err != nil {
+		return err
 	}
 	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
 		Models:  []string{"scripted-main"},
