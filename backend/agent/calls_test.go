@@ -278,10 +278,10 @@ func TestParallelSafeCallsRunTogether(t *testing.T) {
 	b.a.Registry, b.a.Offer = reg, nil
 	start := time.Now()
 	batch := b.a.RunCalls(context.Background(), []llm.ToolCall{
-		tc("c1", "wait_a", `{"ms":400}`), tc("c2", "wait_b", `{"ms":400}`), tc("c3", "wait_alone", `{"ms":50}`), tc("c4", "wait_a", `{"ms":10}`),
+		tc("c1", "wait_a", `{"ms":1000}`), tc("c2", "wait_b", `{"ms":1000}`), tc("c3", "wait_alone", `{"ms":50}`), tc("c4", "wait_a", `{"ms":10}`),
 	})
 	took := time.Since(start)
-	want := []string{"wait_a waited 400 ms", "wait_b waited 400 ms", "wait_alone waited 50 ms", "wait_a waited 10 ms"}
+	want := []string{"wait_a waited 1000 ms", "wait_b waited 1000 ms", "wait_alone waited 50 ms", "wait_a waited 10 ms"}
 	for i, r := range batch.Results {
 		if r.Text != want[i] || r.CallID != fmt.Sprintf("c%d", i+1) {
 			t.Errorf("result %d: %+v, want %q", i, r, want[i])
@@ -290,8 +290,10 @@ func TestParallelSafeCallsRunTogether(t *testing.T) {
 	if most.Load() != 2 {
 		t.Errorf("at most %d calls ran at once, want 2 (the two parallel-safe waits)", most.Load())
 	}
-	if took > 800*time.Millisecond {
-		t.Errorf("the batch took %s: the two 400 ms waits did not run together", took)
+	// Run one after the other the batch takes 2.06 s; together about 1.06 s. The margin
+	// between is wide enough for a loaded machine.
+	if took > 1800*time.Millisecond {
+		t.Errorf("the batch took %s: the two 1 s waits did not run together", took)
 	}
 	for i, rec := range b.records {
 		if rec.Call.ID != fmt.Sprintf("c%d", i+1) {
