@@ -149,13 +149,20 @@ func TestACallAboveTheCeilingWaitsForThePersonsAnswer(t *testing.T) {
 	}
 }
 
-func TestTokensAreShownOnceAndStoredHashed(t *testing.T) {
-	dir := t.TempDir()
-	ts := mcpserve.NewTokens(dir)
-	tok, err := ts.Create("codex", tools.WriteLocal, "p2")
+// newToken is the token store of dataDir with one token made in it: the store and the token.
+func newToken(t *testing.T, dataDir, name string, risk tools.Risk, paneID string) (*mcpserve.Tokens, string) {
+	t.Helper()
+	ts := mcpserve.NewTokens(dataDir)
+	tok, err := ts.Create(name, risk, paneID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ts, tok
+}
+
+func TestTokensAreShownOnceAndStoredHashed(t *testing.T) {
+	dir := t.TempDir()
+	ts, tok := newToken(t, dir, "codex", tools.WriteLocal, "p2")
 	if _, err := ts.Create("codex", tools.ReadOnly, ""); err == nil || !strings.Contains(err.Error(), "revoke it first") {
 		t.Fatalf("a second token of one name: %v", err)
 	}
@@ -188,12 +195,7 @@ func TestTokensAreShownOnceAndStoredHashed(t *testing.T) {
 }
 
 func TestHTTPNeedsAValidToken(t *testing.T) {
-	dir := t.TempDir()
-	ts := mcpserve.NewTokens(dir)
-	tok, err := ts.Create("ci", tools.ReadOnly, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, tok := newToken(t, t.TempDir(), "ci", tools.ReadOnly, "")
 	r := newRig()
 	svc := mcpserve.New(mcpserve.Deps{Registry: r.reg, Approvals: agent.NewApprovals(nil, denyAll)})
 	srv := httptest.NewServer(svc.Handler(ts, "test", false))
