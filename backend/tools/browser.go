@@ -318,6 +318,20 @@ type waitParams struct {
 	TimeoutMS *int `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
 }
 
+func (w waitParams) timeoutMS() *int { return w.TimeoutMS }
+
+// waiting is the handler of a browser tool that waits: fn gets the wait its params ask for;
+// a wait out of range goes back to the model instead.
+func waiting[P interface{ timeoutMS() *int }](fn func(ctx context.Context, p P, d time.Duration) (Result, error)) func(context.Context, Call, P) (Result, error) {
+	return func(ctx context.Context, _ Call, p P) (Result, error) {
+		d, bad := waitFor(p.timeoutMS())
+		if bad != nil {
+			return *bad, nil
+		}
+		return fn(ctx, p, d)
+	}
+}
+
 // waitFor turns an optional timeout_ms into a duration, or says what is wrong with it.
 func waitFor(ms *int) (time.Duration, *Result) {
 	v, bad := intIn("timeout_ms", ms, defaultBrowserWait, 1, maxBrowserWait, "call again to keep waiting")
@@ -398,6 +412,21 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 		}
 		return Result{Text: what + "\n" + p.String()}, nil
 	}
+	// move is a tool that moves the pane through its history (back, forward, reload).
+	move := func(name, desc, done string, to func(ctx context.Context, paneID string) (browser.PageInfo, error)) Tool {
+		return New(name, desc, NetworkGet, func(ctx context.Context, _ Call, p paneParams) (Result, error) {
+			info, err := to(ctx, p.PaneID)
+			return nav(done, info, err)
+		})
+	}
+	// click clicks the element loc finds and shows the page after.
+	click := func(ctx context.Context, paneID string, loc browser.Locator) (Result, error) {
+		h, err := b.Click(ctx, paneID, loc)
+		if err != nil {
+			return browserError(err)
+		}
+		return page(hitText("Clicked", h), paneID), nil
+	}
 
 	r.Register(
 		navigateTool{gatedTool{New("browser_navigate", "Open a URL in a browser pane and wait for it to load (at most 30 s). A bare host gets https://.",
@@ -416,21 +445,9 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 			}
 			return ""
 		}}},
-		New("browser_back", "Go back one page in the pane's history.", NetworkGet,
-			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
-				info, err := b.Back(ctx, p.PaneID)
-				return nav("Went back.", info, err)
-			}),
-		New("browser_forward", "Go forward one page in the pane's history.", NetworkGet,
-			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
-				info, err := b.Forward(ctx, p.PaneID)
-				return nav("Went forward.", info, err)
-			}),
-		New("browser_reload", "Reload the pane's page.", NetworkGet,
-			func(ctx context.Context, _ Call, p paneParams) (Result, error) {
-				info, err := b.Reload(ctx, p.PaneID)
-				return nav("Reloaded.", info, err)
-			}),
+		move("browser_back", "Go back one page in the pane's history.", "Went back.", b.Back),
+		move("browser_forward", "Go forward one page in the pane's history.", "Went forward.", b.Forward),
+		move("browser_reload", "Reload the pane's page.", "Reloaded.", b.Reload),
 		New("browser_get_content", "Read the page's visible text, paged: pass the returned cursor to read on.", ReadOnly,
 			func(ctx context.Context, _ Call, p contentParams) (Result, error) {
 				n, bad := intIn("max_chars", p.MaxChars, defaultContentChars, 1, maxContentChars)
@@ -451,20 +468,12 @@ func RegisterBrowser(r *Registry, b BrowserDriver, vision Vision) {
 		gated(New("browser_click", "Click the element matching a CSS selector with a real (trusted) mouse click at its centre; it is scrolled into view first. "+
 			"A covered or disabled element is reported, not clicked.", NetworkWrite,
 			func(ctx context.Context, _ Call, p clickParams) (Result, error) {
-				h, err := b.Click(ctx, p.PaneID, browser.Locator{Selector: p.Selector})
-				if err != nil {
-					return browserError(err)
-				}
-				return page(hitText("Clicked", h), p.PaneID), nil
+				return click(ctx, p.PaneID, browser.Locator{Selector: p.Selector})
 			})),
 		gated(New("browser_smart_click", "Click an element found by whatever you know of it, tried in order: selector → aria_label → role with text → visible text "+
 			"(a text alone is also tried as a label and as an element's name). A real mouse click at its centre.", NetworkWrite,
 			func(ctx context.Context, _ Call, p smartClickParams) (Result, error) {
-				h, err := b.Click(ctx, p.PaneID, browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Role: p.Role, Text: p.Text})
-				if err != nil {
-					return browserError(err)
-				}
-				return page(hitText("Clicked", h), p.PaneID), nil
+				return click(ctx, p.PaneID, browser.Locator{Selector: p.Selector, AriaLabel: p.AriaLabel, Role: p.Role, Text: p.Text})
 			})),
 		typeTool{gatedTool{New("browser_type", "Type text with real key events: into the field found by selector (or aria_label, or label), which is focused and by default cleared first, "+
 			"or into whatever has focus. submit presses Enter afterwards.", NetworkWrite,

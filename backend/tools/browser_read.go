@@ -13,11 +13,7 @@ import (
 func registerBrowserReading(r *Registry, b BrowserDriver, gated func(Tool) Tool) {
 	r.Register(
 		New("browser_wait_for_selector", "Wait until an element matching a CSS selector is visible (or attached, hidden, detached).", ReadOnly,
-			func(ctx context.Context, _ Call, p waitSelectorParams) (Result, error) {
-				d, bad := waitFor(p.TimeoutMS)
-				if bad != nil {
-					return *bad, nil
-				}
+			waiting(func(ctx context.Context, p waitSelectorParams, d time.Duration) (Result, error) {
 				el, ok, err := b.WaitForSelector(ctx, p.PaneID, p.Selector, p.State, d)
 				if err != nil {
 					return browserError(err)
@@ -31,13 +27,9 @@ func registerBrowserReading(r *Registry, b BrowserDriver, gated func(Tool) Tool)
 					text += " First match: " + el.String()
 				}
 				return Result{Text: text}, nil
-			}),
+			})),
 		New("browser_wait_for_navigation", "Wait until the page navigates and loads. A navigation caused by your last action counts even if it already finished.", ReadOnly,
-			func(ctx context.Context, _ Call, p waitNavParams) (Result, error) {
-				d, bad := waitFor(p.TimeoutMS)
-				if bad != nil {
-					return *bad, nil
-				}
+			waiting(func(ctx context.Context, p waitNavParams, d time.Duration) (Result, error) {
 				info, ok, err := b.WaitNavigation(ctx, p.PaneID, d)
 				if err != nil {
 					return browserError(err)
@@ -46,13 +38,9 @@ func registerBrowserReading(r *Registry, b BrowserDriver, gated func(Tool) Tool)
 					return Errorf("No navigation within %v.\n%s", d, info), nil
 				}
 				return Result{Text: "Navigated.\n" + info.String()}, nil
-			}),
+			})),
 		New("browser_wait_for_text", "Wait until the page's visible text contains the text.", ReadOnly,
-			func(ctx context.Context, _ Call, p waitTextParams) (Result, error) {
-				d, bad := waitFor(p.TimeoutMS)
-				if bad != nil {
-					return *bad, nil
-				}
+			waiting(func(ctx context.Context, p waitTextParams, d time.Duration) (Result, error) {
 				ok, err := b.WaitForText(ctx, p.PaneID, p.Text, d)
 				if err != nil {
 					return browserError(err)
@@ -61,7 +49,7 @@ func registerBrowserReading(r *Registry, b BrowserDriver, gated func(Tool) Tool)
 					return Errorf("%q did not appear within %v.\n%s", p.Text, d, pageLine(b, p.PaneID)), nil
 				}
 				return Result{Text: fmt.Sprintf("%q is on the page.", p.Text)}, nil
-			}),
+			})),
 		New("browser_query", "Describe the first element matching a CSS selector: tag, role, name, text, value, state, position.", ReadOnly,
 			func(ctx context.Context, _ Call, p queryParams) (Result, error) {
 				els, n, err := b.Query(ctx, p.PaneID, p.Selector, 1)

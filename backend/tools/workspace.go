@@ -20,6 +20,7 @@ type listPanesParams struct {
 	Limit  *int   `json:"limit,omitempty" default:"50" desc:"Panes per page (1-50)."`
 }
 
+// paneIDParams is the pane a workspace tool acts on; the tools on a tab of it embed it.
 type paneIDParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
 }
@@ -35,13 +36,13 @@ type createWorkspaceParams struct {
 }
 
 type paneTabParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
-	TabID  string `json:"tab_id" desc:"Id of the tab (list_panes shows each pane's tabs)."`
+	paneIDParams
+	TabID string `json:"tab_id" desc:"Id of the tab (list_panes shows each pane's tabs)."`
 }
 
 type reconnectParams struct {
-	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
-	TabID  string `json:"tab_id,omitempty" desc:"Tab to reconnect; default the pane's active tab."`
+	paneIDParams
+	TabID string `json:"tab_id,omitempty" desc:"Tab to reconnect; default the pane's active tab."`
 }
 
 type openBrowserTabParams struct {
@@ -134,12 +135,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 			}),
 		// Read-only: it changes which tab a pane shows.
 		inBoundary(New("switch_terminal_tab", "Show another tab of a terminal pane; terminal tools without tab_id then act on it.",
-			ReadOnly, func(ctx context.Context, call Call, p paneTabParams) (Result, error) {
-				if err := ps.SwitchTerminalTab(ctx, callerOf(call), p.PaneID, p.TabID); err != nil {
-					return paneError(err)
-				}
-				return Result{Text: fmt.Sprintf("Pane %s shows tab %s.", p.PaneID, p.TabID)}, nil
-			}), ps.OutsideTerminal),
+			ReadOnly, onTab(ps.SwitchTerminalTab, showsTab)), ps.OutsideTerminal),
 		// network_get when it loads a URL (see openBrowserTabRisk), else write_local.
 		&openBrowserTab{New("open_browser_tab", "Open a new tab in a browser pane, at url or a blank page, and show it.",
 			NetworkGet, func(ctx context.Context, call Call, p openBrowserTabParams) (Result, error) {
@@ -151,20 +147,12 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 			})},
 		// Read-only: it changes which tab a pane shows.
 		New("switch_browser_tab", "Show another tab of a browser pane; browser tools then act on it.",
-			ReadOnly, func(ctx context.Context, call Call, p paneTabParams) (Result, error) {
-				if err := ps.SwitchBrowserTab(ctx, callerOf(call), p.PaneID, p.TabID); err != nil {
-					return paneError(err)
-				}
-				return Result{Text: fmt.Sprintf("Pane %s shows tab %s.", p.PaneID, p.TabID)}, nil
-			}),
+			ReadOnly, onTab(ps.SwitchBrowserTab, showsTab)),
 		// write_local: it closes a page (what was typed in it is lost).
 		New("close_browser_tab", "Close a tab of a browser pane (not its last tab).",
-			WriteLocal, func(ctx context.Context, call Call, p paneTabParams) (Result, error) {
-				if err := ps.CloseBrowserTab(ctx, callerOf(call), p.PaneID, p.TabID); err != nil {
-					return paneError(err)
-				}
-				return Result{Text: fmt.Sprintf("Closed tab %s of pane %s.", p.TabID, p.PaneID)}, nil
-			}),
+			WriteLocal, onTab(ps.CloseBrowserTab, func(p paneTabParams) string {
+				return fmt.Sprintf("Closed tab %s of pane %s.", p.TabID, p.PaneID)
+			})),
 		// write_local: it restarts a process or page.
 		inBoundary(New("reconnect_pane", "Bring a pane back: a terminal tab gets a fresh process (an SSH tab re-attaches its tmux session); "+
 			"a browser pane's tab gets a new page at its last URL (after a crash or when it stopped answering).",
@@ -217,6 +205,19 @@ func (t *openBrowserTab) RiskFor(args json.RawMessage) (Risk, string) {
 }
 
 // callerOf is whose view a call has: a goal's pane, a chat's workspace.
+// onTab is the handler of a tool that acts on one tab of a pane: act does it, done says what
+// was done.
+func onTab(act func(ctx context.Context, c panes.Caller, paneID, tabID string) error, done func(paneTabParams) string) func(context.Context, Call, paneTabParams) (Result, error) {
+	return func(ctx context.Context, call Call, p paneTabParams) (Result, error) {
+		if err := act(ctx, callerOf(call), p.PaneID, p.TabID); err != nil {
+			return paneError(err)
+		}
+		return Result{Text: done(p)}, nil
+	}
+}
+
+func showsTab(p paneTabParams) string { return fmt.Sprintf("Pane %s shows tab %s.", p.PaneID, p.TabID) }
+
 func callerOf(c Call) panes.Caller { return panes.Caller{WorkspaceID: c.WorkspaceID, PaneID: c.PaneID} }
 
 // paneError hands a refusal (unknown pane or tab, wrong kind, busy pane, bad grid) back to
