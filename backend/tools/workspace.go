@@ -20,7 +20,6 @@ type listPanesParams struct {
 	Limit  *int   `json:"limit,omitempty" default:"50" desc:"Panes per page (1-50)."`
 }
 
-// paneIDParams is the pane a workspace tool acts on; the tools on a tab of it embed it.
 type paneIDParams struct {
 	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
 }
@@ -36,13 +35,13 @@ type createWorkspaceParams struct {
 }
 
 type paneTabParams struct {
-	paneIDParams
-	TabID string `json:"tab_id" desc:"Id of the tab (list_panes shows each pane's tabs)."`
+	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
+	TabID  string `json:"tab_id" desc:"Id of the tab (list_panes shows each pane's tabs)."`
 }
 
 type reconnectParams struct {
-	paneIDParams
-	TabID string `json:"tab_id,omitempty" desc:"Tab to reconnect; default the pane's active tab."`
+	PaneID string `json:"pane_id" desc:"Id of the pane (from list_panes)."`
+	TabID  string `json:"tab_id,omitempty" desc:"Tab to reconnect; default the pane's active tab."`
 }
 
 type openBrowserTabParams struct {
