@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"regexp"
 	"slices"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,29 +33,13 @@ type rig struct {
 	dataDir string
 	opts    []engine.Option // the engine's, beyond the rig's own
 
-	mu  sync.Mutex
-	log []string                     // "pane:turn" in the order the requests came
-	req map[string][]llmtest.Request // by pane
+	panes *llmtest.Panes // what each pane's agent asked
 }
-
-var paneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
 func newRig(t *testing.T, b behave, opts ...engine.Option) *rig {
 	t.Helper()
-	r := &rig{t: t, dir: t.TempDir(), req: map[string][]llmtest.Request{}, opts: opts}
-	compute := func(req llmtest.Request) llmtest.Reply {
-		m := paneRe.FindStringSubmatch(string(req.Body))
-		if m == nil {
-			return llmtest.Text("no pane in this request")
-		}
-		turn := req.AssistantTurns()
-		r.mu.Lock()
-		r.log = append(r.log, m[1]+":"+strconv.Itoa(turn))
-		r.req[m[1]] = append(r.req[m[1]], req)
-		r.mu.Unlock()
-		return b(m[1], turn, req)
-	}
-	r.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Compute: compute, Repeat: 1 << 30}}})
+	r := &rig{t: t, dir: t.TempDir(), opts: opts, panes: llmtest.ByPane(b)}
+	r.srv = llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{r.panes.Reply()}})
 	r.dataDir = t.TempDir()
 	r.open()
 	t.Cleanup(func() {
@@ -138,11 +119,7 @@ func (r *rig) wait(id string) fleet.Fleet {
 	return f
 }
 
-func (r *rig) requests(pane string) []llmtest.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]llmtest.Request(nil), r.req[pane]...)
-}
+func (r *rig) requests(pane string) []llmtest.Request { return r.panes.Requests(pane) }
 
 // waitAsked waits until the agent of each pane has asked the model at least once.
 func (r *rig) waitAsked(panes ...string) {
@@ -158,11 +135,7 @@ func (r *rig) waitAsked(panes ...string) {
 	}
 }
 
-func (r *rig) order() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.log...)
-}
+func (r *rig) order() []string { return r.panes.Order() }
 
 // call runs a registered tool as the given caller.
 func (r *rig) call(ctx context.Context, c tools.Call, name string, args any) tools.Result {

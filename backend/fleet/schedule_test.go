@@ -26,15 +26,15 @@ func TestTaskRunsOnlyWhileItsGoalRuns(t *testing.T) {
 	var mu sync.Mutex
 	var firsts []string // panes in the order their goals first asked the model
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
-		pane := paneRe.FindStringSubmatch(string(req.Body))
-		if pane == nil {
+		pane := req.Pane()
+		if pane == "" {
 			return llmtest.Text("no pane in this request")
 		}
 		if req.AssistantTurns() > 0 {
-			return claim("A-REPORT: " + pane[1] + " is done")
+			return claim("A-REPORT: " + pane + " is done")
 		}
 		mu.Lock()
-		firsts = append(firsts, pane[1])
+		firsts = append(firsts, pane)
 		mu.Unlock()
 		return call("hold", map[string]int{"ms": 300}) // long enough for a poll to catch a queued goal
 	}}}})

@@ -7,15 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/api"
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 )
-
-var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
 // fleetHarness is `serve` over a real engine (SQLite, PTYs, the Goal Runner) whose model is
 // the scripted server: the agent in pane "slow-term" waits until aborted, every other claims.
@@ -26,7 +23,7 @@ type fleetHarness struct {
 func newFleetHarness(t *testing.T) *fleetHarness {
 	t.Helper()
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
-		if m := fleetPaneRe.FindStringSubmatch(string(req.Body)); m != nil && m[1] == "slow-term" {
+		if req.Pane() == "slow-term" {
 			return llmtest.Calls(llmtest.Call("wait", map[string]int{"ms": 200}))
 		}
 		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "done"}))

@@ -22,16 +22,16 @@ func reviewHarness(t *testing.T) *fleetHarness {
 	t.Helper()
 	model := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{{Repeat: 1 << 30, Compute: func(req llmtest.Request) llmtest.Reply {
 		body := string(req.Body)
-		m := fleetPaneRe.FindStringSubmatch(body)
+		pane := req.Pane()
 		switch {
-		case m == nil:
+		case pane == "":
 			return llmtest.Text("no pane")
-		case m[1] == "slow-term": // a different wait each time, or the loop guard ends it
+		case pane == "slow-term": // a different wait each time, or the loop guard ends it
 			return llmtest.Calls(llmtest.Call("wait", map[string]int{"ms": 200 + req.AssistantTurns()}))
 		case strings.Contains(body, "a.txt:1: say second") && !strings.Contains(body, "echo second"):
-			return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]string{"pane_id": m[1], "text": "echo second > a.txt"}))
+			return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo second > a.txt"}))
 		case !strings.Contains(body, "echo first"):
-			return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]string{"pane_id": m[1], "text": "echo first > a.txt"}))
+			return llmtest.Calls(llmtest.Call("write_to_terminal", map[string]string{"pane_id": pane, "text": "echo first > a.txt"}))
 		}
 		return llmtest.Calls(llmtest.Call("claim_complete", map[string]string{"rationale": "a.txt written"}))
 	}}}})

@@ -352,3 +352,27 @@ func TestAssistantTurns(t *testing.T) {
 		t.Errorf("a request that is not JSON counted as %d turns", n)
 	}
 }
+
+// ByPane tells the agents of panes apart by the pane their goal prompt names, answers each
+// with the pane and turn, and keeps their requests; a request naming no pane is not kept.
+func TestByPane(t *testing.T) {
+	p := ByPane(func(pane string, turn int, _ Request) Reply { return Text(pane) })
+	answer := p.Reply().Compute
+	first := Request{Body: []byte(`{"messages":[{"role":"user","content":"You are working in pane build-term.\n\nBuild."}]}`)}
+	first.JSON = map[string]any{"messages": []any{map[string]any{"role": "user"}}}
+	second := Request{Body: first.Body, JSON: map[string]any{"messages": []any{map[string]any{"role": "user"}, map[string]any{"role": "assistant"}}}}
+	for _, c := range []struct {
+		req  Request
+		want string
+	}{{first, "build-term"}, {Request{Body: []byte(`{"messages":[]}`)}, "no pane in this request"}, {second, "build-term"}} {
+		if got := answer(c.req).Text; got != c.want {
+			t.Errorf("answered %q, want %q", got, c.want)
+		}
+	}
+	if got := strings.Join(p.Order(), ","); got != "build-term:0,build-term:1" {
+		t.Errorf("order %s, want build-term:0,build-term:1", got)
+	}
+	if n := len(p.Requests("build-term")); n != 2 {
+		t.Errorf("%d requests kept for build-term, want 2", n)
+	}
+}
