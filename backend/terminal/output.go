@@ -23,6 +23,15 @@ const (
 // never makes the tab hold more than this for it.
 const viewerLagLimit = 1 << 20
 
+// streamRead is the size of a PTY read that starts a batch with a buffer big enough for all of
+// it (a program printing fast fills reads of the kernel's 4 KiB); smaller ones (echoes, a prompt)
+// start small.
+const streamRead = 1 << 10
+
+// handOver is the size from which a batch is handed to the viewer as it is rather than copied:
+// copying a big batch would cost as much as the buffer it saves.
+const handOver = 4 << 10
+
 // viewerQueue is how many chunks may wait in a viewer's channel.
 const viewerQueue = 4
 
@@ -47,6 +56,7 @@ type viewer struct {
 	pending         []byte
 	firstAt, lastAt time.Time // when the pending bytes started and last grew
 	resync          bool
+	lastBatch       int // the size of the last big batch handed over
 	// typed is set when input is written to the tab: the output that follows is most likely
 	// its echo, which goes out as soon as it arrives rather than after a quiet gap, since a
 	// person waits for it (typing faster than a frame would otherwise wait for quiet each key).
@@ -68,6 +78,12 @@ func (v *viewer) push(data []byte, now time.Time) {
 		wake = true
 	}
 	if !v.resync {
+		if cap(v.pending) == 0 && len(data) >= streamRead {
+			// A stream: room for a whole batch now (as big as the last one, should the viewer
+			// be taking them late), instead of growing the buffer step by step, each step a
+			// copy of all of it, for every chunk a busy terminal hands over.
+			v.pending = make([]byte, 0, max(flushBytes, v.lastBatch)+readBufferSize)
+		}
 		v.pending = append(v.pending, data...)
 		v.lastAt = now
 	}
@@ -170,13 +186,16 @@ func (t *tab) take(v *viewer) Chunk {
 		data := append([]byte(ResyncMarker), t.sb.snapshot()...)
 		return Chunk{Data: data, Resync: true}
 	}
-	// The chunk is a copy of exactly the pending bytes, so the receiver may keep it and the
-	// batch buffer is reused: a busy terminal allocates only what it hands over.
+	v.typed = false
+	if len(v.pending) >= handOver {
+		// A big batch is handed over as it is, without a copy; the next one gets a new buffer
+		// (push), so the receiver may keep this one.
+		data := v.pending[:len(v.pending):len(v.pending)]
+		v.pending, v.lastBatch = nil, min(len(data), viewerLagLimit)
+		return Chunk{Data: data}
+	}
+	// A small one (an echo, a prompt) is copied and the buffer kept for the next.
 	data := bytes.Clone(v.pending)
 	v.pending = v.pending[:0]
-	v.typed = false
-	if cap(v.pending) > flushBytes+readBufferSize {
-		v.pending = nil // a resync or a long stall grew it; do not keep that much per viewer
-	}
 	return Chunk{Data: data}
 }

@@ -37,6 +37,12 @@ const (
 	catchUpPiece      = 4 << 10 // fed between looks at the clock
 )
 
+// floodHold is how long a flood is taken to go on after a read skipped it: a read within it
+// that finds more new lines than the screen has rows skips them too, instead of spending its
+// budget scrolling lines that would scroll off before the screen is read again (several
+// readers look at a busy screen one after another: a poll's state, then its last lines).
+const floodHold = 200 * time.Millisecond
+
 // screen is a tab's terminal screen: a VT emulator (github.com/charmbracelet/x/vt; see
 // docs/measurements.md for why this one) fed the tab's output. It is brought up to date when
 // read rather than in the PTY reader, so a busy terminal nobody reads costs nothing more than
@@ -51,7 +57,8 @@ type screen struct {
 	// cols and rows size the emulator when it is made: on the first read, so a terminal
 	// nobody reads holds none (two screens of cells).
 	cols, rows int
-	patient    bool // an agent CLI's screen (see patientFloodBytes)
+	patient    bool      // an agent CLI's screen (see patientFloodBytes)
+	floodUntil time.Time // the end of floodHold after the last skip
 }
 
 func newScreen(cols, rows int) *screen { return &screen{cols: cols, rows: rows} }
@@ -160,11 +167,15 @@ func (s *screen) catchUp(t *tab) {
 		s.cols, s.rows = cols, rows
 		s.ensure()
 	}
+	began := time.Now()
+	if !skipped && !s.patient && began.Before(s.floodUntil) && bytes.Count(data, []byte{'\n'}) > rows {
+		skipped = true // the flood the last read skipped goes on
+	}
 	if skipped {
 		s.clear(cols, rows)
 		data = lastLinesOf(data, rows)
+		s.floodUntil = began.Add(floodHold)
 	}
-	began := time.Now()
 	for len(data) > 0 {
 		piece := data[:min(len(data), catchUpPiece)]
 		s.feed(piece)
@@ -172,6 +183,7 @@ func (s *screen) catchUp(t *tab) {
 		if len(data) > 0 && time.Since(began) > budget {
 			s.clear(cols, rows) // scrolling faster than it can be followed: a flood
 			s.feed(lastLinesOf(data, rows))
+			s.floodUntil = time.Now().Add(floodHold)
 			break
 		}
 	}
