@@ -68,42 +68,40 @@ func main() {
 	}
 }
 
-// installed is the agent CLI name of package pkg at version, as scripts/agents.sh installs it
-// under agents, and a new scratch dir to record it in (the caller removes it).
-func installed(agents, name, pkg, version string) (bin, scratch string, err error) {
-	bin = filepath.Join(agents, pkg+"@"+version, "node_modules", ".bin", name)
-	if _, err := os.Stat(bin); err != nil {
-		return "", "", fmt.Errorf("%s %s is not installed in %s: run scripts/agents.sh", name, version, agents)
-	}
-	scratch, err = os.MkdirTemp("", "record-"+name+"-")
-	return bin, scratch, err
-}
+// agentRun is where an agent CLI is recorded: its binary, as scripts/agents.sh installs it,
+// and a scratch dir (the caller removes it) holding its working dir and its config dir.
+type agentRun struct{ bin, scratch, work, conf string }
 
-// scratchDirs makes the agent's working dir and its config dir inside scratch.
-func scratchDirs(scratch, work, conf string) (string, string, error) {
-	work, conf = filepath.Join(scratch, work), filepath.Join(scratch, conf)
-	for _, d := range []string{work, conf} {
+// prepare finds the CLI name of package pkg at version under agents and makes its scratch dirs.
+func prepare(agents, name, pkg, version, confDir string) (agentRun, error) {
+	a := agentRun{bin: filepath.Join(agents, pkg+"@"+version, "node_modules", ".bin", name)}
+	if _, err := os.Stat(a.bin); err != nil {
+		return a, fmt.Errorf("%s %s is not installed in %s: run scripts/agents.sh", name, version, agents)
+	}
+	scratch, err := os.MkdirTemp("", "record-"+name+"-")
+	if err != nil {
+		return a, err
+	}
+	a.scratch, a.work, a.conf = scratch, filepath.Join(scratch, "work"), filepath.Join(scratch, confDir)
+	for _, d := range []string{a.work, a.conf} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return "", "", err
+			os.RemoveAll(scratch) // Best effort: the MkdirAll error is the one to report.
+			return a, err
 		}
 	}
-	return work, conf, nil
+	return a, nil
 }
 
 const claudeAnswer = "CC-FINISHED: the file is written."
 
 func recordClaude(agents, out string) error {
 	const version = "2.1.197"
-	bin, scratch, err := installed(agents, "claude", "@anthropic-ai+claude-code", version)
+	a, err := prepare(agents, "claude", "@anthropic-ai+claude-code", version, "config")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
-	work, cfg, err := scratchDirs(scratch, "work", "config")
-	if err != nil {
-		return err
-	}
-	target := filepath.Join(work, "answer.txt")
+	defer os.RemoveAll(a.scratch)
+	target := filepath.Join(a.work, "answer.txt")
 	// Side requests (titles, topics) go to the small model: a role answers them, so the
 	// ordered replies are the main conversation's.
 	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
@@ -120,11 +118,11 @@ func recordClaude(agents, out string) error {
 		return err
 	}
 	defer srv.Close()
-	if err := writeJSON(filepath.Join(cfg, ".claude.json"), map[string]any{"hasCompletedOnboarding": true,
-		"projects": map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}); err != nil {
+	if err := writeJSON(filepath.Join(a.conf, ".claude.json"), map[string]any{"hasCompletedOnboarding": true,
+		"projects": map[string]any{a.work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(cfg, "settings.json"), map[string]any{
+	if err := writeJSON(filepath.Join(a.conf, "settings.json"), map[string]any{
 		"apiKeyHelper": "echo sk-scripted-recording",
 		"model":        "scripted-main",
 		"env": map[string]string{"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_DEFAULT_HAIKU_MODEL": "scripted-small",
@@ -133,8 +131,8 @@ func recordClaude(agents, out string) error {
 	}); err != nil {
 		return err
 	}
-	r, err := start(terminal.Spec{PaneID: "pane-0000000000c1", Command: []string{bin}, Dir: work, Cols: cols, Rows: rows,
-		Env: []string{"HOME=" + scratch, "CLAUDE_CONFIG_DIR=" + cfg}})
+	r, err := start(terminal.Spec{PaneID: "pane-0000000000c1", Command: []string{a.bin}, Dir: a.work, Cols: cols, Rows: rows,
+		Env: []string{"HOME=" + a.scratch, "CLAUDE_CONFIG_DIR=" + a.conf}})
 	if err != nil {
 		return err
 	}
@@ -159,15 +157,10 @@ func recordClaude(agents, out string) error {
 		return fmt.Errorf("claude did not write %s: %w", target, err)
 	}
 	rec.mark(r, terminal.AgentFinished, "answered, at its prompt again")
-	r.typeLine("Clean the build output.")
-	if err := r.awaitRequests(srv, 3); err != nil {
+	if err := r.refuseCleanup(&rec, func() error { return r.awaitRequests(srv, 3) },
+		"asks to run rm -rf build-output", "the permission refused, at its prompt"); err != nil {
 		return err
 	}
-	r.settle()
-	rec.mark(r, terminal.AgentAsking, "asks to run rm -rf build-output")
-	r.write("\x1b") // Esc: no
-	r.settle()
-	rec.mark(r, terminal.AgentIdle, "the permission refused, at its prompt")
 	return r.save(out, "claude", rec)
 }
 
@@ -268,6 +261,22 @@ func (r *run) screen() string {
 func (rec *Recording) mark(r *run, state terminal.AgentState, note string) {
 	rec.Checkpoints = append(rec.Checkpoints, Checkpoint{Offset: r.status().Cursor, State: state, Note: note})
 	fmt.Fprintf(os.Stderr, "%s: %s (%s) at %d\n%s\n", rec.Agent, state, note, r.status().Cursor, r.screen())
+}
+
+// refuseCleanup is the last scene of every recording: the person asks for the build output
+// to be removed, the agent asks to run rm -rf (asked returns once the model has the request),
+// and Esc refuses it. asking and refused note the two states in rec.
+func (r *run) refuseCleanup(rec *Recording, asked func() error, asking, refused string) error {
+	r.typeLine("Clean the build output.")
+	if err := asked(); err != nil {
+		return err
+	}
+	r.settle()
+	rec.mark(r, terminal.AgentAsking, asking)
+	r.write("\x1b") // Esc: no
+	r.settle()
+	rec.mark(r, terminal.AgentIdle, refused)
+	return nil
 }
 
 func (r *run) save(dir, name string, rec Recording) error {
@@ -381,15 +390,11 @@ func codexReply(req llmtest.Request) llmtest.Reply {
 
 func recordCodex(agents, out string) error {
 	const version = "0.171.0"
-	bin, scratch, err := installed(agents, "codex", "@openai+codex", version)
+	a, err := prepare(agents, "codex", "@openai+codex", version, "codex")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
-	work, home, err := scratchDirs(scratch, "work", "codex")
-	if err != nil {
-		return err
-	}
+	defer os.RemoveAll(a.scratch)
 	srv, err := llmtest.Listen("127.0.0.1:0", llmtest.Script{
 		Models:  []string{"scripted-main"},
 		Replies: []llmtest.Reply{{Compute: codexReply, Repeat: 100}},
@@ -418,12 +423,12 @@ env_key = "SCRIPTED_API_KEY"
 
 [projects.%q]
 trust_level = "trusted"
-`, srv.URL+"/v1", work)
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+`, srv.URL+"/v1", a.work)
+	if err := os.WriteFile(filepath.Join(a.conf, "config.toml"), []byte(config), 0o600); err != nil {
 		return err
 	}
-	r, err := start(terminal.Spec{PaneID: "pane-0000000000c2", Command: []string{bin}, Dir: work, Cols: cols, Rows: rows,
-		Env: []string{"HOME=" + scratch, "CODEX_HOME=" + home, "SCRIPTED_API_KEY=sk-scripted-recording"}})
+	r, err := start(terminal.Spec{PaneID: "pane-0000000000c2", Command: []string{a.bin}, Dir: a.work, Cols: cols, Rows: rows,
+		Env: []string{"HOME=" + a.scratch, "CODEX_HOME=" + a.conf, "SCRIPTED_API_KEY=sk-scripted-recording"}})
 	if err != nil {
 		return err
 	}
@@ -449,14 +454,9 @@ trust_level = "trusted"
 	rec.mark(r, terminal.AgentWorking, "the model is streaming its answer")
 	r.settle()
 	rec.mark(r, terminal.AgentFinished, "answered, at its prompt again")
-	r.typeLine("Clean the build output.")
-	if err := r.await(turns, 2); err != nil {
+	if err := r.refuseCleanup(&rec, func() error { return r.await(turns, 2) },
+		"asks to run rm -rf build-output outside its sandbox", "the command refused, at its prompt"); err != nil {
 		return err
 	}
-	r.settle()
-	rec.mark(r, terminal.AgentAsking, "asks to run rm -rf build-output outside its sandbox")
-	r.write("\x1b") // Esc: no
-	r.settle()
-	rec.mark(r, terminal.AgentIdle, "the command refused, at its prompt")
 	return r.save(out, "codex", rec)
 }
