@@ -35,9 +35,7 @@ func TestAgentCardsEndToEnd(t *testing.T) {
 		}
 		return waitUntilAborted(&calls)
 	})
-	srv, ctx := openAppWithModel(t, model)
-	token := apiToken(t, srv.URL)
-	fleetID := postFleet(t, srv, token, `name: review
+	srv, ctx, token, fleetID := openAppOnFleet(t, model, `name: review
 tasks:
   - id: review
     goal: Review the change

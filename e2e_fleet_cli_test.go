@@ -23,43 +23,18 @@ import (
 // fleetModel is one scripted server answering for every task's agent: it tells them apart by
 // the pane their goal prompt names, and records what each was asked, in order.
 type fleetModel struct {
-	srv *llmtest.Server
-	mu  sync.Mutex
-	log []string                     // "pane:turn"
-	req map[string][]llmtest.Request // by pane
+	srv   *llmtest.Server
+	panes *llmtest.Panes
 }
-
-var fleetPaneRe = regexp.MustCompile(`You are working in pane ([A-Za-z0-9_.-]+)\.`)
 
 func newFleetModel(t *testing.T, agent func(pane string, turn int) llmtest.Reply) *fleetModel {
-	m := &fleetModel{req: map[string][]llmtest.Request{}}
-	compute := func(req llmtest.Request) llmtest.Reply {
-		p := fleetPaneRe.FindStringSubmatch(string(req.Body))
-		if p == nil {
-			return llmtest.Text("no pane")
-		}
-		turn := req.AssistantTurns()
-		m.mu.Lock()
-		m.log = append(m.log, p[1]+":"+strconv.Itoa(turn))
-		m.req[p[1]] = append(m.req[p[1]], req)
-		m.mu.Unlock()
-		return agent(p[1], turn)
-	}
-	m.srv = everyTurn(t, compute)
-	return m
+	panes := llmtest.ByPane(func(pane string, turn int, _ llmtest.Request) llmtest.Reply { return agent(pane, turn) })
+	return &fleetModel{srv: llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{panes.Reply()}}), panes: panes}
 }
 
-func (m *fleetModel) requests(pane string) []llmtest.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.req[pane])
-}
+func (m *fleetModel) requests(pane string) []llmtest.Request { return m.panes.Requests(pane) }
 
-func (m *fleetModel) order() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.log)
-}
+func (m *fleetModel) order() []string { return m.panes.Order() }
 
 // fleetCmd is `clusterspace fleet run FILE` against the model, in a sandbox, with args added.
 func fleetCmd(t *testing.T, m *fleetModel, yaml, sandbox, dataDir string, args ...string) *exec.Cmd {

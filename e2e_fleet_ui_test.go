@@ -37,17 +37,17 @@ func composerTask(i int, sel string) string {
 func TestFleetComposerAndDashboardEndToEnd(t *testing.T) {
 	secondStarted := make(chan struct{}, 1)
 	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
-		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
+		pane := req.Pane()
 		turn := req.AssistantTurns()
 		switch {
-		case m == nil:
+		case pane == "":
 			return llmtest.Text("no pane")
-		case m[1] == "first-term" && turn == 0:
+		case pane == "first-term" && turn == 0:
 			// Slow enough for the page to show the first task running and the second waiting.
 			return llmtest.Calls(
 				llmtest.Call("write_todos", map[string]any{"items": []string{"Make the thing", "Claim it"}}),
 				llmtest.Call("wait", map[string]int{"ms": 1500}))
-		case m[1] == "first-term":
+		case pane == "first-term":
 			return toolCall("claim_complete", map[string]string{"rationale": "the thing is made"})
 		default:
 			select {

@@ -65,15 +65,18 @@ func openFleetDashboard(t *testing.T, ctx context.Context, then ...chromedp.Acti
 		append([]chromedp.Action{paletteCommand("Fleet Dashboard", "Toggle Fleet Dashboard")}, then...)...)
 }
 
-// postFleet starts a fleet from its YAML over the REST API and returns its id.
-func postFleet(t *testing.T, srv *serveProcess, token, yaml string) string {
+// openAppOnFleet is openAppWithModel with the fleet of yaml started over the REST API: the
+// app, the login token of its API and the fleet's id.
+func openAppOnFleet(t *testing.T, model *llmtest.Server, yaml string) (srv *serveProcess, ctx context.Context, token, fleetID string) {
 	t.Helper()
+	srv, ctx = openAppWithModel(t, model)
+	token = apiToken(t, srv.URL)
 	var f struct{ ID string }
 	apiCall(t, "POST", srv.URL+"/api/fleets", token, map[string]any{"yaml": yaml}, &f)
 	if f.ID == "" {
 		t.Fatalf("POST /api/fleets answered no fleet id for:\n%s", yaml)
 	}
-	return f.ID
+	return srv, ctx, token, f.ID
 }
 
 // wantOutput fails the test for each of wants that a command's output lacks.

@@ -207,19 +207,17 @@ func TestWalkthroughGoalDashboardReadable(t *testing.T) {
 func TestWalkthroughFleetDashboardReadable(t *testing.T) {
 	var waits atomic.Int64
 	model := everyTurn(t, func(req llmtest.Request) llmtest.Reply {
-		m := fleetPaneRe.FindStringSubmatch(string(req.Body))
+		pane := req.Pane()
 		switch {
-		case m == nil:
+		case pane == "":
 			return llmtest.Text("no pane")
-		case m[1] == "first-term":
+		case pane == "first-term":
 			return toolCall("claim_complete", map[string]string{"rationale": "made"})
 		default:
 			return waitUntilAborted(&waits)
 		}
 	})
-	srv, ctx := openAppWithModel(t, model)
-	token := apiToken(t, srv.URL)
-	fleetID := postFleet(t, srv, token, `name: pair
+	srv, ctx, token, fleetID := openAppOnFleet(t, model, `name: pair
 tasks:
   - id: first
     goal: Make the thing
