@@ -48,8 +48,19 @@ func TestPaneControlsInTheUIEndToEnd(t *testing.T) {
 
 	step(t, ctx, "run something in pane a", chromedp.Click(term),
 		chromedp.SendKeys(term+` textarea`, "sleep 300\r", chromedp.ByQuery))
+	// The question names what runs: wait until the shell's child is sleep itself (on a loaded
+	// machine the keys, the fork and the exec each take their time).
+	var tabs struct{ Tabs []struct{ PID int } }
+	apiCall(t, "GET", srv.URL+"/api/panes/"+a+"/terminal/tabs", apiToken(t, srv.URL), nil, &tabs)
+	waitWithin(t, 20*time.Second, "sleep to run in pane a's shell", func() bool {
+		for _, p := range processes() {
+			if p.comm == "sleep" && len(p.fields) > 1 && p.fields[1] == strconv.Itoa(tabs.Tabs[0].PID) {
+				return true
+			}
+		}
+		return false
+	})
 	step(t, ctx, "convert pane a: asked first",
-		chromedp.Sleep(700),
 		chromedp.Click(pa+` [data-testid=pane-menu]`),
 		chromedp.Click(fmt.Sprintf(`[data-testid=pane-menu-list][data-pane-id=%q] [data-testid=pane-menu-convert-browser]`, a)),
 		chromedp.WaitVisible(`[data-testid=confirm-dialog]`),
