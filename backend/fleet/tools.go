@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -122,7 +121,7 @@ func Tools(s *Service) []tools.Tool {
 				if err != nil {
 					return tools.Errorf("assign_task: %v", err), nil
 				}
-				return jsonResult(map[string]any{"task_id": t.ID, "fleet_id": f.ID, "pane_id": t.Pane, "status": t.Status,
+				return tools.JSONResult(map[string]any{"task_id": t.ID, "fleet_id": f.ID, "pane_id": t.Pane, "status": t.Status,
 					"goal_id": t.GoalID, "risk_ceiling": t.Policy.Ceiling.String(), "sandbox": t.Policy.SandboxDir})
 			}),
 		// write_local: like assign_task, once per pane.
@@ -140,7 +139,7 @@ func Tools(s *Service) []tools.Tool {
 					}
 					started = append(started, map[string]any{"task_id": t.ID, "fleet_id": f.ID, "pane_id": pane, "status": t.Status, "goal_id": t.GoalID})
 				}
-				return jsonResult(started)
+				return tools.JSONResult(started)
 			}),
 		// Read-only: it only waits.
 		tools.New("wait_for_agent", "Wait until the goal of the agent in a pane ends (at most 30 minutes), then get its status and report.",
@@ -160,10 +159,10 @@ func Tools(s *Service) []tools.Tool {
 					return tools.Errorf("wait_for_agent: no agent works in pane %s now: nothing to wait for", p.PaneID), nil
 				}
 				if !g.Status.Finished() {
-					return jsonResult(map[string]any{"pane_id": p.PaneID, "goal_id": g.ID, "status": g.Status, "ended": false,
+					return tools.JSONResult(map[string]any{"pane_id": p.PaneID, "goal_id": g.ID, "status": g.Status, "ended": false,
 						"message": fmt.Sprintf("still %s after %s", g.Status, timeout)})
 				}
-				return jsonResult(map[string]any{"pane_id": p.PaneID, "goal_id": g.ID, "status": g.Status, "ended": true, "report": s.report(g)})
+				return tools.JSONResult(map[string]any{"pane_id": p.PaneID, "goal_id": g.ID, "status": g.Status, "ended": true, "report": s.report(g)})
 			}),
 		// write_local: it changes what another agent reads.
 		tools.New("share_context", "Pass context to the agent in another pane, or with broadcast to every agent of your fleet: it reads it on its next turn (or, if its task has not started, in its first prompt).",
@@ -178,7 +177,7 @@ func Tools(s *Service) []tools.Tool {
 				if err != nil {
 					return tools.Errorf("set_agent_role: %v", err), nil
 				}
-				return jsonResult(map[string]any{"pane_id": r.PaneID, "role": r.Role, "purpose": r.Purpose})
+				return tools.JSONResult(map[string]any{"pane_id": r.PaneID, "role": r.Role, "purpose": r.Purpose})
 			}),
 		// Read-only: like claim_complete, it only asks for the task's own verification.
 		tools.New("complete_task", "Say your fleet task is done. Like claim_complete, the claim is verified against your task's criterion; "+
@@ -220,14 +219,6 @@ func answer(tool string) func(msg string, err error) (tools.Result, error) {
 		}
 		return tools.Result{Text: msg}, nil
 	}
-}
-
-func jsonResult(v any) (tools.Result, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return tools.Result{}, err
-	}
-	return tools.Result{Text: string(b)}, nil
 }
 
 // taskView is a task as get_fleet_status shows it.
@@ -332,5 +323,5 @@ func (s *Service) statusResult(ctx context.Context, c Caller, id string) (tools.
 			agents = append(agents, viewAgent(a))
 		}
 	}
-	return jsonResult(map[string]any{"fleets": out, "agents": agents})
+	return tools.JSONResult(map[string]any{"fleets": out, "agents": agents})
 }

@@ -3,8 +3,6 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/clusterspace/clusterspace/backend/goal"
 	"github.com/clusterspace/clusterspace/backend/goal/criterion"
@@ -90,7 +88,7 @@ func (s *Service) startGoal(ctx context.Context, call tools.Call, p startGoalPar
 	if err != nil {
 		return tools.Errorf("start_goal: %v", err), nil
 	}
-	return jsonResult(map[string]any{"goal_id": g.ID, "status": g.Status, "pane_id": p.PaneID, "risk_ceiling": risk.String()})
+	return tools.JSONResult(map[string]any{"goal_id": g.ID, "status": g.Status, "pane_id": p.PaneID, "risk_ceiling": risk.String()})
 }
 
 func (s *Service) goalStatus(ctx context.Context, id string) (tools.Result, error) {
@@ -112,7 +110,7 @@ func (s *Service) goalStatus(ctx context.Context, id string) (tools.Result, erro
 			checks = append(checks, verification{Passed: e.Type == goal.EventVerificationPassed, Data: e.Data})
 		}
 	}
-	return jsonResult(map[string]any{"goal_id": g.ID, "goal": g.Spec.Goal, "pane_id": g.Spec.PaneID, "status": g.Status,
+	return tools.JSONResult(map[string]any{"goal_id": g.ID, "goal": g.Spec.Goal, "pane_id": g.Spec.PaneID, "status": g.Status,
 		"finished": g.Status.Finished(), "report": g.Report, "verifications": checks})
 }
 
@@ -129,16 +127,8 @@ func (s *Service) tellPaneGoal(ctx context.Context, call tools.Call, tool, text 
 	if err := s.deps.Goals.ShareContext(ctx, id, "the agent in pane "+call.PaneID, text); err != nil {
 		return tools.Errorf("%s: %v", tool, err), nil
 	}
-	return jsonResult(map[string]any{"goal_id": id, "delivered": true,
+	return tools.JSONResult(map[string]any{"goal_id": id, "delivered": true,
 		"note": "The goal reads it on its next turn; goal_status shows its verifications."})
-}
-
-func jsonResult(v any) (tools.Result, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("encode the result: %w", err)
-	}
-	return tools.Result{Text: strings.TrimSpace(string(b))}, nil
 }
 
 // ceilingKey carries the calling client's ceiling to the tools that start work (start_goal).

@@ -71,6 +71,16 @@ func Errorf(format string, args ...any) Result {
 	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
 }
 
+// JSONResult is a Result showing v as indented JSON, for tools that answer with data; v that
+// does not encode is a failure of the machine, not the model's to fix.
+func JSONResult(v any) (Result, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return Result{}, fmt.Errorf("encode the result: %w", err)
+	}
+	return Result{Text: string(b)}, nil
+}
+
 // Tool is one callable tool.
 type Tool interface {
 	Name() string

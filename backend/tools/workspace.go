@@ -81,7 +81,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				if err != nil {
 					return paneError(err)
 				}
-				return jsonResult(listed(page))
+				return JSONResult(listed(page))
 			}).Parallel(),
 		// Read-only: it looks.
 		inBoundary(New("capture_screenshot", "Look at a pane: a browser pane's page as a picture; a terminal pane's visible screen as text "+
@@ -129,7 +129,7 @@ func RegisterWorkspace(r *Registry, ps *panes.Service) {
 				for i, pane := range ws.Panes {
 					ids[i] = pane.ID
 				}
-				return jsonResult(map[string]any{"workspace_id": ws.ID, "name": ws.Name, "rows": ws.Rows, "cols": ws.Cols, "pane_ids": ids,
+				return JSONResult(map[string]any{"workspace_id": ws.ID, "name": ws.Name, "rows": ws.Rows, "cols": ws.Cols, "pane_ids": ids,
 					"note": "The window shows it now. Your pane tools keep working on your own workspace."})
 			}),
 		// Read-only: it changes which tab a pane shows.
@@ -257,12 +257,4 @@ func PaneHandle(label, id string) string {
 		return id
 	}
 	return label + " (" + id + ")"
-}
-
-func jsonResult(v any) (Result, error) {
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Text: string(b)}, nil
 }
