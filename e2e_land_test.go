@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/worktree/worktreetest"
 )
 
 // landRepo is a git repository on main whose own check (check.sh) fails when a.txt is there
@@ -34,20 +36,14 @@ func landRepo(t *testing.T) string {
 // checkoutDigest hashes every file of the person's checkout outside .git, names and bytes.
 func checkoutDigest(t *testing.T, dir string) string {
 	t.Helper()
+	files, err := worktreetest.Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := sha256.New()
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			fmt.Fprintf(h, "%s\x00%x\x00", p, sha256.Sum256(b))
-		}
-		return nil
-	})
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%x\x00", name, sha256.Sum256([]byte(files[name])))
+	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 

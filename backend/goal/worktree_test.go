@@ -3,7 +3,6 @@ package goal_test
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 	"github.com/clusterspace/clusterspace/backend/worktree"
+	"github.com/clusterspace/clusterspace/backend/worktree/worktreetest"
 )
 
 // worktreeRegistry is the goal tools, sleep, and make_file, which writes where the goal
@@ -69,24 +69,7 @@ func personsCheckout(t *testing.T, dir string) {
 // files is every file of dir outside its .git, with its bytes.
 func files(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, path)
-			out[rel] = string(b)
-		}
-		return nil
-	})
+	out, err := worktreetest.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
