@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
+	"github.com/clusterspace/clusterspace/backend/mcpserve/mcpservetest"
 )
 
 // mcpText is the text of a tool result.
@@ -125,24 +126,14 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	srv := startServe(t, dataDir, e2ePassword)
 
 	for name, auth := range map[string]string{"no token": "", "a wrong token": "Bearer csmcp_0123", "a login token": "Bearer " + apiToken(t, srv.URL)} {
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := mcpservetest.Post(t, srv.URL+"/mcp", auth, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("/mcp with %s: %d, want 401", name, resp.StatusCode)
 		}
 	}
 
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e-http"}, nil).Connect(ctx, &sdk.StreamableClientTransport{
-		Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: mcpBearer(token)}}, nil)
+		Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: mcpservetest.Bearer(token)}}, nil)
 	if err != nil {
 		t.Fatalf("connect to /mcp: %v\n%s", err, srv.stderr.String())
 	}
@@ -209,15 +200,6 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	if strings.Contains(srv.stderr.String(), token) {
 		t.Fatal("serve's log holds the token")
 	}
-}
-
-// mcpBearer sends an MCP token with every request.
-type mcpBearer string
-
-func (b mcpBearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // TestMCPAgentPaneReportsProgressToItsGoal: a goal's pane started from the claude template,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/agent"
 	"github.com/clusterspace/clusterspace/backend/mcpserve"
+	"github.com/clusterspace/clusterspace/backend/mcpserve/mcpservetest"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -202,23 +203,13 @@ func TestHTTPNeedsAValidToken(t *testing.T) {
 	defer srv.Close()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for name, auth := range map[string]string{"no token": "", "a wrong token": "Bearer csmcp_00", "a login-style header": "Basic eDp5"} {
-		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(init))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := mcpservetest.Post(t, srv.URL, auth, init)
 		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
 			t.Errorf("%s: status %d, want 401 with WWW-Authenticate", name, resp.StatusCode)
 		}
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "ci"}, nil).Connect(context.Background(),
-		&sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearerRT(tok)}}, nil)
+		&sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: mcpservetest.Bearer(tok)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,14 +222,6 @@ func TestHTTPNeedsAValidToken(t *testing.T) {
 	if res := call(t, cs, "write_to_terminal", json.RawMessage(`{"pane_id":"p1"}`)); !res.IsError || r.typed.Load() != 0 {
 		t.Fatalf("write_to_terminal over a read_only token ran or was not refused: %q", text(res))
 	}
-}
-
-type bearerRT string
-
-func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // secretField is a tool whose calls the person confirms whatever the ceiling (tools.Confirmer).
