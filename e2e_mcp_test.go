@@ -19,17 +19,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/mcpserve/mcpservetest"
 )
 
-// mcpText is the text of a tool result.
-func mcpText(r *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 // mcpStdio starts cmd as an MCP server on its stdin and stdout and connects a client named name
 // to it; what the command writes to stderr is kept, for failure messages.
 func mcpStdio(t *testing.T, ctx context.Context, name string, cmd *exec.Cmd) (*sdk.ClientSession, *lockedBuffer) {
@@ -43,26 +32,17 @@ func mcpStdio(t *testing.T, ctx context.Context, name string, cmd *exec.Cmd) (*s
 	return cs, stderr
 }
 
-func mcpCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
 // mcpFirstPane lists the panes through MCP and returns the first one's id.
 func mcpFirstPane(t *testing.T, ctx context.Context, cs *sdk.ClientSession) string {
 	t.Helper()
-	res := mcpCall(t, ctx, cs, "list_panes", map[string]any{})
+	res := mcpservetest.Call(t, ctx, cs, "list_panes", map[string]any{})
 	var page struct {
 		Items []struct {
 			PaneID string `json:"pane_id"`
 		} `json:"items"`
 	}
-	if res.IsError || json.Unmarshal([]byte(mcpText(res)), &page) != nil || len(page.Items) == 0 {
-		t.Fatalf("list_panes: error %v, %q", res.IsError, mcpText(res))
+	if res.IsError || json.Unmarshal([]byte(mcpservetest.Text(res)), &page) != nil || len(page.Items) == 0 {
+		t.Fatalf("list_panes: error %v, %q", res.IsError, mcpservetest.Text(res))
 	}
 	return page.Items[0].PaneID
 }
@@ -94,16 +74,16 @@ func TestMCPStdioRefusesACallAboveItsCeiling(t *testing.T) {
 	}
 
 	pane := mcpFirstPane(t, ctx, cs)
-	res := mcpCall(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-REFUSED-$((6*7))"})
-	msg := mcpText(res)
+	res := mcpservetest.Call(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-REFUSED-$((6*7))"})
+	msg := mcpservetest.Text(res)
 	if !res.IsError || !strings.Contains(msg, "write_to_terminal is write_local, above this client's ceiling read_only") ||
 		!strings.Contains(msg, "--approve deny") {
 		t.Fatalf("write_to_terminal under read_only: error %v, %q", res.IsError, msg)
 	}
 	// Nothing was typed: the pane's terminal shows no trace of the command.
-	res = mcpCall(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
-	if res.IsError || strings.Contains(mcpText(res), "MCP-REFUSED") {
-		t.Fatalf("read_terminal_output after the refusal: error %v, %q", res.IsError, mcpText(res))
+	res = mcpservetest.Call(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || strings.Contains(mcpservetest.Text(res), "MCP-REFUSED") {
+		t.Fatalf("read_terminal_output after the refusal: error %v, %q", res.IsError, mcpservetest.Text(res))
 	}
 	if err := cs.Close(); err != nil {
 		t.Errorf("close: %v\n%s", err, stderr.String())
@@ -139,17 +119,17 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	}
 	defer cs.Close()
 	pane := mcpFirstPane(t, ctx, cs)
-	res := mcpCall(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-$((6*7))-OK"})
+	res := mcpservetest.Call(t, ctx, cs, "write_to_terminal", map[string]any{"pane_id": pane, "text": "echo MCP-$((6*7))-OK"})
 	if res.IsError {
-		t.Fatalf("write_to_terminal at write_local: %q", mcpText(res))
+		t.Fatalf("write_to_terminal at write_local: %q", mcpservetest.Text(res))
 	}
-	res = mcpCall(t, ctx, cs, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": "MCP-42-OK", "timeout_ms": 15000})
+	res = mcpservetest.Call(t, ctx, cs, "wait_for_output", map[string]any{"pane_id": pane, "until_pattern": "MCP-42-OK", "timeout_ms": 15000})
 	if res.IsError {
-		t.Fatalf("wait_for_output: %q", mcpText(res))
+		t.Fatalf("wait_for_output: %q", mcpservetest.Text(res))
 	}
-	res = mcpCall(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
-	if res.IsError || !strings.Contains(mcpText(res), "MCP-42-OK") {
-		t.Fatalf("read_terminal_output: error %v, %q", res.IsError, mcpText(res))
+	res = mcpservetest.Call(t, ctx, cs, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || !strings.Contains(mcpservetest.Text(res), "MCP-42-OK") {
+		t.Fatalf("read_terminal_output: error %v, %q", res.IsError, mcpservetest.Text(res))
 	}
 
 	// Attached beside serve, without a token: it reads, and a write waits for the person.
@@ -157,9 +137,9 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CLUSTERSPACE_MCP_TOKEN=")
 	local, attachErr := mcpStdio(t, ctx, "e2e-attach", cmd)
 	defer local.Close()
-	res = mcpCall(t, ctx, local, "read_terminal_output", map[string]any{"pane_id": pane})
-	if res.IsError || !strings.Contains(mcpText(res), "MCP-42-OK") {
-		t.Fatalf("read_terminal_output attached: error %v, %q\n%s", res.IsError, mcpText(res), attachErr.String())
+	res = mcpservetest.Call(t, ctx, local, "read_terminal_output", map[string]any{"pane_id": pane})
+	if res.IsError || !strings.Contains(mcpservetest.Text(res), "MCP-42-OK") {
+		t.Fatalf("read_terminal_output attached: error %v, %q\n%s", res.IsError, mcpservetest.Text(res), attachErr.String())
 	}
 	done := make(chan *sdk.CallToolResult, 1)
 	go func() {
@@ -186,8 +166,8 @@ func TestMCPOverServeNeedsATokenAndDrivesARealTerminal(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the attached call did not end after the person's answer")
 	}
-	if !res.IsError || !strings.Contains(mcpText(res), "not now") {
-		t.Fatalf("denied write_to_terminal: error %v, %q", res.IsError, mcpText(res))
+	if !res.IsError || !strings.Contains(mcpservetest.Text(res), "not now") {
+		t.Fatalf("denied write_to_terminal: error %v, %q", res.IsError, mcpservetest.Text(res))
 	}
 
 	// A revoked token stops working at once, while serve runs.
@@ -267,10 +247,10 @@ func TestMCPAgentPaneReportsProgressToItsGoal(t *testing.T) {
 	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"))
 	cs, stderr := mcpStdio(t, ctx, "claude-stand-in", cmd)
 	defer cs.Close()
-	res := mcpCall(t, ctx, cs, "report_progress", map[string]any{"text": "PROGRESS-MARK-7: half of it is done"})
+	res := mcpservetest.Call(t, ctx, cs, "report_progress", map[string]any{"text": "PROGRESS-MARK-7: half of it is done"})
 	close(reported)
-	if res.IsError || !strings.Contains(mcpText(res), g.ID) {
-		t.Fatalf("report_progress: error %v, %q\n%s", res.IsError, mcpText(res), stderr.String())
+	if res.IsError || !strings.Contains(mcpservetest.Text(res), g.ID) {
+		t.Fatalf("report_progress: error %v, %q\n%s", res.IsError, mcpservetest.Text(res), stderr.String())
 	}
 	var status struct{ Status string }
 	waitFor(t, "the goal to complete", func() bool {
@@ -280,13 +260,13 @@ func TestMCPAgentPaneReportsProgressToItsGoal(t *testing.T) {
 	if status.Status != "completed" || !sawReport.Load() {
 		t.Fatalf("goal %s; its next turn saw the report: %v", status.Status, sawReport.Load())
 	}
-	res = mcpCall(t, ctx, cs, "goal_status", map[string]any{"goal_id": g.ID})
+	res = mcpservetest.Call(t, ctx, cs, "goal_status", map[string]any{"goal_id": g.ID})
 	var gs struct {
 		Status        string
 		Verifications []struct{ Passed bool }
 	}
-	if res.IsError || json.Unmarshal([]byte(mcpText(res)), &gs) != nil || gs.Status != "completed" || len(gs.Verifications) != 1 || !gs.Verifications[0].Passed {
-		t.Fatalf("goal_status: %q", mcpText(res))
+	if res.IsError || json.Unmarshal([]byte(mcpservetest.Text(res)), &gs) != nil || gs.Status != "completed" || len(gs.Verifications) != 1 || !gs.Verifications[0].Passed {
+		t.Fatalf("goal_status: %q", mcpservetest.Text(res))
 	}
 	// The pane's client is read_only: typing into a terminal would wait for the person.
 	out, err := exec.Command(testBinary(t), "mcp", "token", "list", "--data-dir", dataDir).Output()

@@ -70,23 +70,11 @@ func connect(t *testing.T, srv *sdk.Server) *sdk.ClientSession {
 	return cs
 }
 
-func text(r *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+var text = mcpservetest.Text
 
 func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
+	return mcpservetest.Call(t, context.Background(), cs, name, args)
 }
 
 func TestACallAboveTheCeilingIsRefusedWhenNoOneCanApprove(t *testing.T) {

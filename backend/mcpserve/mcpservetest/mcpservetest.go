@@ -1,13 +1,39 @@
-// Package mcpservetest is for the tests of MCP over HTTP (mcpserve's handler, serve's /mcp):
-// a request sent as an MCP client sends it, with or without a token, and a transport that
-// sends a token with every request.
+// Package mcpservetest is for the tests of ClusterSpace's MCP server (mcpserve, serve's /mcp,
+// `clusterspace mcp`): a tool called as a client calls it and the text it answered, a request
+// sent as an MCP client sends it, with or without a token, and a transport that sends a token
+// with every request.
 package mcpservetest
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Call calls the tool name with args over the client session, failing the test when the call
+// itself fails (a tool's refusal is a result, with IsError set).
+func Call(t testing.TB, ctx context.Context, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// Text is the text of a tool result, its text parts joined.
+func Text(r *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
 
 // Post sends body to url as an MCP client does (JSON, accepting an event stream), with the
 // Authorization header auth ("" for none), and returns the answer, its body closed.
