@@ -4,11 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,18 +31,15 @@ func landRepo(t *testing.T) string {
 	return dir
 }
 
-// checkoutDigest hashes every file of the person's checkout outside .git, names and bytes.
+// checkoutDigest hashes every file of the person's checkout outside .git, names and bytes (fmt
+// prints a map in the order of its keys, each quoted).
 func checkoutDigest(t *testing.T, dir string) string {
 	t.Helper()
 	files, err := worktreetest.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := sha256.New()
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		fmt.Fprintf(h, "%s\x00%x\x00", name, sha256.Sum256([]byte(files[name])))
-	}
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(fmt.Sprintf("%q", files))))
 }
 
 // landFleetModel scripts the agents of landFleetYAML's tasks: each writes its file at once,
