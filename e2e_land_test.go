@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/worktree/worktreetest"
 )
 
 // landRepo is a git repository on main whose own check (check.sh) fails when a.txt is there
@@ -31,15 +31,24 @@ func landRepo(t *testing.T) string {
 	return dir
 }
 
-// checkoutDigest hashes every file of the person's checkout outside .git, names and bytes (fmt
-// prints a map in the order of its keys, each quoted).
+// checkoutDigest hashes every file of the person's checkout outside .git, names and bytes.
 func checkoutDigest(t *testing.T, dir string) string {
 	t.Helper()
-	files, err := worktreetest.Files(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("%x", sha256.Sum256([]byte(fmt.Sprintf("%q", files))))
+	h := sha256.New()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(h, "%s\x00%x\x00", p, sha256.Sum256(b))
+		}
+		return nil
+	})
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // landFleetModel scripts the agents of landFleetYAML's tasks: each writes its file at once,

@@ -3,6 +3,7 @@ package goal_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"github.com/clusterspace/clusterspace/backend/tools"
 	"github.com/clusterspace/clusterspace/backend/tools/toolstest"
 	"github.com/clusterspace/clusterspace/backend/worktree"
-	"github.com/clusterspace/clusterspace/backend/worktree/worktreetest"
 )
 
 // worktreeRegistry is the goal tools, sleep, and make_file, which writes where the goal
@@ -69,7 +69,24 @@ func personsCheckout(t *testing.T, dir string) {
 // files is every file of dir outside its .git, with its bytes.
 func files(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out, err := worktreetest.Files(dir)
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, path)
+			out[rel] = string(b)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
