@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,38 @@ func TestCatchUpMergesTheTargetAndLeavesConflictsForTheAgent(t *testing.T) {
 	}
 	if _, err := Git(ctx, dir, "rev-parse", "--verify", "MERGE_HEAD"); err != nil {
 		t.Error("the merge is not left in progress for the agent to conclude")
+	}
+}
+
+// Tasks that start together make their worktrees together: every one is made, whole, although
+// each Add also prunes (a prune running inside another add's first moments used to delete
+// that worktree's admin dir: "failed to read .git/worktrees/NAME/commondir").
+func TestWorktreesAddedAtOnceAreAllMade(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
+	gitT(t, repo, "add", ".")
+	gitT(t, repo, "commit", "-qm", "base")
+	base := gitT(t, repo, "rev-parse", "HEAD")
+	parent := t.TempDir()
+	for round := range 4 {
+		errs := make(chan error, 8)
+		for i := range 8 {
+			go func() {
+				name := fmt.Sprintf("r%d-t%d", round, i)
+				wt := Worktree{Repo: repo, Dir: filepath.Join(parent, name), Branch: "task/" + name}
+				_, err := wt.Add(ctx, base)
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	if list := gitT(t, repo, "worktree", "list"); strings.Count(list, "\n")+1 != 1+4*8 {
+		t.Fatalf("git lists %d worktrees, want %d:\n%s", strings.Count(list, "\n")+1, 1+4*8, list)
 	}
 }

@@ -11,8 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
+
+// adminLocks holds a mutex per repository dir for the worktree commands Git runs.
+var adminLocks sync.Map
 
 // Limits of worktree isolation.
 const (
@@ -58,9 +62,17 @@ type Worktree struct {
 var gitIdentity = []string{"GIT_AUTHOR_NAME=ClusterSpace fleet", "GIT_AUTHOR_EMAIL=fleet@clusterspace.invalid",
 	"GIT_COMMITTER_NAME=ClusterSpace fleet", "GIT_COMMITTER_EMAIL=fleet@clusterspace.invalid"}
 
-// Git runs git in dir; an error carries git's own words.
-
+// Git runs git in dir; an error carries git's own words. The commands that change a
+// repository's list of worktrees (git worktree add, prune, remove, …) run one at a time per
+// repository: git does not guard them against each other, and a prune that runs while another
+// task's add has made the worktree's admin dir but not yet locked it deletes that dir, so the
+// add fails ("failed to read .git/worktrees/NAME/commondir").
 func Git(ctx context.Context, dir string, args ...string) (string, error) {
+	if len(args) > 0 && args[0] == "worktree" {
+		mu, _ := adminLocks.LoadOrStore(filepath.Clean(dir), &sync.Mutex{})
+		mu.(*sync.Mutex).Lock()
+		defer mu.(*sync.Mutex).Unlock()
+	}
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), gitIdentity...)
 	out, err := cmd.CombinedOutput()
