@@ -196,6 +196,10 @@ func TestHTTPNeedsAValidToken(t *testing.T) {
 			t.Errorf("%s: status %d, want 401 with WWW-Authenticate", name, resp.StatusCode)
 		}
 	}
+	// The control: the same request with the client's own token is answered.
+	if resp := mcpservetest.Post(t, srv.URL, "Bearer "+tok, init); resp.StatusCode != http.StatusOK {
+		t.Errorf("with the client's token: status %d, want 200", resp.StatusCode)
+	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "ci"}, nil).Connect(context.Background(),
 		&sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: mcpservetest.Bearer(tok)}}, nil)
 	if err != nil {
