@@ -161,3 +161,40 @@ func TestManualListsEveryShortcut(t *testing.T) {
 		}
 	}
 }
+
+// MaxSourceLines is the longest a source file may be (the project's style): a longer one is
+// doing two things.
+const MaxSourceLines = 600
+
+// TestNoSourceFileIsOverItsLimit: no Go, TypeScript, Svelte, CSS or shell file of the tree
+// is over MaxSourceLines (what the build makes and what npm installs are not the tree's).
+func TestNoSourceFileIsOverItsLimit(t *testing.T) {
+	skip := map[string]bool{".git": true, "node_modules": true, "dist": true, "build": true, "test-artifacts": true, "testdata": true}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if skip[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".ts", ".svelte", ".css", ".sh":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(data), "\n"); n > MaxSourceLines {
+			t.Errorf("%s has %d lines, over the limit of %d: split it by what its parts do", path, n, MaxSourceLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
