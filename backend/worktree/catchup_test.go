@@ -15,12 +15,7 @@ import (
 // removed meanwhile is made again from its branch first.
 func TestCatchUpMergesTheTargetAndLeavesConflictsForTheAgent(t *testing.T) {
 	ctx := context.Background()
-	repo := t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, "shared.txt"), []byte("base\n"), 0o644)
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-qm", "base")
-	base := gitT(t, repo, "rev-parse", "HEAD")
+	repo, base := repoWith(t, map[string]string{"shared.txt": "base\n"})
 
 	dir := filepath.Join(t.TempDir(), "wt")
 	wt := Worktree{Repo: repo, Dir: dir, WorkDir: dir, Branch: "work", Target: "main"}
@@ -71,12 +66,7 @@ func TestCatchUpMergesTheTargetAndLeavesConflictsForTheAgent(t *testing.T) {
 // that worktree's admin dir: "failed to read .git/worktrees/NAME/commondir").
 func TestWorktreesAddedAtOnceAreAllMade(t *testing.T) {
 	ctx := context.Background()
-	repo := t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-qm", "base")
-	base := gitT(t, repo, "rev-parse", "HEAD")
+	repo, base := repoWith(t, map[string]string{"a.txt": "a\n"})
 	parent := t.TempDir()
 	for round := range 4 {
 		errs := make(chan error, 8)

@@ -19,6 +19,26 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// repoWith is a new repository on main whose one commit holds files (path → content); it
+// returns the repository and that commit.
+func repoWith(t *testing.T, files map[string]string) (repo, base string) {
+	t.Helper()
+	repo = t.TempDir()
+	gitT(t, repo, "init", "-q", "-b", "main")
+	for name, text := range files {
+		path := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT(t, repo, "add", ".")
+	gitT(t, repo, "commit", "-qm", "base")
+	return repo, gitT(t, repo, "rev-parse", "HEAD")
+}
+
 // The listed untracked files of the person's checkout are copied into a new worktree (a dir
 // with what is in it, a symlinked file as its content), before the setup, which sees them
 // and the work's PORT and TMPDIR; the work's commit leaves the copies and the setup's files
@@ -26,12 +46,7 @@ func gitT(t *testing.T, dir string, args ...string) string {
 // not overwritten; a missing file is an error naming it.
 func TestCopyInCopiesUntrackedFilesAndKeepsThemOffTheBranch(t *testing.T) {
 	ctx := context.Background()
-	repo := t.TempDir()
-	gitT(t, repo, "init", "-q", "-b", "main")
-	os.MkdirAll(filepath.Join(repo, "config"), 0o755)
-	os.WriteFile(filepath.Join(repo, "config", "app.yaml"), []byte("tracked\n"), 0o644)
-	gitT(t, repo, "add", ".")
-	gitT(t, repo, "commit", "-qm", "base")
+	repo, _ := repoWith(t, map[string]string{"config/app.yaml": "tracked\n"})
 	secret := filepath.Join(t.TempDir(), "real.env")
 	os.WriteFile(secret, []byte("KEY=1\n"), 0o600)
 	os.Symlink(secret, filepath.Join(repo, ".env"))
