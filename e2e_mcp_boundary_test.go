@@ -52,32 +52,25 @@ func TestConfinedGoalCannotReachTheAppsMCPServer(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
 	addScriptedProvider(t, srv, model)
 	token := apiToken(t, srv.URL)
-	var list struct {
-		Workspaces []struct{ Panes []struct{ ID string } }
-	}
-	apiCall(t, "GET", srv.URL+"/api/workspaces", token, nil, &list)
-	pane := list.Workspaces[0].Panes[0].ID
+	pane := firstWorkspace(t, srv, token).Panes[0].ID
 	model.Push(
 		toolCall("write_to_terminal", map[string]any{"pane_id": pane, "text": probe, "wait_timeout_ms": 30000}),
 		toolCall("abort_with_report", map[string]string{"reason": "probed", "what_was_learned": "what the sandbox let through"}),
 	)
-	var g struct{ ID string }
 	apiCall(t, "POST", srv.URL+"/api/goals", token, map[string]any{
 		"paneId": pane, "goal": "Reach the app's MCP server", "criterion": map[string]string{"kind": "manual"},
 		"policy":   map[string]any{"risk": "network_write", "sandboxDir": t.TempDir(), "localPorts": []int{port}},
 		"settings": map[string]any{"criticIntervalSteps": 0},
-	}, &g)
+	}, nil)
 	var seen string
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(seen, "probe-2-done"); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the goal's probe did not finish in 60 s; serve's log:\n%s", tail(srv.stderr.String(), 3000))
-		}
+	waitWithin(t, 60*time.Second, "the goal's probe to finish", func() bool {
 		for _, r := range model.ChatRequests() {
 			if res := r.LastToolResult(); strings.Contains(res, "probe-2-done") {
 				seen = res
 			}
 		}
-	}
+		return seen != ""
+	})
 	door2 := regexp.MustCompile(`door-2=(\d{3})`).FindStringSubmatch(seen)
 	if !strings.Contains(seen, "door-1=000") || door2 == nil || door2[1] == "401" || door2[1] == "200" {
 		t.Errorf("the confined goal reached the app's MCP server:\n%s", seen)
