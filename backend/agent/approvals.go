@@ -2,14 +2,14 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/clusterspace/clusterspace/backend/internal/randid"
 )
 
 // ApprovalStatus is a request's state, or the user's answer.
@@ -203,8 +203,4 @@ func (a *Approvals) Save(ctx context.Context, req Approval) error {
 }
 
 // NewID returns a random id with the prefix, for approvals, turns and goals.
-func NewID(prefix string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
+func NewID(prefix string) string { return randid.New(prefix) }

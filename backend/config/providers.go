@@ -2,8 +2,6 @@ package config
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/internal/randid"
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
@@ -261,7 +260,7 @@ func (s *Providers) Save(ctx context.Context, id string, in ProviderInput) (Prov
 		}
 		p = all[i]
 	} else {
-		p = Provider{ID: newID("prov-"), CreatedAt: s.now()}
+		p = Provider{ID: randid.New("prov-"), CreatedAt: s.now()}
 	}
 	in, err = validate(in, all, p.ID)
 	if err != nil {
@@ -483,13 +482,6 @@ func (s *Providers) SetPrices(ctx context.Context, prices map[string]Price) erro
 		return err
 	}
 	return s.repo.SetSetting(ctx, pricesKey, string(b))
-}
-
-// newID returns prefix + 12 random hex characters.
-func newID(prefix string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
 }
 
 // maskKey shows enough of a key to recognise it: "sk-…abcd".

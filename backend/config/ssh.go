@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/internal/randid"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
@@ -122,7 +123,7 @@ func (s *SSHServers) Save(ctx context.Context, id string, in SSHInput) (SSHServe
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	v := SSHServer{ID: id, CreatedAt: now}
 	if id == "" {
-		v.ID = newID("ssh-")
+		v.ID = randid.New("ssh-")
 	} else {
 		i := slices.IndexFunc(all, func(x SSHServer) bool { return x.ID == id })
 		if i < 0 {

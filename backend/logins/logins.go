@@ -7,8 +7,6 @@ package logins
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/browser"
+	"github.com/clusterspace/clusterspace/backend/internal/randid"
 	"github.com/clusterspace/clusterspace/backend/store"
 )
 
@@ -142,7 +141,7 @@ func (s *Service) Save(ctx context.Context, id string, in Input) (Login, error) 
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	row := store.LoginRow{ID: id, CreatedAt: now}
 	if id == "" {
-		row.ID = newID()
+		row.ID = randid.New("login-")
 		row.SecretName = secretName(row.ID)
 	} else {
 		i := slices.IndexFunc(rows, func(r store.LoginRow) bool { return r.ID == id })
@@ -229,10 +228,4 @@ func (s *Service) secret(ctx context.Context, id, missing string) (string, error
 		return "", fmt.Errorf(missing, row.Origin)
 	}
 	return pw, nil
-}
-
-func newID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return "login-" + hex.EncodeToString(b[:])
 }
