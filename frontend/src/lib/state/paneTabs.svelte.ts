@@ -40,6 +40,10 @@ export abstract class PaneTabStore<T extends PaneTab, E> {
   protected abstract fetchTabs(paneId: string): Promise<T[]>;
   /** Shows a failed call's error where it belongs. */
   protected abstract fail(paneId: string, err: unknown): void;
+  /** Makes the tab the one the pane shows (see activateWith). */
+  abstract activate(paneId: string, tabId: string): Promise<void>;
+  /** Ends the tab and what runs in it (see closeWith). */
+  abstract closeTab(paneId: string, tabId: string): Promise<void>;
 
   /**
    * Follows the backend's events, and re-reads the tabs of known panes whenever the live
