@@ -138,6 +138,18 @@ type decoder struct {
 	err   *Problem
 }
 
+// decoderFor starts reading d as an item of a kind whose other keys are known: every kind
+// has a name, listed first, which is the item's id when the file gives none. An unknown key
+// is the first problem.
+func (d *document) decoderFor(id string, name *string, known ...string) *decoder {
+	dc := &decoder{doc: d, known: append([]string{"name"}, known...)}
+	dc.check()
+	if dc.str("name", name); *name == "" {
+		*name = id
+	}
+	return dc
+}
+
 // check reports an unknown key, naming the ones the kind has.
 func (dc *decoder) check() {
 	for _, k := range dc.doc.order {
@@ -178,13 +190,6 @@ func (dc *decoder) str(key string, dst *string) {
 		*dst = strings.TrimSpace(fmt.Sprint(v))
 	default:
 		dc.err = dc.doc.problem(key, "must be text on one line (quote it if it has a colon)")
-	}
-}
-
-// name decodes the item's name; without one it is named by its id.
-func (dc *decoder) name(dst *string, id string) {
-	if dc.str("name", dst); *dst == "" {
-		*dst = id
 	}
 }
 

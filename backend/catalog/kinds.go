@@ -26,9 +26,7 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func parsePersona(id string, d *document) (Persona, *Problem) {
 	p := Persona{ID: id, Prompt: d.body}
-	dc := decoder{doc: d, known: []string{"name", "description", "capabilities", "tools", "skills", "temperature", "max_tokens"}}
-	dc.check()
-	dc.name(&p.Name, id)
+	dc := d.decoderFor(id, &p.Name, "description", "capabilities", "tools", "skills", "temperature", "max_tokens")
 	dc.str("description", &p.Description)
 	dc.strs("capabilities", &p.Capabilities)
 	dc.strs("tools", &p.Tools)
@@ -55,9 +53,7 @@ func parsePersona(id string, d *document) (Persona, *Problem) {
 
 func parseSkill(id string, d *document) (Skill, *Problem) {
 	s := Skill{ID: id, Body: d.body}
-	dc := decoder{doc: d, known: []string{"name", "domain", "description", "prerequisites"}}
-	dc.check()
-	dc.name(&s.Name, id)
+	dc := d.decoderFor(id, &s.Name, "domain", "description", "prerequisites")
 	dc.str("domain", &s.Domain)
 	dc.str("description", &s.Description)
 	dc.strs("prerequisites", &s.Prerequisites)
@@ -72,9 +68,7 @@ func parseSkill(id string, d *document) (Skill, *Problem) {
 
 func parseTask(id string, d *document) (Task, *Problem) {
 	t := Task{ID: id, Goal: d.body}
-	dc := decoder{doc: d, known: []string{"name", "category", "description", "personas", "steps", "criterion", "parameters"}}
-	dc.check()
-	dc.name(&t.Name, id)
+	dc := d.decoderFor(id, &t.Name, "category", "description", "personas", "steps", "criterion", "parameters")
 	dc.str("category", &t.Category)
 	dc.str("description", &t.Description)
 	dc.strs("personas", &t.Personas)
@@ -118,9 +112,7 @@ type PaneTemplate struct {
 
 func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	t := PaneTemplate{Template: workspace.Template{ID: id}, Description: d.body}
-	dc := decoder{doc: d, known: []string{"name", "command", "args", "install", "description", "config_env", "wire", "hosts"}}
-	dc.check()
-	dc.name(&t.Name, id)
+	dc := d.decoderFor(id, &t.Name, "command", "args", "install", "description", "config_env", "wire", "hosts")
 	dc.str("command", &t.Command)
 	dc.raw("args", &t.Args, "a list of arguments, such as [--flag, value]")
 	dc.str("install", &t.Install)
