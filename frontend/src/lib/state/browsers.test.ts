@@ -3,7 +3,7 @@ import type { Backend, BackendEvent, BrowserTab } from '../api';
 import { BackendError } from '../api';
 import { browserTab as tab } from '../api/tabs.fixture';
 import { applyBrowserEvent, BrowserStore } from './browsers.svelte';
-import { fakeLive } from './live.fixture';
+import { liveBackend } from './live.fixture';
 
 const tabEvent = (kind: string, t: BrowserTab, detail?: string): BackendEvent => ({
   topic: 'browser',
@@ -12,10 +12,7 @@ const tabEvent = (kind: string, t: BrowserTab, detail?: string): BackendEvent =>
 });
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  const live = fakeLive();
-  const backend = {
-    ...live.backend,
-    kind: 'web',
+  return liveBackend({
     browserOpen: vi.fn(async () => [tab('b1', { active: true })]),
     browserTabs: vi.fn(async () => [tab('b1', { active: true })]),
     browserNewTab: vi.fn(async () => tab('b2', { active: true })),
@@ -31,8 +28,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     browserUnwatch: vi.fn(),
     browserInput: vi.fn(),
     ...over,
-  } as unknown as Backend;
-  return { backend, emit: live.emit, setConn: live.setConn };
+  });
 }
 
 const marks = (tabs: BrowserTab[]) => tabs.map((t) => `${t.tabId}${t.active ? '*' : ''}`);

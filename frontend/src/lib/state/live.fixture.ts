@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { BackendEvent, ConnectionState } from '../api';
+import type { Backend, BackendEvent, ConnectionState } from '../api';
 
 /**
  * The live side of a fake backend for tests of the stores: `backend` (spread it into the fake)
@@ -24,6 +24,16 @@ export function fakeLive() {
     emit: (e: BackendEvent) => emit(e),
     setConn: (s: ConnectionState) => setConn(s),
   };
+}
+
+/**
+ * A fake web backend for a store's tests: `methods` (the calls the store makes, usually vi.fn
+ * fakes) over the live side of fakeLive, whose `emit` and `setConn` come with it.
+ */
+export function liveBackend(methods: object) {
+  const live = fakeLive();
+  const backend = { ...live.backend, kind: 'web', ...methods } as unknown as Backend;
+  return { backend, emit: live.emit, setConn: live.setConn };
 }
 
 /** How many warnings `fn` logs (kept off the test's output): a store warns of a malformed event. */

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, Provider, ProviderList } from '../api';
 import { BackendError } from '../api';
 import { savedProvider as provider } from '../api/providers.fixture';
-import { fakeLive, warningsDuring } from './live.fixture';
+import { liveBackend, warningsDuring } from './live.fixture';
 import { ProviderStore } from './providers.svelte';
 
 const at = (s: number) => `2025-01-01T00:00:${String(s).padStart(2, '0')}Z`;
@@ -14,15 +14,8 @@ function list(providers: Provider[], defaultId = '', criticDefaultId = ''): Prov
 const event = (data: ProviderList): BackendEvent => ({ topic: 'providers', type: 'updated', data });
 
 function store(over: Partial<Backend> = {}) {
-  const live = fakeLive();
-  const backend = {
-    ...live.backend,
-    kind: 'web',
-    listProviders: vi.fn(async () => list([provider('p1')], 'p1', 'p1')),
-    ...over,
-  } as unknown as Backend;
-  const s = new ProviderStore(backend);
-  return { s, backend, emit: live.emit, setConn: live.setConn };
+  const fake = liveBackend({ listProviders: vi.fn(async () => list([provider('p1')], 'p1', 'p1')), ...over });
+  return { s: new ProviderStore(fake.backend), ...fake };
 }
 
 describe('ProviderStore events', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, SSHServer } from '../api';
-import { fakeLive } from './live.fixture';
+import { liveBackend } from './live.fixture';
 import { SSHStore } from './ssh.svelte';
 
 function server(id: string, over: Partial<SSHServer> = {}): SSHServer {
@@ -8,17 +8,14 @@ function server(id: string, over: Partial<SSHServer> = {}): SSHServer {
 }
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  const live = fakeLive();
-  const backend = {
-    ...live.backend,
+  return liveBackend({
     listSSHServers: vi.fn(async () => [server('a')]),
     saveSSHServer: vi.fn(async (id: string) => server(id || 'new', { updatedAt: '2025-01-02T00:00:00Z' })),
     deleteSSHServer: vi.fn(async () => {}),
     remoteSessions: vi.fn(async () => []),
     killRemoteSession: vi.fn(async () => {}),
     ...over,
-  } as unknown as Backend;
-  return { backend, emit: live.emit, setConn: live.setConn };
+  });
 }
 
 describe('SSHStore', () => {

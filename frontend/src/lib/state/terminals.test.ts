@@ -1,16 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend, BackendEvent, TabInfo } from '../api';
 import { terminalTab as tab } from '../api/tabs.fixture';
-import { fakeLive } from './live.fixture';
+import { liveBackend } from './live.fixture';
 import { applyTabEvent, TerminalStore } from './terminals.svelte';
 
 const tabEvent = (kind: string, t: TabInfo): BackendEvent => ({ topic: 'terminal', type: 'tab', data: { kind, tab: t } });
 
 function fakeBackend(over: Partial<Backend> = {}) {
-  const live = fakeLive();
-  const backend = {
-    ...live.backend,
-    kind: 'web',
+  return liveBackend({
     terminalOpen: vi.fn(async () => [tab('t1', { active: true })]),
     terminalTabs: vi.fn(async () => [tab('t1', { active: true })]),
     terminalNewTab: vi.fn(async () => tab('t2', { active: true })),
@@ -23,8 +20,7 @@ function fakeBackend(over: Partial<Backend> = {}) {
     terminalInput: vi.fn(),
     terminalResize: vi.fn(),
     ...over,
-  } as unknown as Backend;
-  return { backend, emit: live.emit, setConn: live.setConn };
+  });
 }
 
 describe('applyTabEvent', () => {
