@@ -4,10 +4,10 @@
 package workspace
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/clusterspace/clusterspace/backend/internal/randid"
 )
 
 // Grid bounds: more than 6 x 6 panes would leave each too small to read on a laptop screen.
@@ -80,18 +80,8 @@ func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// newID returns prefix + 12 random hex characters: unique enough for local ids, short enough
-// to read in logs and to name a tmux session after.
-func newID(prefix string) string {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("crypto/rand failed: " + err.Error()) // the OS has no entropy: nothing sane to do
-	}
-	return prefix + hex.EncodeToString(b[:])
-}
-
-// NewPaneID returns a fresh pane id.
-func NewPaneID() string { return newID("pane-") }
+// NewPaneID returns a fresh pane id, short enough to name a tmux session after.
+func NewPaneID() string { return randid.New("pane-") }
 
 // NewWorkspaceID returns a fresh workspace id.
-func NewWorkspaceID() string { return newID("ws-") }
+func NewWorkspaceID() string { return randid.New("ws-") }
