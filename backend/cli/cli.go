@@ -3,11 +3,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/fleet"
@@ -58,8 +62,7 @@ func printList[T any](stdout io.Writer, records []T, asJSON bool, warn func(T), 
 	for _, r := range records {
 		warn(r)
 		if asJSON {
-			b, _ := json.Marshal(r)
-			fmt.Fprintln(stdout, string(b))
+			printJSON(stdout, r)
 			continue
 		}
 		fmt.Fprintln(stdout, line(r))
@@ -76,10 +79,28 @@ func printShown[T any](stdout, stderr io.Writer, cmd string, record T, err error
 	}
 	warn(record)
 	if asJSON {
-		b, _ := json.MarshalIndent(record, "", "  ")
-		fmt.Fprintln(stdout, string(b))
+		printIndentedJSON(stdout, record)
 		return ExitOK
 	}
 	details(record)
 	return ExitOK
+}
+
+// printJSON prints v as one line of JSON, what --json lists and streams. Our records always
+// marshal, so there is no error to report.
+func printJSON(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintln(w, string(b))
+}
+
+// printIndentedJSON prints v as indented JSON, what --json shows of one record or report.
+func printIndentedJSON(w io.Writer, v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Fprintln(w, string(b))
+}
+
+// interruptible is the context a command's foreground work runs under: Ctrl+C or SIGTERM
+// cancels it, so the command can end what it runs (abort a goal, close a session) first.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

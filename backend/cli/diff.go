@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/review"
@@ -38,8 +37,7 @@ or goal with a branch.
 
 // Diff runs `clusterspace diff`.
 func Diff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("diff")
 	stat := fs.Bool("stat", false, "")
 	nameOnly := fs.Bool("name-only", false, "")
 	asJSON := fs.Bool("json", false, "")
@@ -93,8 +91,7 @@ func Diff(args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case *asJSON:
-			b, _ := json.Marshal(page)
-			fmt.Fprintln(stdout, string(b))
+			printJSON(stdout, page)
 		case *stat:
 			printStat(stdout, page.Files)
 		default:
@@ -114,8 +111,7 @@ func Diff(args []string, stdout, stderr io.Writer) int {
 			noteStale(stderr, page, *asJSON)
 		}
 		if *asJSON {
-			b, _ := json.Marshal(page)
-			fmt.Fprintln(stdout, string(b))
+			printJSON(stdout, page)
 		} else {
 			writePatch(stdout, page.Patch, colour)
 		}
@@ -221,12 +217,9 @@ func writePatch(w io.Writer, patch string, colour bool) {
 	}
 }
 
-// isTerminal reports whether w is a terminal (a character device), where colour is read.
+// isTerminal reports whether w is a terminal, where colour is read (a file, a pipe or
+// /dev/null is not).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && isatty.IsTerminal(f.Fd())
 }

@@ -2,15 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/clusterspace/clusterspace/backend/engine"
 	"github.com/clusterspace/clusterspace/backend/fleet"
@@ -40,29 +36,10 @@ func Fleet(args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// parseWithArg parses flags that may come before or after one positional argument.
-func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
-	if err := fs.Parse(args); err != nil {
-		return "", err
-	}
-	if fs.NArg() == 0 {
-		return "", nil
-	}
-	arg, rest := fs.Arg(0), fs.Args()[1:]
-	if err := fs.Parse(rest); err != nil {
-		return "", err
-	}
-	if fs.NArg() > 0 {
-		return "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return arg, nil
-}
-
 // fleetRun runs `fleet run FILE` and `fleet resume ID`: both drive a fleet to its end.
 func fleetRun(cmd string, args []string, stdout, stderr io.Writer) int {
 	var f runFlags
-	fs := flag.NewFlagSet("fleet "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("fleet " + cmd)
 	f.register(fs)
 	concurrency := fs.Int("concurrency", 0, "")
 	arg, err := parseWithArg(fs, args)
@@ -147,7 +124,7 @@ type (
 
 // followFleet prints the fleet's progress, task by task, until it ends; Ctrl+C aborts it.
 func followFleet(eng *engine.Engine, fl fleet.Fleet, fevs <-chan pubsubFleetEvent, gevs <-chan pubsubGoalEvent, asJSON bool, stdout, stderr io.Writer) int {
-	sig, stopSig := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sig, stopSig := interruptible()
 	defer stopSig()
 	if !asJSON {
 		fmt.Fprintf(stdout, "fleet %s  %s  (%d tasks, %d at once)\n", fl.ID, fl.Name, len(fl.Tasks), fl.Spec.Concurrency)
@@ -220,8 +197,7 @@ func fleetSummary(w io.Writer, f fleet.Fleet, asJSON bool) int {
 		if len(branches) > 0 {
 			ended["branches"] = branches
 		}
-		b, _ := json.Marshal(ended)
-		fmt.Fprintln(w, string(b))
+		printJSON(w, ended)
 	} else {
 		fmt.Fprintf(w, "fleet %s %s\n", f.ID, f.Status)
 		for _, t := range f.Tasks {
@@ -244,8 +220,7 @@ func fleetSummary(w io.Writer, f fleet.Fleet, asJSON bool) int {
 
 func printFleetEvent(w io.Writer, e fleet.Event, asJSON bool) {
 	if asJSON {
-		b, _ := json.Marshal(e)
-		fmt.Fprintln(w, string(b))
+		printJSON(w, e)
 		return
 	}
 	if e.Type == fleet.EventFleet {
@@ -286,8 +261,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // fleetAbort runs `fleet abort ID` and `fleet prune ID`, which change a fleet and so need the
 // data dir to themselves.
 func fleetAbort(cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fleet "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("fleet " + cmd)
 	dataDir := fs.String("data-dir", "", "")
 	id, err := parseWithArg(fs, args)
 	if helpAsked(err, fleetHelp[cmd], stdout) {
@@ -347,8 +321,7 @@ func printBranch(w io.Writer, t fleet.Task) {
 // fleetRead runs list and show from the store alone, like goal list and show: they work
 // while another process owns the data dir.
 func fleetRead(cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fleet "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("fleet " + cmd)
 	dataDir := fs.String("data-dir", "", "")
 	asJSON := fs.Bool("json", false, "")
 	id, err := parseWithArg(fs, args)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/agent"
@@ -181,8 +177,7 @@ type goalRunFlags struct {
 
 func goalRun(args []string, stdout, stderr io.Writer) int {
 	var f goalRunFlags
-	fs := flag.NewFlagSet("goal run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("goal run")
 	fs.StringVar(&f.spec.Goal, "goal", "", "")
 	fs.StringVar(&f.spec.Persona, "persona", "", "")
 	fs.Func("skill", "", func(id string) error {
@@ -265,37 +260,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// approver answers approvals per --approve: allow or deny them all, or ask on the terminal.
-func approver(mode string, out io.Writer) (agent.AutoAnswer, error) {
-	switch mode {
-	case "allow":
-		return func(agent.Approval) (agent.ApprovalStatus, string, bool) { return agent.ApprovalAllowOnce, "", true }, nil
-	case "deny":
-		return func(agent.Approval) (agent.ApprovalStatus, string, bool) {
-			return agent.ApprovalDeny, "approvals are denied in this run (--approve deny)", true
-		}, nil
-	case "ask":
-		in := bufio.NewReader(os.Stdin)
-		return func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
-			fmt.Fprintf(out, "\nAPPROVAL NEEDED  %s (%s)\n  why: %s\n  args: %s\nAllow? [y]es once / [g]oal / [N]o (optionally: n <reason>): ",
-				a.Tool, a.Risk, a.Reason, string(a.Args))
-			line, _ := in.ReadString('\n')
-			line = strings.TrimSpace(line)
-			switch {
-			case line == "y" || line == "yes":
-				return agent.ApprovalAllowOnce, "", true
-			case line == "g" || line == "goal":
-				return agent.ApprovalAllowScope, "", true
-			default:
-				reason := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "no"), "n"))
-				return agent.ApprovalDeny, reason, true
-			}
-		}, nil
-	default:
-		return nil, usagef("--approve %q: use ask, allow or deny", mode)
-	}
-}
-
 func reportStartError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "clusterspace goal: %v\n", err)
 	return ExitFor(err)
@@ -304,7 +268,7 @@ func reportStartError(err error, stderr io.Writer) int {
 // followGoal prints the goal's events until it ends; Ctrl+C aborts it. It returns the exit
 // status for the goal's outcome.
 func followGoal(eng *engine.Engine, id string, asJSON bool, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	events := eng.SubscribeGoals(ctx)
 	// Events stored before we subscribed (the start) are printed from the store first.
@@ -366,8 +330,7 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 		if e.Type == goal.EventDelta {
 			return // JSON Lines carry the stored story; deltas are for live UIs
 		}
-		b, _ := json.Marshal(e)
-		fmt.Fprintln(w, string(b))
+		printJSON(w, e)
 		return
 	}
 	var d map[string]any
@@ -420,8 +383,7 @@ func printEvent(w io.Writer, e goal.Event, asJSON bool) {
 
 // goalManage runs list, show, resume, abort and reopen.
 func goalManage(cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("goal "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("goal " + cmd)
 	dataDir := fs.String("data-dir", "", "")
 	feedback := fs.String("feedback", "", "")
 	asJSON := fs.Bool("json", false, "")

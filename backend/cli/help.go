@@ -205,3 +205,29 @@ func helpAsked(err error, help string, stdout io.Writer) bool {
 	fmt.Fprint(stdout, help)
 	return true
 }
+
+// newFlagSet is a command's flag set: it reports its errors (helpAsked and the command's own
+// usage message say them), never prints them or exits.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseWithArg parses flags that may come before or after one positional argument.
+func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if fs.NArg() == 0 {
+		return "", nil
+	}
+	arg, rest := fs.Arg(0), fs.Args()[1:]
+	if err := fs.Parse(rest); err != nil {
+		return "", err
+	}
+	if fs.NArg() > 0 {
+		return "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return arg, nil
+}

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -46,8 +44,7 @@ skipped (the report says why), 1 landing could not run, 64 bad usage.
 
 // Land runs `clusterspace land`.
 func Land(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("land", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("land")
 	strategy := fs.String("strategy", "", "")
 	check := fs.String("check", "", "")
 	onRefuse := fs.String("on-refuse", "", "")
@@ -81,8 +78,7 @@ func Land(args []string, stdout, stderr io.Writer) int {
 		return failed(stderr, "land", err)
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		fmt.Fprintln(stdout, string(b))
+		printIndentedJSON(stdout, rep)
 	} else {
 		printLandReport(stdout, rep)
 	}

@@ -1,16 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,8 +54,7 @@ func Mcp(args []string, version string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "token" {
 		return mcpToken(args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("mcp")
 	riskFlag := fs.String("risk", "", "")
 	approve := fs.String("approve", "deny", "")
 	pane := fs.String("pane", "", "")
@@ -88,7 +82,7 @@ func Mcp(args []string, version string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clusterspace mcp: %v\n\n%s", err, McpHelp)
 		return ExitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	eng, err := engine.Open(ctx, *dataDir, engine.WithCommand("mcp"), engine.WithConfigDir(*configDir),
 		engine.WithLogger(warnLogger(stderr)), engine.WithAutoApprove(auto))
@@ -123,34 +117,6 @@ func mcpEnded(err error, stderr io.Writer) int {
 	return ExitError
 }
 
-// ttyApprover answers approvals per --approve: deny them all, or ask the person on the
-// terminal, since stdin and stdout carry the MCP stream.
-func ttyApprover(mode string) (agent.AutoAnswer, error) {
-	switch mode {
-	case "deny":
-		return func(agent.Approval) (agent.ApprovalStatus, string, bool) {
-			return agent.ApprovalDeny, "no one can approve calls in this session (clusterspace mcp --approve deny)", true
-		}, nil
-	case "ask":
-		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-		if err != nil {
-			return nil, fmt.Errorf("--approve ask: no terminal to ask on (%v): use --approve deny, or run the app and attach to it", err)
-		}
-		in := bufio.NewReader(tty)
-		return func(a agent.Approval) (agent.ApprovalStatus, string, bool) {
-			fmt.Fprintf(tty, "\nMCP APPROVAL NEEDED  %s (%s)\n  why: %s\n  args: %s\nAllow once? [y]es / [N]o (optionally: n <reason>): ",
-				a.Tool, a.Risk, a.Reason, string(a.Args))
-			line, _ := in.ReadString('\n')
-			if line = strings.TrimSpace(line); line == "y" || line == "yes" {
-				return agent.ApprovalAllowOnce, "", true
-			}
-			return agent.ApprovalDeny, strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "no"), "n")), true
-		}, nil
-	default:
-		return nil, fmt.Errorf("--approve %q: use deny or ask", mode)
-	}
-}
-
 // mcpToken runs `clusterspace mcp token create|list|revoke`. The token file lives in the data
 // dir beside the owner, so these work while the app runs.
 func mcpToken(args []string, stdout, stderr io.Writer) int {
@@ -159,8 +125,7 @@ func mcpToken(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	verb := args[0]
-	fs := flag.NewFlagSet("mcp token", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("mcp token")
 	riskFlag := fs.String("risk", "read_only", "")
 	pane := fs.String("pane", "", "")
 	dataDir := fs.String("data-dir", "", "")
