@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -11,6 +12,44 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/llm"
 )
+
+// verdictCase is one row of a Verify table: what goes in (a judge's reply, an expression on a
+// claim, a command), and the verdict wanted.
+type verdictCase[In any] struct {
+	name  string // the subtest's name; In printed when empty
+	in    In
+	pass  bool
+	exact string   // the whole detail, when set
+	holds []string // parts the detail must hold
+}
+
+// checkVerdicts runs each case as a parallel subtest: run turns its In into a verdict (it
+// parses a criterion and verifies it), which must pass or fail as the case wants, with the
+// detail it wants.
+func checkVerdicts[In any](t *testing.T, cases []verdictCase[In], run func(t *testing.T, in In) Verdict) {
+	t.Helper()
+	for _, tc := range cases {
+		name := tc.name
+		if name == "" {
+			name = fmt.Sprint(tc.in)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := run(t, tc.in)
+			if v.Passed != tc.pass {
+				t.Fatalf("%#v: Passed = %v, want %v (detail %q)", tc.in, v.Passed, tc.pass, v.Detail)
+			}
+			if tc.exact != "" && v.Detail != tc.exact {
+				t.Errorf("detail:\n%q\nwant\n%q", v.Detail, tc.exact)
+			}
+			for _, want := range tc.holds {
+				if !strings.Contains(v.Detail, want) {
+					t.Errorf("detail lacks %q:\n%s", want, v.Detail)
+				}
+			}
+		})
+	}
+}
 
 func TestParseErrorsNameTheField(t *testing.T) {
 	t.Parallel()

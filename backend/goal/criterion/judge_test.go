@@ -44,38 +44,25 @@ var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x
 
 func TestModelQuestionAnswers(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		reply  string
-		pass   bool
-		detail string
-	}{
-		{reply: "YES", pass: true},
-		{reply: "Yes.", pass: true},
-		{reply: "  yes!\n", pass: true},
-		{reply: "NO", detail: `The judge replied NO to "Do the tests pass?".`},
-		{reply: "No.", detail: `The judge replied No. to "Do the tests pass?".`},
-		{reply: "Yes, but the linter still fails", detail: `The judge replied Yes, but the linter still fails to "Do the tests pass?".`},
-		{reply: "I cannot tell from this.", detail: `The judge replied I cannot tell from this. to "Do the tests pass?".`},
-		{reply: "YES YES", detail: `The judge replied YES YES to "Do the tests pass?".`},
-		{reply: "", detail: `The judge replied (an empty reply) to "Do the tests pass?".`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.reply, func(t *testing.T) {
-			t.Parallel()
-			srv, judge := judgeRig(t, llm.KindOpenAI, llmtest.Text(tt.reply))
-			c := mustParse(t, Spec{Kind: KindModelQuestion, Question: "Do the tests pass?"}, Deps{Judge: judge})
-			v := verify(t, c, testEvidence())
-			if v.Passed != tt.pass {
-				t.Fatalf("reply %q: Passed = %v, want %v (detail %q)", tt.reply, v.Passed, tt.pass, v.Detail)
-			}
-			if tt.detail != "" && v.Detail != tt.detail {
-				t.Errorf("detail = %q, want %q", v.Detail, tt.detail)
-			}
-			if n := len(srv.ChatRequests()); n != 1 {
-				t.Errorf("%d judge calls, want 1", n)
-			}
-		})
-	}
+	checkVerdicts(t, []verdictCase[string]{
+		{in: "YES", pass: true},
+		{in: "Yes.", pass: true},
+		{in: "  yes!\n", pass: true},
+		{in: "NO", exact: `The judge replied NO to "Do the tests pass?".`},
+		{in: "No.", exact: `The judge replied No. to "Do the tests pass?".`},
+		{in: "Yes, but the linter still fails", exact: `The judge replied Yes, but the linter still fails to "Do the tests pass?".`},
+		{in: "I cannot tell from this.", exact: `The judge replied I cannot tell from this. to "Do the tests pass?".`},
+		{in: "YES YES", exact: `The judge replied YES YES to "Do the tests pass?".`},
+		{in: "", exact: `The judge replied (an empty reply) to "Do the tests pass?".`},
+	}, func(t *testing.T, reply string) Verdict {
+		srv, judge := judgeRig(t, llm.KindOpenAI, llmtest.Text(reply))
+		c := mustParse(t, Spec{Kind: KindModelQuestion, Question: "Do the tests pass?"}, Deps{Judge: judge})
+		v := verify(t, c, testEvidence())
+		if n := len(srv.ChatRequests()); n != 1 {
+			t.Errorf("%d judge calls, want 1", n)
+		}
+		return v
+	})
 }
 
 func TestModelQuestionJudgeSeesTheEvidence(t *testing.T) {
@@ -139,55 +126,47 @@ func TestModelQuestionNoScreenshotNoImage(t *testing.T) {
 
 func TestModelQuestionHighConfidence(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
+	type judged struct {
 		replies []string
-		pass    bool
-		calls   int
-		detail  string
-	}{
-		{name: "two YES pass", replies: []string{"YES", "YES"}, pass: true, calls: 2,
-			detail: `Two independent judges answered YES to "Do the tests pass?".`},
-		{name: "YES then NO fails", replies: []string{"YES", "NO"}, calls: 2,
-			detail: `The second, skeptical judge replied NO to "Do the tests pass?".`},
-		{name: "a first NO fails at once", replies: []string{"NO"}, calls: 1,
-			detail: `The judge replied NO to "Do the tests pass?".`},
+		calls   int // how many judges are asked
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var replies []llmtest.Reply
-			for _, r := range tt.replies {
-				replies = append(replies, llmtest.Text(r))
+	checkVerdicts(t, []verdictCase[judged]{
+		{name: "two YES pass", in: judged{[]string{"YES", "YES"}, 2}, pass: true,
+			exact: `Two independent judges answered YES to "Do the tests pass?".`},
+		{name: "YES then NO fails", in: judged{[]string{"YES", "NO"}, 2},
+			exact: `The second, skeptical judge replied NO to "Do the tests pass?".`},
+		{name: "a first NO fails at once", in: judged{[]string{"NO"}, 1},
+			exact: `The judge replied NO to "Do the tests pass?".`},
+	}, func(t *testing.T, in judged) Verdict {
+		var replies []llmtest.Reply
+		for _, r := range in.replies {
+			replies = append(replies, llmtest.Text(r))
+		}
+		srv, judge := judgeRig(t, llm.KindOpenAI, replies...)
+		c := mustParse(t, Spec{Kind: KindModelQuestion, Question: "Do the tests pass?", Threshold: ThresholdHighConfidence}, Deps{Judge: judge})
+		v := verify(t, c, testEvidence())
+		reqs := srv.ChatRequests()
+		if len(reqs) != in.calls {
+			t.Fatalf("%d judge calls, want %d", len(reqs), in.calls)
+		}
+		if strings.Contains(reqs[0].LastUser, skepticInstruction) {
+			t.Error("the first judge was told to be skeptical")
+		}
+		if in.calls == 2 {
+			second := reqs[1]
+			if !strings.Contains(second.LastUser, skepticInstruction) {
+				t.Errorf("the second judge was not told to look for reasons the claim is false:\n%s", second.LastUser)
 			}
-			srv, judge := judgeRig(t, llm.KindOpenAI, replies...)
-			c := mustParse(t, Spec{Kind: KindModelQuestion, Question: "Do the tests pass?", Threshold: ThresholdHighConfidence}, Deps{Judge: judge})
-			v := verify(t, c, testEvidence())
-			if v.Passed != tt.pass || v.Detail != tt.detail {
-				t.Errorf("verdict = %+v, want Passed %v, detail %q", v, tt.pass, tt.detail)
+			if !strings.Contains(second.LastUser, testEvidence().Rationale) || second.System != JudgeSystemPrompt {
+				t.Error("the second judge did not get the evidence and the judge prompt")
 			}
-			reqs := srv.ChatRequests()
-			if len(reqs) != tt.calls {
-				t.Fatalf("%d judge calls, want %d", len(reqs), tt.calls)
+			// A fresh context: the second request carries no trace of the first exchange.
+			if strings.Count(string(second.Body), `"role"`) != 2 { // system + one user message
+				t.Errorf("the second judge call is not a fresh context:\n%s", second.Body)
 			}
-			if strings.Contains(reqs[0].LastUser, skepticInstruction) {
-				t.Error("the first judge was told to be skeptical")
-			}
-			if tt.calls == 2 {
-				second := reqs[1]
-				if !strings.Contains(second.LastUser, skepticInstruction) {
-					t.Errorf("the second judge was not told to look for reasons the claim is false:\n%s", second.LastUser)
-				}
-				if !strings.Contains(second.LastUser, testEvidence().Rationale) || second.System != JudgeSystemPrompt {
-					t.Error("the second judge did not get the evidence and the judge prompt")
-				}
-				// A fresh context: the second request carries no trace of the first exchange.
-				if strings.Count(string(second.Body), `"role"`) != 2 { // system + one user message
-					t.Errorf("the second judge call is not a fresh context:\n%s", second.Body)
-				}
-			}
-		})
-	}
+		}
+		return v
+	})
 }
 
 func TestModelQuestionJudgeErrorIsAnError(t *testing.T) {

@@ -15,92 +15,70 @@ import (
 
 func TestPredicateOnTheClaim(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name      string
-		expr      string
-		rationale string
-		pass      bool
-		detail    []string // substrings the detail must hold
-	}{
-		{name: "top-level field", expr: "errorCount == 0", rationale: `{"errorCount": 0}`, pass: true},
-		{name: "false lists the values", expr: "errorCount == 0", rationale: `{"errorCount": 3}`,
-			detail: []string{"The expression `errorCount == 0` is false for the claim's rationale.", "Values: errorCount = 3"}},
-		{name: "JavaScript === on the whole document", expr: "response.status === 200 && response.body.ok === true",
-			rationale: `{"status": 200, "body": {"ok": true}}`, pass: true},
-		{name: "JavaScript === on a response field", expr: "response.status === 200 && response.body.ok === true",
-			rationale: `{"response": {"status": 200, "body": {"ok": true}}, "other": 1}`, pass: true},
-		{name: "member paths are explained", expr: "response.status === 200 && response.body.ok === true",
-			rationale: `{"status": 404, "body": {"ok": false}}`,
-			detail:    []string{"response.status = 404", "response.body.ok = false"}},
-		{name: "!== as in JavaScript", expr: "state !== 'failed'", rationale: `{"state": "done"}`, pass: true},
-		{name: "=== inside a string is kept", expr: `name === "a===b" && other != 'x!==y'`, rationale: `{"name": "a===b", "other": "x!==y"}`,
-			detail: []string{"name = \"a===b\"", "other = \"x!==y\""}},
-		{name: "=== inside a string is kept (match)", expr: `name === "a===b"`, rationale: `{"name": "a===b"}`, pass: true},
-		{name: "the whole document as json", expr: `json.errorCount == 0 && json["error-rate"] < 0.5`, rationale: `{"errorCount": 0, "error-rate": 0.1}`, pass: true},
-		{name: "a list document", expr: `json.length === 2 && json.every(x => x.ok)`, rationale: `[{"ok": true}, {"ok": true}]`, pass: true},
-		{name: "indexes", expr: `items[1].ok`, rationale: `{"items": [{"ok": true}, {"ok": false}]}`,
-			detail: []string{"items[1].ok = false"}},
-		{name: "methods and let", expr: `let n = tests.filter(t => t.passed).length; n === tests.length`, rationale: `{"tests": [{"passed": true}, {"passed": false}]}`,
-			detail: []string{"tests = [{\"passed\":true},{\"passed\":false}], tests.length = 2"}},
-		{name: "a field named like a former built-in", expr: `status === "ok" && count >= 3`, rationale: `{"status": "ok", "count": 2}`,
-			detail: []string{"is false for the claim's rationale", "status = \"ok\"", "count = 2"}},
-		{name: "fields named like built-ins", expr: `count === 3 && len > 0 && max >= min && type === "x" && all && !any && keys.includes("a") && filter === null && map.a === 1`,
-			rationale: `{"count": 3, "len": 1, "max": 2, "min": 1, "type": "x", "all": true, "any": false, "keys": ["a"], "filter": null, "map": {"a": 1}}`, pass: true},
-		{name: "string methods", expr: `name.includes("ild") && name.startsWith("bu") && name.endsWith("d") && name.trim() === name`, rationale: `{"name": "build"}`, pass: true},
-		{name: "optional chaining on a missing field", expr: `report?.errors === undefined`, rationale: `{}`, pass: true},
-		{name: "typeof a missing field", expr: `typeof report === "undefined"`, rationale: `{}`, pass: true},
-		{name: "a missing field is undefined", expr: `report === undefined && report == null`, rationale: `{}`, pass: true},
-		{name: "a non-object document", expr: `json === 7 && response > 6`, rationale: `7`, pass: true},
-		{name: "a field named JSON", expr: `JSON === 1 && json.JSON === 1`, rationale: `{"JSON": 1}`, pass: true},
-		{name: "a field named undefined keeps undefined", expr: `undefined === void 0 && json["undefined"] === 1`, rationale: `{"undefined": 1}`, pass: true},
-		{name: "a field named json is json.json", expr: `json.json === 1 && json !== 1`, rationale: `{"json": 1}`, pass: true},
-		{name: "JSON's key order", expr: `Object.keys(json).join() === "b,a"`, rationale: `{"b": 1, "a": 2}`, pass: true},
-		{name: "no host objects", expr: `typeof require === "undefined" && typeof console === "undefined" && typeof setTimeout === "undefined" && typeof process === "undefined" && typeof fetch === "undefined"`,
-			rationale: `{}`, pass: true},
-		{name: "truthiness is not enough", expr: `items.length`, rationale: `{"items": [1, 2]}`,
-			detail: []string{"gave a number (2), not true or false", "items.length = 2"}},
-		{name: "an array result", expr: `items`, rationale: `{"items": [1, 2]}`,
-			detail: []string{"gave an array ([1,2]), not true or false"}},
-		{name: "a runaway recursion", expr: `function f(n) { return f(n + 1) } f(0)`, rationale: `{}`,
-			detail: []string{"could not be evaluated", "RangeError"}},
-		{name: "a thrown error", expr: `(() => { throw new Error("boom") })()`, rationale: `{}`,
-			detail: []string{"could not be evaluated on the claim's rationale: Error: boom"}},
-		{name: "a runaway loop", expr: `while (true) {}`, rationale: `{}`,
-			detail: []string{"took longer than 2s to evaluate, so it was stopped"}},
-		{name: "fenced JSON", expr: "errorCount == 0", rationale: "```json\n{\"errorCount\": 0}\n```", pass: true},
-		{name: "null is nil", expr: "error === null", rationale: `{"error": null}`, pass: true},
-		{name: "non-boolean number", expr: "errorCount", rationale: `{"errorCount": 3}`,
-			detail: []string{"gave a number (3), not true or false", "errorCount = 3"}},
-		{name: "non-boolean string", expr: "status", rationale: `{"status": "ok"}`,
-			detail: []string{`gave a string ("ok"), not true or false`}},
-		{name: "non-boolean object", expr: "response", rationale: `{"a": 1}`,
-			detail: []string{`gave an object ({"a":1}), not true or false`}},
-		{name: "missing identifier", expr: "errorCount == 0", rationale: `{"errors": 0}`,
-			detail: []string{"errorCount = undefined (not in the JSON)"}},
-		{name: "missing identifier as result", expr: "done", rationale: `{"finished": true}`,
-			detail: []string{"gave undefined", "done = undefined (not in the JSON)"}},
-		{name: "member of a missing identifier", expr: "report.errors == 0", rationale: `{"errors": 0}`,
-			detail: []string{"could not be evaluated on the claim's rationale: TypeError", "report.errors = undefined (not in the JSON)"}},
-		{name: "bad JSON", expr: "errorCount == 0", rationale: "All done! errorCount is 0.",
-			detail: []string{"The claim's rationale is not valid JSON", `it starts: "All done! errorCount is 0."`}},
-		{name: "empty claim", expr: "ok", rationale: "  ",
-			detail: []string{"The claim's rationale is empty: it must be a JSON document"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: tt.expr}, Deps{})
-			v := verify(t, c, Evidence{Rationale: tt.rationale, WorkDir: t.TempDir()})
-			if v.Passed != tt.pass {
-				t.Fatalf("Passed = %v, want %v (detail %q)", v.Passed, tt.pass, v.Detail)
-			}
-			for _, want := range tt.detail {
-				if !strings.Contains(v.Detail, want) {
-					t.Errorf("detail lacks %q:\n%s", want, v.Detail)
-				}
-			}
-		})
-	}
+	type claimed struct{ expr, rationale string }
+	checkVerdicts(t, []verdictCase[claimed]{
+		{name: "top-level field", in: claimed{"errorCount == 0", `{"errorCount": 0}`}, pass: true},
+		{name: "false lists the values", in: claimed{"errorCount == 0", `{"errorCount": 3}`},
+			holds: []string{"The expression `errorCount == 0` is false for the claim's rationale.", "Values: errorCount = 3"}},
+		{name: "JavaScript === on the whole document", in: claimed{"response.status === 200 && response.body.ok === true", `{"status": 200, "body": {"ok": true}}`}, pass: true},
+		{name: "JavaScript === on a response field", in: claimed{"response.status === 200 && response.body.ok === true", `{"response": {"status": 200, "body": {"ok": true}}, "other": 1}`}, pass: true},
+		{name: "member paths are explained", in: claimed{"response.status === 200 && response.body.ok === true", `{"status": 404, "body": {"ok": false}}`},
+			holds: []string{"response.status = 404", "response.body.ok = false"}},
+		{name: "!== as in JavaScript", in: claimed{"state !== 'failed'", `{"state": "done"}`}, pass: true},
+		{name: "=== inside a string is kept", in: claimed{`name === "a===b" && other != 'x!==y'`, `{"name": "a===b", "other": "x!==y"}`},
+			holds: []string{"name = \"a===b\"", "other = \"x!==y\""}},
+		{name: "=== inside a string is kept (match)", in: claimed{`name === "a===b"`, `{"name": "a===b"}`}, pass: true},
+		{name: "the whole document as json", in: claimed{`json.errorCount == 0 && json["error-rate"] < 0.5`, `{"errorCount": 0, "error-rate": 0.1}`}, pass: true},
+		{name: "a list document", in: claimed{`json.length === 2 && json.every(x => x.ok)`, `[{"ok": true}, {"ok": true}]`}, pass: true},
+		{name: "indexes", in: claimed{`items[1].ok`, `{"items": [{"ok": true}, {"ok": false}]}`},
+			holds: []string{"items[1].ok = false"}},
+		{name: "methods and let", in: claimed{`let n = tests.filter(t => t.passed).length; n === tests.length`, `{"tests": [{"passed": true}, {"passed": false}]}`},
+			holds: []string{"tests = [{\"passed\":true},{\"passed\":false}], tests.length = 2"}},
+		{name: "a field named like a former built-in", in: claimed{`status === "ok" && count >= 3`, `{"status": "ok", "count": 2}`},
+			holds: []string{"is false for the claim's rationale", "status = \"ok\"", "count = 2"}},
+		{name: "fields named like built-ins", in: claimed{`count === 3 && len > 0 && max >= min && type === "x" && all && !any && keys.includes("a") && filter === null && map.a === 1`, `{"count": 3, "len": 1, "max": 2, "min": 1, "type": "x", "all": true, "any": false, "keys": ["a"], "filter": null, "map": {"a": 1}}`}, pass: true},
+		{name: "string methods", in: claimed{`name.includes("ild") && name.startsWith("bu") && name.endsWith("d") && name.trim() === name`, `{"name": "build"}`}, pass: true},
+		{name: "optional chaining on a missing field", in: claimed{`report?.errors === undefined`, `{}`}, pass: true},
+		{name: "typeof a missing field", in: claimed{`typeof report === "undefined"`, `{}`}, pass: true},
+		{name: "a missing field is undefined", in: claimed{`report === undefined && report == null`, `{}`}, pass: true},
+		{name: "a non-object document", in: claimed{`json === 7 && response > 6`, `7`}, pass: true},
+		{name: "a field named JSON", in: claimed{`JSON === 1 && json.JSON === 1`, `{"JSON": 1}`}, pass: true},
+		{name: "a field named undefined keeps undefined", in: claimed{`undefined === void 0 && json["undefined"] === 1`, `{"undefined": 1}`}, pass: true},
+		{name: "a field named json is json.json", in: claimed{`json.json === 1 && json !== 1`, `{"json": 1}`}, pass: true},
+		{name: "JSON's key order", in: claimed{`Object.keys(json).join() === "b,a"`, `{"b": 1, "a": 2}`}, pass: true},
+		{name: "no host objects", in: claimed{`typeof require === "undefined" && typeof console === "undefined" && typeof setTimeout === "undefined" && typeof process === "undefined" && typeof fetch === "undefined"`, `{}`}, pass: true},
+		{name: "truthiness is not enough", in: claimed{`items.length`, `{"items": [1, 2]}`},
+			holds: []string{"gave a number (2), not true or false", "items.length = 2"}},
+		{name: "an array result", in: claimed{`items`, `{"items": [1, 2]}`},
+			holds: []string{"gave an array ([1,2]), not true or false"}},
+		{name: "a runaway recursion", in: claimed{`function f(n) { return f(n + 1) } f(0)`, `{}`},
+			holds: []string{"could not be evaluated", "RangeError"}},
+		{name: "a thrown error", in: claimed{`(() => { throw new Error("boom") })()`, `{}`},
+			holds: []string{"could not be evaluated on the claim's rationale: Error: boom"}},
+		{name: "a runaway loop", in: claimed{`while (true) {}`, `{}`},
+			holds: []string{"took longer than 2s to evaluate, so it was stopped"}},
+		{name: "fenced JSON", in: claimed{"errorCount == 0", "```json\n{\"errorCount\": 0}\n```"}, pass: true},
+		{name: "null is nil", in: claimed{"error === null", `{"error": null}`}, pass: true},
+		{name: "non-boolean number", in: claimed{"errorCount", `{"errorCount": 3}`},
+			holds: []string{"gave a number (3), not true or false", "errorCount = 3"}},
+		{name: "non-boolean string", in: claimed{"status", `{"status": "ok"}`},
+			holds: []string{`gave a string ("ok"), not true or false`}},
+		{name: "non-boolean object", in: claimed{"response", `{"a": 1}`},
+			holds: []string{`gave an object ({"a":1}), not true or false`}},
+		{name: "missing identifier", in: claimed{"errorCount == 0", `{"errors": 0}`},
+			holds: []string{"errorCount = undefined (not in the JSON)"}},
+		{name: "missing identifier as result", in: claimed{"done", `{"finished": true}`},
+			holds: []string{"gave undefined", "done = undefined (not in the JSON)"}},
+		{name: "member of a missing identifier", in: claimed{"report.errors == 0", `{"errors": 0}`},
+			holds: []string{"could not be evaluated on the claim's rationale: TypeError", "report.errors = undefined (not in the JSON)"}},
+		{name: "bad JSON", in: claimed{"errorCount == 0", "All done! errorCount is 0."},
+			holds: []string{"The claim's rationale is not valid JSON", `it starts: "All done! errorCount is 0."`}},
+		{name: "empty claim", in: claimed{"ok", "  "},
+			holds: []string{"The claim's rationale is empty: it must be a JSON document"}},
+	}, func(t *testing.T, in claimed) Verdict {
+		c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: in.expr}, Deps{})
+		return verify(t, c, Evidence{Rationale: in.rationale, WorkDir: t.TempDir()})
+	})
 }
 
 func TestPredicateBadJSONPreviewIsCut(t *testing.T) {
@@ -148,66 +126,50 @@ func TestPredicateOnAFile(t *testing.T) {
 	if err := os.Symlink("out/nested.json", filepath.Join(dir, "inner-link.json")); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		source, expr string
-		pass         bool
-		detail       string
-	}{
-		{source: "file:report.json", expr: "errorCount == 0 && warnings < 5", pass: true},
-		{source: "file:report.json", expr: "warnings == 0", detail: "warnings = 2"},
-		{source: "file: out/nested.json", expr: "ok", pass: true},
-		{source: "file:inner-link.json", expr: "ok", pass: true},
-		{source: "file:missing.json", expr: "ok", detail: "The file missing.json does not exist in " + dir},
-		{source: "file:broken.json", expr: "ok", detail: "The file broken.json is not valid JSON"},
-		{source: "file:out", expr: "ok", detail: "out is a directory, not a JSON file."},
-		{source: "file:link.json", expr: "ok", detail: "The file link.json leads outside the working dir"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.source+" "+tt.expr, func(t *testing.T) {
-			t.Parallel()
-			c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: tt.expr, Source: tt.source}, Deps{})
-			v := verify(t, c, Evidence{WorkDir: dir, Rationale: "not JSON at all"})
-			if v.Passed != tt.pass || !strings.Contains(v.Detail, tt.detail) {
-				t.Errorf("verdict = %+v, want Passed %v and detail with %q", v, tt.pass, tt.detail)
-			}
-		})
-	}
+	checkVerdicts(t, []verdictCase[onFile]{
+		{in: onFile{"file:report.json", "errorCount == 0 && warnings < 5"}, pass: true},
+		{in: onFile{"file:report.json", "warnings == 0"}, holds: []string{"warnings = 2"}},
+		{in: onFile{"file: out/nested.json", "ok"}, pass: true},
+		{in: onFile{"file:inner-link.json", "ok"}, pass: true},
+		{in: onFile{"file:missing.json", "ok"}, holds: []string{"The file missing.json does not exist in " + dir}},
+		{in: onFile{"file:broken.json", "ok"}, holds: []string{"The file broken.json is not valid JSON"}},
+		{in: onFile{"file:out", "ok"}, holds: []string{"out is a directory, not a JSON file."}},
+		{in: onFile{"file:link.json", "ok"}, holds: []string{"The file link.json leads outside the working dir"}},
+	}, func(t *testing.T, in onFile) Verdict {
+		c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: in.expr, Source: in.source}, Deps{})
+		return verify(t, c, Evidence{WorkDir: dir, Rationale: "not JSON at all"})
+	})
 }
+
+// onFile is a predicate on a file of the working dir, named as its subtest.
+type onFile struct{ source, expr string }
+
+func (f onFile) String() string { return f.source + " " + f.expr }
 
 func TestPredicateOnACommand(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, source, expr string
-		timeout            time.Duration
-		pass               bool
-		detail             string
-	}{
-		{name: "stdout is the document", source: `command:printf '{"status": 200, "body": {"ok": true}}'`,
-			expr: "response.status === 200 && response.body.ok === true", pass: true},
-		{name: "runs in the work dir", source: "command:cat data.json", expr: "n == 7", pass: true},
-		{name: "a non-zero exit still reads stdout", source: `command:echo '{"errorCount": 2}'; exit 1`,
-			expr: "errorCount == 0", detail: "errorCount = 2"},
-		{name: "no stdout", source: "command:echo oops >&2; exit 3", expr: "ok",
-			detail: "printed nothing on stdout (exit 3); it must print a JSON document. Output tail:\noops"},
-		{name: "not JSON", source: "command:echo hello", expr: "ok",
-			detail: "The output of `echo hello` is not valid JSON"},
-		{name: "timeout", source: "command:sleep 300", expr: "ok", timeout: time.Second,
-			detail: "The command `sleep 300` timed out after 1s"},
+	type onCommand struct {
+		source, expr string
+		timeout      time.Duration
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(`{"n": 7}`), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: tt.expr, Source: tt.source, Timeout: Duration(tt.timeout)}, Deps{})
-			v := verify(t, c, Evidence{WorkDir: dir})
-			if v.Passed != tt.pass || !strings.Contains(v.Detail, tt.detail) {
-				t.Errorf("verdict = %+v, want Passed %v and detail with %q", v, tt.pass, tt.detail)
-			}
-		})
-	}
+	checkVerdicts(t, []verdictCase[onCommand]{
+		{name: "stdout is the document", in: onCommand{`command:printf '{"status": 200, "body": {"ok": true}}'`, "response.status === 200 && response.body.ok === true", 0}, pass: true},
+		{name: "runs in the work dir", in: onCommand{"command:cat data.json", "n == 7", 0}, pass: true},
+		{name: "a non-zero exit still reads stdout", in: onCommand{`command:echo '{"errorCount": 2}'; exit 1`, "errorCount == 0", 0}, holds: []string{"errorCount = 2"}},
+		{name: "no stdout", in: onCommand{"command:echo oops >&2; exit 3", "ok", 0},
+			holds: []string{"printed nothing on stdout (exit 3); it must print a JSON document. Output tail:\noops"}},
+		{name: "not JSON", in: onCommand{"command:echo hello", "ok", 0},
+			holds: []string{"The output of `echo hello` is not valid JSON"}},
+		{name: "timeout", in: onCommand{"command:sleep 300", "ok", time.Second},
+			holds: []string{"The command `sleep 300` timed out after 1s"}},
+	}, func(t *testing.T, in onCommand) Verdict {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(`{"n": 7}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := mustParse(t, Spec{Kind: KindJSONPredicate, Expr: in.expr, Source: in.source, Timeout: Duration(in.timeout)}, Deps{})
+		return verify(t, c, Evidence{WorkDir: dir})
+	})
 }
 
 func TestPredicateCommandOutputIsBounded(t *testing.T) {

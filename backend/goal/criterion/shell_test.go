@@ -42,50 +42,39 @@ func verify(t *testing.T, c Criterion, ev Evidence) Verdict {
 
 func TestShellVerify(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name     string
+	type shellRun struct {
 		command  string
 		exitCode int
-		pass     bool
-		detail   string // exact, when set
-	}{
-		{name: "exit 0 passes", command: "true", pass: true, detail: "Shell exited 0, as wanted."},
-		{name: "wanted code passes", command: "exit 3", exitCode: 3, pass: true},
-		{name: "zero fails when 3 is wanted", command: "true", exitCode: 3,
-			detail: "Shell exited 0, wanted 3. Output tail:\n(no output)"},
-		{name: "stderr tail wins over stdout", command: "echo to-stdout; echo problem >&2; exit 1",
-			detail: "Shell exited 1, wanted 0. Output tail:\nproblem"},
-		{name: "stdout tail when stderr is empty", command: "for i in $(seq 1 10); do echo line$i; done; exit 2",
-			detail: "Shell exited 2, wanted 0. Output tail:\nline6\nline7\nline8\nline9\nline10"},
-		{name: "last five lines of stderr", command: "for i in 1 2 3 4 5 6 7; do echo e$i >&2; done; echo out; false",
-			detail: "Shell exited 1, wanted 0. Output tail:\ne3\ne4\ne5\ne6\ne7"},
-		{name: "blank stderr counts as empty", command: "echo '  ' >&2; echo only-stdout; exit 4",
-			detail: "Shell exited 4, wanted 0. Output tail:\nonly-stdout"},
-		{name: "runs in the work dir", command: "test -f marker.txt", pass: true},
-		{name: "killed by a signal reports 128+N", command: "kill -9 $$",
-			detail: "Shell exited 137, wanted 0. Output tail:\n(no output)"},
-		{name: "a very long line is cut", command: "head -c 5000 /dev/zero | tr '\\0' x; exit 1"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "marker.txt"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c := mustParse(t, Spec{Kind: KindShell, Command: tt.command, ExitCode: tt.exitCode}, Deps{})
-			v := verify(t, c, Evidence{WorkDir: dir})
-			if v.Passed != tt.pass {
-				t.Fatalf("Passed = %v, want %v (detail %q)", v.Passed, tt.pass, v.Detail)
-			}
-			if tt.detail != "" && v.Detail != tt.detail {
-				t.Errorf("detail:\n%q\nwant\n%q", v.Detail, tt.detail)
-			}
-			if len(v.Detail) > 1000 {
-				t.Errorf("detail is %d bytes; the tail must be bounded", len(v.Detail))
-			}
-		})
-	}
+	checkVerdicts(t, []verdictCase[shellRun]{
+		{name: "exit 0 passes", in: shellRun{"true", 0}, pass: true, exact: "Shell exited 0, as wanted."},
+		{name: "wanted code passes", in: shellRun{"exit 3", 3}, pass: true},
+		{name: "zero fails when 3 is wanted", in: shellRun{"true", 3},
+			exact: "Shell exited 0, wanted 3. Output tail:\n(no output)"},
+		{name: "stderr tail wins over stdout", in: shellRun{"echo to-stdout; echo problem >&2; exit 1", 0},
+			exact: "Shell exited 1, wanted 0. Output tail:\nproblem"},
+		{name: "stdout tail when stderr is empty", in: shellRun{"for i in $(seq 1 10); do echo line$i; done; exit 2", 0},
+			exact: "Shell exited 2, wanted 0. Output tail:\nline6\nline7\nline8\nline9\nline10"},
+		{name: "last five lines of stderr", in: shellRun{"for i in 1 2 3 4 5 6 7; do echo e$i >&2; done; echo out; false", 0},
+			exact: "Shell exited 1, wanted 0. Output tail:\ne3\ne4\ne5\ne6\ne7"},
+		{name: "blank stderr counts as empty", in: shellRun{"echo '  ' >&2; echo only-stdout; exit 4", 0},
+			exact: "Shell exited 4, wanted 0. Output tail:\nonly-stdout"},
+		{name: "runs in the work dir", in: shellRun{"test -f marker.txt", 0}, pass: true},
+		{name: "killed by a signal reports 128+N", in: shellRun{"kill -9 $$", 0},
+			exact: "Shell exited 137, wanted 0. Output tail:\n(no output)"},
+		{name: "a very long line is cut", in: shellRun{"head -c 5000 /dev/zero | tr '\\0' x; exit 1", 0}},
+	}, func(t *testing.T, in shellRun) Verdict {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "marker.txt"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := mustParse(t, Spec{Kind: KindShell, Command: in.command, ExitCode: in.exitCode}, Deps{})
+		v := verify(t, c, Evidence{WorkDir: dir})
+		if len(v.Detail) > 1000 {
+			t.Errorf("detail is %d bytes; the tail must be bounded", len(v.Detail))
+		}
+		return v
+	})
 }
 
 func TestShellDescribe(t *testing.T) {
