@@ -16,10 +16,12 @@ import {
   list,
 } from './http.fakes';
 
-/** What a call of a signed-in backend rejects with when the server answers `answer`. */
-function refusal(answer: () => Response, call: (api: HttpBackend) => Promise<unknown>): Promise<any> {
-  const f = fakeFetch(answer);
-  return call(new HttpBackend({ fetch: f.fetch, storage: signedInStorage() })).catch((e) => e);
+/** A call of a signed-in backend that the server answers `status` with `body` rejects with a BackendError of the answer's status, error and field. */
+async function expectRefusal(status: number, body: { error: string; field?: string }, call: (api: HttpBackend) => Promise<unknown>): Promise<void> {
+  const f = fakeFetch(() => json(status, body));
+  const err = await call(new HttpBackend({ fetch: f.fetch, storage: signedInStorage() })).catch((e) => e);
+  expect(err).toBeInstanceOf(BackendError);
+  expect(err).toMatchObject({ status, message: body.error, field: body.field });
 }
 
 // ---- requests and tokens --------------------------------------------------------------------
@@ -154,15 +156,11 @@ describe('HttpBackend providers', () => {
   const input = localProviderInput();
 
   it('hands the field of a 400 to the caller', async () => {
-    const err = await refusal(() => json(400, { error: 'name: must not be empty', field: 'name' }), (api) => api.saveProvider('', { ...input, name: '' }));
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.message).toBe('name: must not be empty');
-    expect(err.field).toBe('name');
+    await expectRefusal(400, { error: 'name: must not be empty', field: 'name' }, (api) => api.saveProvider('', { ...input, name: '' }));
   });
 
   it('names the host field when discovery refuses it', async () => {
-    const err = await refusal(() => json(400, { error: 'host: "http://x" is not a host name', field: 'host' }), (api) => api.discoverProviders('http://x'));
-    expect(err.field).toBe('host');
+    await expectRefusal(400, { error: 'host: "http://x" is not a host name', field: 'host' }, (api) => api.discoverProviders('http://x'));
   });
 });
 
@@ -263,15 +261,10 @@ describe('HttpBackend SSH servers', () => {
   const input = { name: 'build box', host: '10.0.0.5', port: 2222, user: 'ci', keyPath: '' };
 
   it('names the field of a bad input', async () => {
-    const err = await refusal(() => json(400, { error: 'host: "a b" is not a host name or address', field: 'host' }), (api) => api.saveSSHServer('', { ...input, host: 'a b' }));
-    expect(err).toBeInstanceOf(BackendError);
-    expect(err.field).toBe('host');
-    expect(err.message).toBe('host: "a b" is not a host name or address');
+    await expectRefusal(400, { error: 'host: "a b" is not a host name or address', field: 'host' }, (api) => api.saveSSHServer('', { ...input, host: 'a b' }));
   });
 
   it("rejects with ssh's own words when the server cannot be reached", async () => {
-    const err = await refusal(() => json(502, { error: 'ssh: connect to host 10.0.0.5 port 2222: Connection refused' }), (api) => api.remoteSessions('ssh-1'));
-    expect(err.status).toBe(502);
-    expect(err.message).toBe('ssh: connect to host 10.0.0.5 port 2222: Connection refused');
+    await expectRefusal(502, { error: 'ssh: connect to host 10.0.0.5 port 2222: Connection refused' }, (api) => api.remoteSessions('ssh-1'));
   });
 });

@@ -1,4 +1,5 @@
 // Wire types of the saved SSH servers and their remote tmux sessions (re-exported by types.ts).
+import { wireSecretInput } from './secretInput';
 
 // ---- SSH servers ----------------------------------------------------------------------------
 
@@ -45,15 +46,7 @@ export interface RemoteSession {
 
 /** The exact SSHServerInput to send: the known fields, and password only when the caller set it. */
 export function wireSSHInput(input: SSHServerInput): SSHServerInput {
-  const wire: SSHServerInput = {
-    name: input.name,
-    host: input.host,
-    port: input.port,
-    user: input.user,
-    keyPath: input.keyPath,
-  };
-  if (input.password !== undefined) wire.password = input.password;
-  return wire;
+  return wireSecretInput(input, ['name', 'host', 'port', 'user', 'keyPath'], 'password');
 }
 
 export function normalizeSSHServer(raw: unknown): SSHServer {

@@ -2,6 +2,7 @@ import type * as workspace from './gen/workspace';
 import type * as panes from './gen/panes';
 import type * as config from './gen/config';
 import type * as browser from './gen/browser';
+import { wireSecretInput } from './secretInput';
 // Wire types: the exact JSON shapes the Go backend sends. Written once here; every transport and
 // component uses these, so a change to the backend's JSON is a change to this one file.
 
@@ -141,25 +142,9 @@ export type Price = config.Price;
 /** Model name → price. */
 export type PriceTable = Record<string, Price>;
 
-/**
- * The exact ProviderInput to send: only the known fields (the server refuses unknown ones), and
- * apiKey only when the caller set it, because an absent key and an empty one mean different
- * things (keep it, remove it).
- */
+/** The exact ProviderInput to send: the known fields, and apiKey only when the caller set it. */
 export function wireProviderInput(input: ProviderInput): ProviderInput {
-  const wire: ProviderInput = {
-    name: input.name,
-    kind: input.kind,
-    baseUrl: input.baseUrl,
-    model: input.model,
-    visionModel: input.visionModel,
-    temperature: input.temperature,
-    maxTokens: input.maxTokens,
-    thinking: input.thinking,
-    contextWindow: input.contextWindow,
-  };
-  if (input.apiKey !== undefined) wire.apiKey = input.apiKey;
-  return wire;
+  return wireSecretInput(input, ['name', 'kind', 'baseUrl', 'model', 'visionModel', 'temperature', 'maxTokens', 'thinking', 'contextWindow'], 'apiKey');
 }
 
 // ---- terminals ------------------------------------------------------------------------------
