@@ -51,9 +51,7 @@ func compilePredicate(src string) (c compiled, err error) {
 		return compiled{}, fmt.Errorf("the expression does not compile: %s\nWrite a JavaScript true/false check such as %s", syntaxMessage(err), exampleChecks)
 	}
 	s := scanner{declared: map[string]bool{}}
-	for _, st := range tree.Body {
-		s.stmt(st)
-	}
+	s.walk(nodes(tree.Body)...)
 	if s.nodes > maxExprNodes {
 		return compiled{}, fmt.Errorf("the expression has %d syntax nodes, over the limit of %d: a predicate is one check, not a program; move the logic into a command: source", s.nodes, maxExprNodes)
 	}
@@ -243,90 +241,183 @@ func (s *scanner) result() []memberPath {
 	return out
 }
 
-func (s *scanner) stmts(list []ast.Statement) {
-	for _, st := range list {
-		s.stmt(st)
-	}
-}
-
-func (s *scanner) stmt(st ast.Statement) {
-	if st == nil {
+// node walks a statement or an expression: the nodes that read, call, assign or bind names
+// here, every other through its children (see children).
+func (s *scanner) node(n ast.Node) {
+	if n == nil {
 		return
 	}
 	s.nodes++
-	switch st := st.(type) {
-	case *ast.ExpressionStatement:
-		s.expr(st.Expression)
-	case *ast.BlockStatement:
-		if st != nil {
-			s.stmts(st.List)
-		}
+	switch n := n.(type) {
 	case *ast.VariableStatement:
-		s.bindings(st.List)
+		s.bindings(n.List)
 	case *ast.LexicalDeclaration:
-		s.bindings(st.List)
-	case *ast.FunctionDeclaration:
-		s.expr(st.Function)
-	case *ast.ClassDeclaration:
-		s.expr(st.Class)
-	case *ast.IfStatement:
-		s.walk(st.Test, st.Consequent, st.Alternate)
+		s.bindings(n.List)
 	case *ast.ForStatement:
-		switch init := st.Initializer.(type) {
+		switch init := n.Initializer.(type) {
 		case *ast.ForLoopInitializerExpression:
-			s.expr(init.Expression)
+			s.node(init.Expression)
 		case *ast.ForLoopInitializerVarDeclList:
 			s.bindings(init.List)
 		case *ast.ForLoopInitializerLexicalDecl:
 			s.bindings(init.LexicalDeclaration.List)
 		}
-		s.walk(st.Test, st.Update, st.Body)
+		s.walk(n.Test, n.Update, n.Body)
 	case *ast.ForInStatement:
-		s.forInto(st.Into)
-		s.walk(st.Source, st.Body)
+		s.forInto(n.Into)
+		s.walk(n.Source, n.Body)
 	case *ast.ForOfStatement:
-		s.forInto(st.Into)
-		s.walk(st.Source, st.Body)
-	case *ast.WhileStatement:
-		s.walk(st.Test, st.Body)
-	case *ast.DoWhileStatement:
-		s.walk(st.Test, st.Body)
-	case *ast.ReturnStatement:
-		s.expr(st.Argument)
-	case *ast.ThrowStatement:
-		s.expr(st.Argument)
+		s.forInto(n.Into)
+		s.walk(n.Source, n.Body)
 	case *ast.TryStatement:
-		s.stmt(st.Body)
-		if st.Catch != nil {
-			s.declare(st.Catch.Parameter)
-			s.stmt(st.Catch.Body)
+		s.node(n.Body)
+		if n.Catch != nil {
+			s.declare(n.Catch.Parameter)
+			s.node(n.Catch.Body)
 		}
-		if st.Finally != nil {
-			s.stmt(st.Finally)
+		if n.Finally != nil {
+			s.node(n.Finally)
 		}
 	case *ast.SwitchStatement:
-		s.expr(st.Discriminant)
-		for _, c := range st.Body {
-			s.expr(c.Test)
-			s.stmts(c.Consequent)
+		s.node(n.Discriminant)
+		for _, c := range n.Body {
+			s.node(c.Test)
+			s.walk(nodes(c.Consequent)...)
 		}
-	case *ast.LabelledStatement:
-		s.stmt(st.Statement)
-	case *ast.WithStatement:
-		s.walk(st.Object, st.Body)
+	case *ast.Identifier:
+		s.ref(n.Name.String())
+		s.path(n, false)
+	case *ast.DotExpression:
+		s.path(n, false)
+		s.node(n.Left)
+	case *ast.BracketExpression:
+		s.path(n, false)
+		s.walk(n.Left, n.Member)
+	case *ast.CallExpression:
+		s.callee(n.Callee)
+		s.walk(nodes(n.ArgumentList)...)
+	case *ast.AssignExpression:
+		if id, ok := n.Left.(*ast.Identifier); ok && n.Operator == token.ASSIGN {
+			s.assigns = append(s.assigns, id.Name.String())
+		}
+		s.walk(n.Left, n.Right)
+	case *ast.ObjectLiteral:
+		s.properties(n.Value)
+	case *ast.ObjectPattern: // the target of a destructuring assignment
+		s.properties(n.Properties)
+		s.node(n.Rest)
+	case *ast.ArrowFunctionLiteral:
+		s.params(n.ParameterList)
+		switch body := n.Body.(type) {
+		case *ast.BlockStatement:
+			s.node(body)
+		case *ast.ExpressionBody:
+			s.node(body.Expression)
+		}
+	case *ast.FunctionLiteral:
+		if n.Name != nil {
+			s.declared[n.Name.Name.String()] = true
+		}
+		s.params(n.ParameterList)
+		if n.Body != nil {
+			s.node(n.Body)
+		}
+	case *ast.ClassLiteral:
+		if n.Name != nil {
+			s.declared[n.Name.Name.String()] = true
+		}
+		s.node(n.SuperClass)
+		for _, el := range n.Body {
+			switch el := el.(type) {
+			case *ast.FieldDefinition:
+				s.member(el.Computed, el.Key, el.Initializer)
+			case *ast.MethodDefinition:
+				s.member(el.Computed, el.Key, el.Body)
+			case *ast.ClassStaticBlock:
+				s.node(el.Block)
+			}
+		}
+	case *ast.Binding:
+		s.declare(n)
+	default:
+		s.walk(children(n)...)
 	}
 }
 
-// walk walks each child in turn, as the statement or the expression it is; a nil one is
-// skipped, as stmt and expr skip it.
-func (s *scanner) walk(children ...ast.Node) {
-	for _, c := range children {
-		switch c := c.(type) {
-		case ast.Statement:
-			s.stmt(c)
-		case ast.Expression:
-			s.expr(c)
+// children are the parts of a node that reads and binds nothing itself, in source order:
+// walking it is walking them. Listed by how many they are; a kind of node listed nowhere (a
+// literal) has none.
+func children(n ast.Node) []ast.Node {
+	switch n := n.(type) {
+	case *ast.ExpressionStatement:
+		return []ast.Node{n.Expression}
+	case *ast.FunctionDeclaration:
+		return []ast.Node{n.Function}
+	case *ast.ClassDeclaration:
+		return []ast.Node{n.Class}
+	case *ast.ReturnStatement:
+		return []ast.Node{n.Argument}
+	case *ast.ThrowStatement:
+		return []ast.Node{n.Argument}
+	case *ast.LabelledStatement:
+		return []ast.Node{n.Statement}
+	case *ast.PrivateDotExpression:
+		return []ast.Node{n.Left}
+	case *ast.OptionalChain:
+		return []ast.Node{n.Expression}
+	case *ast.Optional:
+		return []ast.Node{n.Expression}
+	case *ast.UnaryExpression:
+		return []ast.Node{n.Operand}
+	case *ast.SpreadElement:
+		return []ast.Node{n.Expression}
+	case *ast.YieldExpression:
+		return []ast.Node{n.Argument}
+	case *ast.AwaitExpression:
+		return []ast.Node{n.Argument}
+	case *ast.WhileStatement:
+		return []ast.Node{n.Test, n.Body}
+	case *ast.DoWhileStatement:
+		return []ast.Node{n.Test, n.Body}
+	case *ast.WithStatement:
+		return []ast.Node{n.Object, n.Body}
+	case *ast.BinaryExpression:
+		return []ast.Node{n.Left, n.Right}
+	case *ast.IfStatement:
+		return []ast.Node{n.Test, n.Consequent, n.Alternate}
+	case *ast.ConditionalExpression:
+		return []ast.Node{n.Test, n.Consequent, n.Alternate}
+	case *ast.BlockStatement:
+		if n != nil {
+			return nodes(n.List)
 		}
+	case *ast.NewExpression:
+		return append([]ast.Node{n.Callee}, nodes(n.ArgumentList)...)
+	case *ast.SequenceExpression:
+		return nodes(n.Sequence)
+	case *ast.ArrayLiteral:
+		return nodes(n.Value)
+	case *ast.ArrayPattern: // the target of a destructuring assignment
+		return append(nodes(n.Elements), n.Rest)
+	case *ast.TemplateLiteral:
+		return append([]ast.Node{n.Tag}, nodes(n.Expressions)...)
+	}
+	return nil
+}
+
+// nodes is a list of statements or expressions as nodes.
+func nodes[N ast.Node](list []N) []ast.Node {
+	out := make([]ast.Node, len(list))
+	for i, n := range list {
+		out[i] = n
+	}
+	return out
+}
+
+// walk walks each node in turn; a nil one is skipped, as node skips it.
+func (s *scanner) walk(list ...ast.Node) {
+	for _, n := range list {
+		s.node(n)
 	}
 }
 
@@ -337,7 +428,7 @@ func (s *scanner) forInto(into ast.ForInto) {
 	case *ast.ForDeclaration:
 		s.declare(into.Target)
 	case *ast.ForIntoExpression:
-		s.expr(into.Expression)
+		s.node(into.Expression)
 	}
 }
 
@@ -347,7 +438,7 @@ func (s *scanner) bindings(list []*ast.Binding) {
 			continue
 		}
 		s.declare(b.Target)
-		s.expr(b.Initializer)
+		s.node(b.Initializer)
 	}
 }
 
@@ -371,10 +462,10 @@ func (s *scanner) declare(target ast.Expression) {
 			switch prop := prop.(type) {
 			case *ast.PropertyShort:
 				s.declared[prop.Name.Name.String()] = true
-				s.expr(prop.Initializer)
+				s.node(prop.Initializer)
 			case *ast.PropertyKeyed:
 				if prop.Computed {
-					s.expr(prop.Key)
+					s.node(prop.Key)
 				}
 				s.declare(prop.Value)
 			}
@@ -388,111 +479,10 @@ func (s *scanner) declare(target ast.Expression) {
 		s.declare(t.Rest)
 	case *ast.AssignExpression: // a default: [a = 1]
 		s.declare(t.Left)
-		s.expr(t.Right)
+		s.node(t.Right)
 	case *ast.Binding:
 		s.declare(t.Target)
-		s.expr(t.Initializer)
-	}
-}
-
-func (s *scanner) exprs(list []ast.Expression) {
-	for _, e := range list {
-		s.expr(e)
-	}
-}
-
-func (s *scanner) expr(e ast.Expression) {
-	if e == nil {
-		return
-	}
-	s.nodes++
-	switch e := e.(type) {
-	case *ast.Identifier:
-		s.ref(e.Name.String())
-		s.path(e, false)
-	case *ast.DotExpression:
-		s.path(e, false)
-		s.expr(e.Left)
-	case *ast.PrivateDotExpression:
-		s.expr(e.Left)
-	case *ast.BracketExpression:
-		s.path(e, false)
-		s.walk(e.Left, e.Member)
-	case *ast.OptionalChain:
-		s.expr(e.Expression)
-	case *ast.Optional:
-		s.expr(e.Expression)
-	case *ast.CallExpression:
-		s.callee(e.Callee)
-		s.exprs(e.ArgumentList)
-	case *ast.NewExpression:
-		s.expr(e.Callee)
-		s.exprs(e.ArgumentList)
-	case *ast.BinaryExpression:
-		s.walk(e.Left, e.Right)
-	case *ast.AssignExpression:
-		if id, ok := e.Left.(*ast.Identifier); ok && e.Operator == token.ASSIGN {
-			s.assigns = append(s.assigns, id.Name.String())
-		}
-		s.walk(e.Left, e.Right)
-	case *ast.UnaryExpression:
-		s.expr(e.Operand)
-	case *ast.ConditionalExpression:
-		s.walk(e.Test, e.Consequent, e.Alternate)
-	case *ast.SequenceExpression:
-		s.exprs(e.Sequence)
-	case *ast.ArrayLiteral:
-		s.exprs(e.Value)
-	case *ast.ArrayPattern: // the target of a destructuring assignment
-		s.exprs(e.Elements)
-		s.expr(e.Rest)
-	case *ast.ObjectLiteral:
-		s.properties(e.Value)
-	case *ast.ObjectPattern:
-		s.properties(e.Properties)
-		s.expr(e.Rest)
-	case *ast.SpreadElement:
-		s.expr(e.Expression)
-	case *ast.TemplateLiteral:
-		s.expr(e.Tag)
-		s.exprs(e.Expressions)
-	case *ast.ArrowFunctionLiteral:
-		s.params(e.ParameterList)
-		switch body := e.Body.(type) {
-		case *ast.BlockStatement:
-			s.stmt(body)
-		case *ast.ExpressionBody:
-			s.expr(body.Expression)
-		}
-	case *ast.FunctionLiteral:
-		if e.Name != nil {
-			s.declared[e.Name.Name.String()] = true
-		}
-		s.params(e.ParameterList)
-		if e.Body != nil {
-			s.stmt(e.Body)
-		}
-	case *ast.ClassLiteral:
-		if e.Name != nil {
-			s.declared[e.Name.Name.String()] = true
-		}
-		s.expr(e.SuperClass)
-		for _, el := range e.Body {
-			switch el := el.(type) {
-			case *ast.FieldDefinition:
-				s.member(el.Computed, el.Key, el.Initializer)
-			case *ast.MethodDefinition:
-				s.member(el.Computed, el.Key, el.Body)
-			case *ast.ClassStaticBlock:
-				s.stmt(el.Block)
-			}
-		}
-	case *ast.YieldExpression:
-		s.expr(e.Argument)
-	case *ast.AwaitExpression:
-		s.expr(e.Argument)
-	case *ast.Binding:
-		s.declare(e)
+		s.node(t.Initializer)
 	}
 }
 
@@ -511,13 +501,13 @@ func (s *scanner) callee(e ast.Expression) {
 	case *ast.DotExpression:
 		s.nodes++
 		s.path(c.Left, true)
-		s.expr(c.Left)
+		s.node(c.Left)
 	case *ast.BracketExpression:
 		s.nodes++
 		s.path(c.Left, true)
 		s.walk(c.Left, c.Member)
 	default:
-		s.expr(e)
+		s.node(e)
 	}
 }
 
@@ -525,7 +515,7 @@ func (s *scanner) callee(e ast.Expression) {
 // since a plain key is a name, not something read; then its value.
 func (s *scanner) member(computed bool, key ast.Expression, value ast.Node) {
 	if computed {
-		s.expr(key)
+		s.node(key)
 	}
 	s.walk(value)
 }
@@ -537,12 +527,12 @@ func (s *scanner) properties(props []ast.Property) {
 			s.nodes++
 			s.ref(prop.Name.Name.String())
 			s.path(&prop.Name, false)
-			s.expr(prop.Initializer)
+			s.node(prop.Initializer)
 		case *ast.PropertyKeyed:
 			s.nodes++
 			s.member(prop.Computed, prop.Key, prop.Value)
 		case *ast.SpreadElement:
-			s.expr(prop.Expression)
+			s.node(prop.Expression)
 		}
 	}
 }
