@@ -137,6 +137,11 @@ func (t *tab) serve(ctx context.Context, v *viewer) {
 			t.m.log.Error("terminal viewer panicked", "pane", t.paneID, "tab", t.id, "panic", r)
 		}
 	}()
+	// The viewer ends with its caller's ctx, the tab's close or the manager's shutdown.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.closing, cancel)()
+	defer context.AfterFunc(t.m.ctx, cancel)()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var lastFlush time.Time
@@ -153,10 +158,6 @@ func (t *tab) serve(ctx context.Context, v *viewer) {
 				lastFlush = time.Now()
 			case <-ctx.Done():
 				return
-			case <-t.closedCh:
-				return
-			case <-t.m.ctx.Done():
-				return
 			}
 			continue
 		}
@@ -167,10 +168,6 @@ func (t *tab) serve(ctx context.Context, v *viewer) {
 		case <-v.notify:
 		case <-timer.C:
 		case <-ctx.Done():
-			return
-		case <-t.closedCh:
-			return
-		case <-t.m.ctx.Done():
 			return
 		}
 		timer.Stop()

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -52,13 +53,15 @@ var passwordPrompt = regexp.MustCompile(`(?i)password:\s*$`)
 
 // tab is one terminal: its scrollback, its viewers and its current process.
 type tab struct {
-	m        *Manager
-	paneID   string
-	id       string
-	spec     Spec
-	argv     []string
-	closedCh chan struct{} // closed when the tab is closed
-	lifecyc  sync.Mutex    // serialises start, restart and close
+	m      *Manager
+	paneID string
+	id     string
+	spec   Spec
+	argv   []string
+	// closing ends when the tab is closed (endClosing), releasing its viewers.
+	closing    context.Context
+	endClosing context.CancelFunc
+	lifecyc    sync.Mutex // serialises start, restart and close
 
 	mu         sync.Mutex
 	sb         scrollback
@@ -98,7 +101,8 @@ type process struct {
 }
 
 func newTab(m *Manager, spec Spec, argv []string, id string) *tab {
-	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv, closedCh: make(chan struct{}),
+	closing, endClosing := context.WithCancel(context.Background())
+	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv, closing: closing, endClosing: endClosing,
 		sb: newScrollback(m.opts.ScrollbackLines, m.opts.ScrollbackBytes), viewers: map[*viewer]struct{}{},
 		title: defaultTitle(spec), cols: spec.Cols, rows: spec.Rows, scr: newScreen(spec.Cols, spec.Rows)}
 	t.scr.patient = recogniserFor(spec) != nil
@@ -504,7 +508,7 @@ func (t *tab) close() {
 		p.kill()
 	}
 	t.scr.close()
-	close(t.closedCh)
+	t.endClosing()
 }
 
 func (t *tab) write(data []byte) error {
