@@ -334,6 +334,17 @@ func (s *Service) taskOfGoal(goalID string) (*live, *Task) {
 	return nil, nil
 }
 
+// ownTask is the fleet task the caller's goal works on, when that goal's controls (gc) are
+// at hand to end it through: only a task's own goal completes or gives up its task. Called
+// with s.mu held.
+func (s *Service) ownTask(c Caller, gc tools.GoalControl) *Task {
+	if gc == nil {
+		return nil
+	}
+	_, t := s.taskOfGoal(c.GoalID)
+	return t
+}
+
 // CompleteTask is complete_task: the agent of a fleet task says its task is done. It is a
 // claim like claim_complete, verified against the task's criterion before the task
 // completes; nobody else can complete a task, since nobody else's word can be verified by
@@ -344,14 +355,13 @@ func (s *Service) CompleteTask(ctx context.Context, c Caller, gc tools.GoalContr
 		return "", errors.New("summary: say what was done and what evidence shows it; it is verified against the task's criterion")
 	}
 	s.mu.Lock()
-	_, own := s.taskOfGoal(c.GoalID)
 	var ownID string
-	if own != nil {
+	if own := s.ownTask(c, gc); own != nil {
 		ownID = own.ID
 	}
 	s.mu.Unlock()
 	switch {
-	case own == nil || gc == nil:
+	case ownID == "":
 		return "", errors.New("you are not working on a fleet task, so there is none to complete; a goal ends with claim_complete, and a task you assigned completes when its own agent's claim verifies (wait_for_agent waits for it)")
 	case taskID != "" && taskID != ownID:
 		return "", fmt.Errorf("task_id: only the agent of task %s can complete it, because completion is verified against that task's criterion by its own goal; tell it with share_context, or end it with fail_task", taskID)
@@ -368,9 +378,9 @@ func (s *Service) FailTask(ctx context.Context, c Caller, gc tools.GoalControl, 
 		return "", errors.New("reason: say why the task failed; it goes into the task's report and its dependants' blocked reason")
 	}
 	s.mu.Lock()
-	_, own := s.taskOfGoal(c.GoalID)
+	own := s.ownTask(c, gc)
 	if taskID == "" || (own != nil && own.ID == taskID) {
-		if own == nil || gc == nil {
+		if own == nil {
 			s.mu.Unlock()
 			return "", errors.New("task_id: you are not working on a fleet task; name the task you assigned that should fail (get_fleet_status lists them)")
 		}
