@@ -76,7 +76,7 @@ func fileName(name string) string {
 // A file that is not a valid export is refused with a message saying what is wrong, and
 // nothing is changed.
 func (s *Service) Import(ctx context.Context, data []byte) (Workspace, error) {
-	layout, err := parseExport(data)
+	ws, err := parseExport(data)
 	if err != nil {
 		return Workspace{}, err
 	}
@@ -87,12 +87,10 @@ func (s *Service) Import(ctx context.Context, data []byte) (Workspace, error) {
 		return Workspace{}, err
 	}
 	now := s.now()
-	ws := Workspace{ID: NewWorkspaceID(), Name: layout.Name, Position: nextPosition(all), Rows: layout.Rows, Cols: layout.Cols,
-		RowWeights: layout.RowWeights, ColWeights: layout.ColWeights, CreatedAt: now, UpdatedAt: now}
+	ws.ID, ws.Position, ws.CreatedAt, ws.UpdatedAt = NewWorkspaceID(), nextPosition(all), now, now
 	// Fresh pane ids: importing the same file twice must not make two panes share an id.
-	for _, p := range layout.Panes {
-		p.ID = NewPaneID()
-		ws.Panes = append(ws.Panes, p)
+	for i := range ws.Panes {
+		ws.Panes[i].ID = NewPaneID()
 	}
 	ws.Panes = sortPanes(ws.Panes)
 	return s.addActive(ctx, ws, EventImported)
@@ -107,34 +105,36 @@ func importErr(format string, args ...any) error {
 	return &ImportError{Reason: fmt.Sprintf(format, args...)}
 }
 
-func parseExport(data []byte) (exportedLayout, error) {
+// parseExport reads an export's workspace, checked, without the ids, position and times
+// an imported one gets.
+func parseExport(data []byte) (Workspace, error) {
 	if len(data) > MaxImportBytes {
-		return exportedLayout{}, importErr("it is %d bytes; a workspace export is at most %d", len(data), MaxImportBytes)
+		return Workspace{}, importErr("it is %d bytes; a workspace export is at most %d", len(data), MaxImportBytes)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return exportedLayout{}, importErr("it is empty; choose a file made by Export Workspace")
+		return Workspace{}, importErr("it is empty; choose a file made by Export Workspace")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc exportFile
 	if err := dec.Decode(&doc); err != nil {
-		return exportedLayout{}, importErr("it is not a valid workspace export (%s); choose a file made by Export Workspace", describeJSONError(data, err))
+		return Workspace{}, importErr("it is not a valid workspace export (%s); choose a file made by Export Workspace", describeJSONError(data, err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return exportedLayout{}, importErr("it has more content after the workspace document; choose a file made by Export Workspace")
+		return Workspace{}, importErr("it has more content after the workspace document; choose a file made by Export Workspace")
 	}
 	if doc.Format != ExportFormat {
-		return exportedLayout{}, importErr("its \"format\" is %q, not %q; choose a file made by Export Workspace", doc.Format, ExportFormat)
+		return Workspace{}, importErr("its \"format\" is %q, not %q; choose a file made by Export Workspace", doc.Format, ExportFormat)
 	}
 	if doc.Version < 1 || doc.Version > ExportVersion {
-		return exportedLayout{}, importErr("it is export version %d; this ClusterSpace reads version %d: update ClusterSpace", doc.Version, ExportVersion)
+		return Workspace{}, importErr("it is export version %d; this ClusterSpace reads version %d: update ClusterSpace", doc.Version, ExportVersion)
 	}
 	l := doc.Workspace
-	check := Workspace{Name: l.Name, Rows: l.Rows, Cols: l.Cols, RowWeights: l.RowWeights, ColWeights: l.ColWeights, Panes: l.Panes}
-	if err := Validate(check); err != nil {
-		return exportedLayout{}, importErr("workspace.%v", err)
+	ws := Workspace{Name: l.Name, Rows: l.Rows, Cols: l.Cols, RowWeights: l.RowWeights, ColWeights: l.ColWeights, Panes: l.Panes}
+	if err := Validate(ws); err != nil {
+		return Workspace{}, importErr("workspace.%v", err)
 	}
-	return l, nil
+	return ws, nil
 }
 
 // describeJSONError turns a decoding error into words with a line number a person can find.
