@@ -38,17 +38,6 @@ func (uploadTool) Confirm(_ context.Context, args json.RawMessage) string {
 	return "uploading files from this computer to the page: " + strings.Join(p.Paths, ", ")
 }
 
-type setFilesParams struct {
-	paneParams
-	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
-	Paths    []string `json:"paths" desc:"Paths of the files to choose (relative ones are in your sandbox or working directory)."`
-}
-
-type saveParams struct {
-	paneParams
-	Path string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
-}
-
 // savedName is the file a save writes, as the model named it: cleaned, with the extension
 // added when it lacks it; "" when it named none (a new file in the app's data dir). What the
 // policy judges and what is opened are this one name.

@@ -169,6 +169,17 @@ type describeParams struct {
 	Prompt string `json:"prompt,omitempty" desc:"What to pay particular attention to."`
 }
 
+type setFilesParams struct {
+	paneParams
+	Selector string   `json:"selector" desc:"CSS selector of the <input type=file>."`
+	Paths    []string `json:"paths" desc:"Paths of the files to choose (relative ones are in your sandbox or working directory)."`
+}
+
+type saveParams struct {
+	paneParams
+	Path string `json:"path,omitempty" desc:"File to write (a relative path is in your sandbox or working directory); default a new file in the app's data dir."`
+}
+
 // waitParams is how long a waiting browser tool waits; waitFor reads it.
 type waitParams struct {
 	TimeoutMS *int `json:"timeout_ms,omitempty" default:"10000" desc:"Wait at most this long (1-120000 ms)."`
