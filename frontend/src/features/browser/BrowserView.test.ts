@@ -8,6 +8,7 @@ import { createAppContext } from '../../lib/state/context';
 import { fakeLive } from '../../lib/state/live.fixture';
 import Harness from './BrowserHarness.test.svelte';
 import { NoopObserver, stubBrowserLayout } from './layout.fixture';
+import { switchCloseAndAdd } from '../../lib/ui/tabStrip.fixture';
 
 /** A tab showing example.com. */
 const tab = (tabId: string, over: Partial<BrowserTab> = {}) => browserTab(tabId, { url: 'https://example.com/', title: 'Example', ...over });
@@ -152,13 +153,7 @@ describe('BrowserView', () => {
       ['b1', 'true', 'Example'],
       ['b2', 'false', 'Two'],
     ]);
-    await fireEvent.click(tabs()[1]);
-    expect(backend.browserActivate).toHaveBeenCalledWith('p1', 'b2');
-    expect(tabs()[1].dataset.active).toBe('true');
-    await fireEvent.click(screen.getAllByTestId('browser-close-tab')[0]);
-    await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['b2']));
-    expect(backend.browserCloseTab).toHaveBeenCalledWith('p1', 'b1');
-    await fireEvent.click(screen.getByTestId('browser-new-tab'));
+    await switchCloseAndAdd('browser', { activate: backend.browserActivate, close: backend.browserCloseTab });
     await vi.waitFor(() => expect(tabs().map((t) => t.textContent?.trim())).toEqual(['Example', 'New tab']));
   });
 

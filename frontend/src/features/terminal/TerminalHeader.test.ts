@@ -6,6 +6,7 @@ import type { Backend, TabInfo } from '../../lib/api';
 import { terminalTab as tab } from '../../lib/api/tabs.fixture';
 import { createAppContext } from '../../lib/state/context';
 import Harness from './TerminalHeaderHarness.test.svelte';
+import { switchCloseAndAdd } from '../../lib/ui/tabStrip.fixture';
 
 async function setup(tabs: TabInfo[]) {
   const backend = {
@@ -50,15 +51,7 @@ describe('TerminalHeader', () => {
 
   it('activates, closes and adds tabs', async () => {
     const { backend } = await setup([tab('t1', { active: true }), tab('t2')]);
-    await fireEvent.click(tabs()[1]);
-    expect(backend.terminalActivate).toHaveBeenCalledWith('p1', 't2');
-    expect(tabs()[1].dataset.active).toBe('true');
-
-    await fireEvent.click(screen.getAllByTestId('terminal-close-tab')[0]);
-    await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['t2']));
-    expect(backend.terminalCloseTab).toHaveBeenCalledWith('p1', 't1');
-
-    await fireEvent.click(screen.getByTestId('terminal-new-tab'));
+    await switchCloseAndAdd('terminal', { activate: backend.terminalActivate, close: backend.terminalCloseTab });
     await vi.waitFor(() => expect(tabs().map((t) => t.dataset.tabId)).toEqual(['t2', 't9']));
     expect(backend.terminalNewTab).toHaveBeenCalledWith('p1', 80, 24);
   });
