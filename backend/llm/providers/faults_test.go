@@ -10,7 +10,6 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/llm"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
-	"github.com/clusterspace/clusterspace/backend/llm/providers"
 )
 
 func TestRateLimitThenSuccessWaitsRetryAfter(t *testing.T) {
@@ -29,9 +28,7 @@ func TestRateLimitThenSuccessWaitsRetryAfter(t *testing.T) {
 		if elapsed < time.Second {
 			t.Fatalf("retried after %s, before the 1s Retry-After", elapsed)
 		}
-		if n := len(r.srv.ChatRequests()); n != 2 {
-			t.Fatalf("%d requests, want 2", n)
-		}
+		r.attempts(t, 2, "one 429, then the answer")
 		if !strings.Contains(r.logs.String(), "status=429") {
 			t.Errorf("the retried 429 was not logged:\n%s", r.logs.String())
 		}
@@ -68,9 +65,7 @@ func TestServerErrorsUntilRetriesRunOut(t *testing.T) {
 		if !strings.Contains(e.Message, "try again later") {
 			t.Errorf("message %q", e.Message)
 		}
-		if n := len(r.srv.ChatRequests()); n != 4 {
-			t.Fatalf("%d attempts, want 1 + 3 retries", n)
-		}
+		r.attempts(t, 4, "1 + 3 retries")
 		// Backoff 0.5s, 1s, 2s less up to a quarter of jitter: at least 2.6s in all.
 		if elapsed := time.Since(start); elapsed < 2600*time.Millisecond {
 			t.Errorf("retries took %s: no exponential backoff", elapsed)
@@ -85,9 +80,7 @@ func TestRetriesOff(t *testing.T) {
 		if _, _, err := r.stream(t, ask("hi")); !errors.Is(err, llm.Unavailable) {
 			t.Fatalf("err %v", err)
 		}
-		if n := len(r.srv.ChatRequests()); n != 1 {
-			t.Fatalf("%d attempts with retries off", n)
-		}
+		r.attempts(t, 1, "retries are off")
 	})
 }
 
@@ -99,9 +92,7 @@ func TestAuthError(t *testing.T) {
 		if !errors.Is(err, llm.Auth) || !strings.Contains(err.Error(), "check it in Settings → Providers") {
 			t.Fatalf("err %v", err)
 		}
-		if n := len(r.srv.ChatRequests()); n != 1 {
-			t.Errorf("a refused key was retried: %d attempts", n)
-		}
+		r.attempts(t, 1, "a refused key is not retried")
 	})
 }
 
@@ -205,11 +196,8 @@ func TestUnreachableServer(t *testing.T) {
 		srv := llmtest.New(nil, llmtest.Script{})
 		url := srv.URL
 		srv.Close() // nothing listens there now
-		p, err := providers.New(llm.Config{Name: "Gone", Kind: kind, BaseURL: url, Model: "m", APIKey: testKey, MaxRetries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Stream(ctx(t), ask("hi"))
+		p := mustProvider(t, llm.Config{Name: "Gone", Kind: kind, BaseURL: url, Model: "m", APIKey: testKey, MaxRetries: -1})
+		_, err := p.Stream(ctx(t), ask("hi"))
 		if !errors.Is(err, llm.Unavailable) || !strings.Contains(err.Error(), "could not reach") {
 			t.Fatalf("err %v", err)
 		}
@@ -222,11 +210,8 @@ func TestExhaustedScriptFailsAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, kind string) {
 		srv := llmtest.New(nil, llmtest.Script{}) // nil: this test wants the exhaustion
 		defer srv.Close()
-		p, err := providers.New(llm.Config{Name: "x", Kind: kind, BaseURL: srv.URL, Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Stream(ctx(t), ask("hi"))
+		p := mustProvider(t, llm.Config{Name: "x", Kind: kind, BaseURL: srv.URL, Model: "m"})
+		_, err := p.Stream(ctx(t), ask("hi"))
 		if err == nil || !strings.Contains(err.Error(), "script is exhausted") {
 			t.Fatalf("err %v", err)
 		}
@@ -277,10 +262,7 @@ func TestEnvironmentKeysAreNotSent(t *testing.T) {
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", envKey)
 	for _, kind := range kinds {
 		srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{llmtest.Text("hi")}})
-		p, err := providers.New(llm.Config{Name: "Local", Kind: kind, BaseURL: srv.URL, Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustProvider(t, llm.Config{Name: "Local", Kind: kind, BaseURL: srv.URL, Model: "m"})
 		s, err := p.Stream(ctx(t), ask("hi"))
 		if err != nil {
 			t.Fatal(err)

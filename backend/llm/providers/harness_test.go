@@ -42,16 +42,23 @@ func newRig(t *testing.T, kind string, script llmtest.Script, edit ...func(*llm.
 	}
 	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	p, err := providers.New(cfg, llm.WithLogger(logger))
-	if err != nil {
-		t.Fatalf("providers.New(%v): %v", cfg, err)
-	}
+	p := mustProvider(t, cfg, llm.WithLogger(logger))
 	t.Cleanup(func() {
 		if strings.Contains(logs.String(), testKey) {
 			t.Errorf("the API key appears in the logs:\n%s", logs.String())
 		}
 	})
 	return &rig{kind: kind, cfg: cfg, p: p, srv: srv, logs: logs}
+}
+
+// mustProvider is the provider of cfg, failing the test if cfg makes none.
+func mustProvider(t *testing.T, cfg llm.Config, opts ...llm.Option) llm.Provider {
+	t.Helper()
+	p, err := providers.New(cfg, opts...)
+	if err != nil {
+		t.Fatalf("providers.New(%v): %v", cfg, err)
+	}
+	return p
 }
 
 // each runs fn for both protocols, in parallel.
@@ -96,6 +103,15 @@ func (r *rig) mustStream(t *testing.T, req llm.Request) (llm.Reply, []llm.Event)
 		t.Fatal(err)
 	}
 	return reply, events
+}
+
+// attempts fails the test unless the server saw want chat requests; why says what that
+// count means.
+func (r *rig) attempts(t *testing.T, want int, why string) {
+	t.Helper()
+	if n := len(r.srv.ChatRequests()); n != want {
+		t.Fatalf("%d attempts, want %d: %s", n, want, why)
+	}
 }
 
 // checkErrText fails if an error a person will read holds the key or is not typed.
