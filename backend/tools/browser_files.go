@@ -157,13 +157,10 @@ func chooseFiles(ctx context.Context, b BrowserDriver, c Call, p setFilesParams)
 	return Result{Text: fmt.Sprintf("Chose %d file(s) in %s.", len(files), el)}, nil
 }
 
-// fileProblem says what is wrong with a file the model named, and what to do.
+// fileProblem says what is wrong with a file the model named, and what to do. fsroot's own
+// refusals (a path that escapes the sandbox, a link) say it already.
 func fileProblem(path string, err error) string {
-	var escape *fsroot.EscapeError
-	var link *fsroot.LinkError
 	switch {
-	case errors.As(err, &escape), errors.As(err, &link):
-		return err.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("%q is not a file that exists, or its folder does not: check the path", path)
 	case errors.Is(err, fs.ErrPermission):
