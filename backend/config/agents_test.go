@@ -14,11 +14,11 @@ func TestAgentKeysAreCheckedAndStored(t *testing.T) {
 	ctx := context.Background()
 	p, st := newProviders(t)
 	key := "sk-x"
-	ant, err := p.Save(ctx, "", config.ProviderInput{Name: "Ant", Kind: config.KindAnthropic, Model: "m", APIKey: &key})
+	ant, err := p.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "Ant", Kind: config.KindAnthropic, Model: "m"}, APIKey: &key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare, err := p.Save(ctx, "", config.ProviderInput{Name: "Bare", Kind: config.KindAnthropic, Model: "m"})
+	bare, err := p.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "Bare", Kind: config.KindAnthropic, Model: "m"}})
 	if err != nil {
 		t.Fatal(err)
 	}

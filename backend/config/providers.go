@@ -51,27 +51,9 @@ const (
 	pricesKey          = "llm.prices"
 )
 
-// Provider is a configured model endpoint as the UI sees it: the API key itself never
-// leaves the backend, only whether one is set and a masked hint.
-type Provider struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Kind          string    `json:"kind"`
-	BaseURL       string    `json:"baseUrl"`
-	Model         string    `json:"model"`
-	VisionModel   string    `json:"visionModel"`
-	Temperature   *float64  `json:"temperature"`
-	MaxTokens     int       `json:"maxTokens"`
-	Thinking      bool      `json:"thinking"`
-	ContextWindow int       `json:"contextWindow"`
-	APIKeySet     bool      `json:"apiKeySet"`
-	APIKeyHint    string    `json:"apiKeyHint"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-}
-
-// ProviderInput is an add or an edit. APIKey nil keeps the stored key, "" removes it.
-type ProviderInput struct {
+// ProviderSettings are what the person sets of a provider: a saved one carries them, and so
+// does an add or an edit.
+type ProviderSettings struct {
 	Name          string   `json:"name"`
 	Kind          string   `json:"kind"`
 	BaseURL       string   `json:"baseUrl"`
@@ -81,7 +63,23 @@ type ProviderInput struct {
 	MaxTokens     int      `json:"maxTokens"`
 	Thinking      bool     `json:"thinking"`
 	ContextWindow int      `json:"contextWindow"`
-	APIKey        *string  `json:"apiKey,omitempty"`
+}
+
+// Provider is a configured model endpoint as the UI sees it: the API key itself never
+// leaves the backend, only whether one is set and a masked hint.
+type Provider struct {
+	ID               string `json:"id"`
+	ProviderSettings `tstype:",extends"`
+	APIKeySet        bool      `json:"apiKeySet"`
+	APIKeyHint       string    `json:"apiKeyHint"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// ProviderInput is an add or an edit. APIKey nil keeps the stored key, "" removes it.
+type ProviderInput struct {
+	ProviderSettings `tstype:",extends"`
+	APIKey           *string `json:"apiKey,omitempty"`
 }
 
 // ProviderList is every provider plus the defaults for agents and for critics.
@@ -218,11 +216,14 @@ func validate(in ProviderInput, others []Provider, selfID string) (ProviderInput
 	in.BaseURL = strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
 	in.Model = strings.TrimSpace(in.Model)
 	in.VisionModel = strings.TrimSpace(in.VisionModel)
+	if in.APIKey != nil {
+		key := strings.TrimSpace(*in.APIKey)
+		in.APIKey = &key
+	}
+	if err := checkName(in.Name, others, selfID, func(p Provider) (string, string) { return p.ID, p.Name }, "provider"); err != nil {
+		return in, err
+	}
 	switch {
-	case in.Name == "":
-		return in, &FieldError{"name", "must not be empty"}
-	case slices.ContainsFunc(others, func(p Provider) bool { return p.ID != selfID && strings.EqualFold(p.Name, in.Name) }):
-		return in, &FieldError{"name", fmt.Sprintf("%q is already used by another provider; pick another name", in.Name)}
 	case in.Kind != KindOpenAI && in.Kind != KindAnthropic:
 		return in, &FieldError{"kind", fmt.Sprintf("is %q; must be %q (OpenAI and compatible servers) or %q", in.Kind, KindOpenAI, KindAnthropic)}
 	case in.Model == "":
@@ -266,18 +267,11 @@ func (s *Providers) Save(ctx context.Context, id string, in ProviderInput) (Prov
 	if err != nil {
 		return Provider{}, err
 	}
-	p.Name, p.Kind, p.BaseURL, p.Model, p.VisionModel = in.Name, in.Kind, in.BaseURL, in.Model, in.VisionModel
-	p.Temperature, p.MaxTokens, p.Thinking, p.ContextWindow = in.Temperature, in.MaxTokens, in.Thinking, in.ContextWindow
+	p.ProviderSettings = in.ProviderSettings
 	p.UpdatedAt = s.now()
 	// The key first: a provider row never points at a key that failed to save.
-	if in.APIKey != nil {
-		if key := strings.TrimSpace(*in.APIKey); key != "" {
-			if err := s.vault.Set(ctx, secretName(p.ID), key); err != nil {
-				return Provider{}, fmt.Errorf("could not store the API key: %w", err)
-			}
-		} else if err := s.vault.Delete(ctx, secretName(p.ID)); err != nil {
-			return Provider{}, err
-		}
+	if err := putSecret(ctx, s.vault, secretName(p.ID), in.APIKey, "API key"); err != nil {
+		return Provider{}, err
 	}
 	if err := s.repo.SaveProvider(ctx, p); err != nil {
 		return Provider{}, err
@@ -401,8 +395,8 @@ func (s *Providers) TestUnsaved(ctx context.Context, id string, in ProviderInput
 	if name == "" {
 		name = "new provider"
 	}
-	r := Resolved{Provider: Provider{Name: name, Kind: in.Kind, BaseURL: in.BaseURL, Model: model, VisionModel: in.VisionModel,
-		Temperature: in.Temperature, MaxTokens: in.MaxTokens, Thinking: in.Thinking, ContextWindow: in.ContextWindow}}
+	r := Resolved{Provider: Provider{ProviderSettings: in.ProviderSettings}}
+	r.Name, r.Model = name, model
 	switch {
 	case in.APIKey != nil:
 		r.APIKey = strings.TrimSpace(*in.APIKey)

@@ -51,7 +51,7 @@ func TestProvidersKeepKeysOutOfEverythingTheUISees(t *testing.T) {
 	svc, _ := newProviders(t)
 	ctx := context.Background()
 	events := svc.Events().Subscribe(t.Context())
-	p, err := svc.Save(ctx, "", config.ProviderInput{Name: "OpenAI", Kind: "openai", Model: "gpt-test", APIKey: ptr(key)})
+	p, err := svc.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "OpenAI", Kind: "openai", Model: "gpt-test"}, APIKey: ptr(key)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,17 +85,17 @@ func TestProvidersKeepKeysOutOfEverythingTheUISees(t *testing.T) {
 func TestProviderEditsKeysAndDeletes(t *testing.T) {
 	svc, st := newProviders(t)
 	ctx := context.Background()
-	a, _ := svc.Save(ctx, "", config.ProviderInput{Name: "A", Kind: "anthropic", Model: "claude-test", APIKey: ptr(key)})
-	b, _ := svc.Save(ctx, "", config.ProviderInput{Name: "Local", Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1/", Model: "llama"})
+	a, _ := svc.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "A", Kind: "anthropic", Model: "claude-test"}, APIKey: ptr(key)})
+	b, _ := svc.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "Local", Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1/", Model: "llama"}})
 	if b.BaseURL != "http://127.0.0.1:11434/v1" || b.APIKeySet {
 		t.Fatalf("local provider %+v", b)
 	}
 	// An edit without apiKey keeps it; an empty one removes it.
-	a2, err := svc.Save(ctx, a.ID, config.ProviderInput{Name: "A", Kind: "anthropic", Model: "claude-2", Temperature: ptr(0.2)})
+	a2, err := svc.Save(ctx, a.ID, config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "A", Kind: "anthropic", Model: "claude-2", Temperature: ptr(0.2)}})
 	if err != nil || !a2.APIKeySet || a2.Model != "claude-2" || *a2.Temperature != 0.2 {
 		t.Fatalf("edit kept? %+v %v", a2, err)
 	}
-	a3, _ := svc.Save(ctx, a.ID, config.ProviderInput{Name: "A", Kind: "anthropic", Model: "claude-2", APIKey: ptr("")})
+	a3, _ := svc.Save(ctx, a.ID, config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "A", Kind: "anthropic", Model: "claude-2"}, APIKey: ptr("")})
 	if a3.APIKeySet {
 		t.Fatal("an empty apiKey did not remove the key")
 	}
@@ -106,7 +106,7 @@ func TestProviderEditsKeysAndDeletes(t *testing.T) {
 	if err != nil || list.DefaultID != b.ID || list.CriticDefaultID != a.ID {
 		t.Fatalf("defaults %+v %v", list, err)
 	}
-	svc.Save(ctx, a.ID, config.ProviderInput{Name: "A", Kind: "anthropic", Model: "claude-2", APIKey: ptr(key)})
+	svc.Save(ctx, a.ID, config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "A", Kind: "anthropic", Model: "claude-2"}, APIKey: ptr(key)})
 	if err := svc.Delete(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +128,8 @@ func TestProviderEditsKeysAndDeletes(t *testing.T) {
 func TestProviderValidationNamesTheField(t *testing.T) {
 	svc, _ := newProviders(t)
 	ctx := context.Background()
-	svc.Save(ctx, "", config.ProviderInput{Name: "Taken", Kind: "openai", Model: "m"})
-	for field, in := range map[string]config.ProviderInput{
+	svc.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "Taken", Kind: "openai", Model: "m"}})
+	for field, in := range map[string]config.ProviderSettings{
 		"name":          {Kind: "openai", Model: "m"},
 		"kind":          {Name: "x", Kind: "gemini", Model: "m"},
 		"model":         {Name: "x", Kind: "openai"},
@@ -139,13 +139,13 @@ func TestProviderValidationNamesTheField(t *testing.T) {
 		"maxTokens":     {Name: "x", Kind: "openai", Model: "m", MaxTokens: -1},
 		"contextWindow": {Name: "x", Kind: "openai", Model: "m", ContextWindow: -5},
 	} {
-		_, err := svc.Save(ctx, "", in)
+		_, err := svc.Save(ctx, "", config.ProviderInput{ProviderSettings: in})
 		var fe *config.FieldError
 		if !errors.As(err, &fe) || fe.Field != strings.TrimSpace(field) {
 			t.Errorf("%s: got %v", field, err)
 		}
 	}
-	if _, err := svc.Save(ctx, "", config.ProviderInput{Name: "taken", Kind: "openai", Model: "m"}); err == nil || !strings.Contains(err.Error(), "already used") {
+	if _, err := svc.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "taken", Kind: "openai", Model: "m"}}); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Errorf("duplicate name: %v", err)
 	}
 }
@@ -227,7 +227,7 @@ func TestTestUnsavedAsksForTheKeyByField(t *testing.T) {
 	svc, _ := newProviders(t)
 	ctx := context.Background()
 	for kind, vendor := range map[string]string{"openai": "OpenAI", "anthropic": "Anthropic"} {
-		_, err := svc.TestUnsaved(ctx, "", config.ProviderInput{Kind: kind})
+		_, err := svc.TestUnsaved(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Kind: kind}})
 		var fe *config.FieldError
 		if !errors.As(err, &fe) || fe.Field != "apiKey" || fe.Msg != "enter the "+vendor+" key to test this provider" {
 			t.Errorf("%s: got %v, want the apiKey field asking for the %s key", kind, err, vendor)
@@ -237,7 +237,7 @@ func TestTestUnsavedAsksForTheKeyByField(t *testing.T) {
 		}
 	}
 	// A local server needs no key: the test goes ahead.
-	if _, err := svc.TestUnsaved(ctx, "", config.ProviderInput{Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+	if _, err := svc.TestUnsaved(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1"}}); err != nil {
 		t.Errorf("local server: %v", err)
 	}
 }

@@ -13,14 +13,20 @@ import (
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
+// SSHSettings are what the person sets of a server: a saved one carries them, and so does an
+// add or an edit.
+type SSHSettings struct {
+	Name    string `json:"name"`
+	Host    string `json:"host"`
+	Port    int    `json:"port"` // 0: ssh's default
+	User    string `json:"user"`
+	KeyPath string `json:"keyPath"`
+}
+
 // SSHServer is a saved server as the UI sees it; a password never leaves the backend.
 type SSHServer struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Host        string    `json:"host"`
-	Port        int       `json:"port"` // 0: ssh's default
-	User        string    `json:"user"`
-	KeyPath     string    `json:"keyPath"`
+	ID          string `json:"id"`
+	SSHSettings `tstype:",extends"`
 	PasswordSet bool      `json:"passwordSet"`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
@@ -28,12 +34,8 @@ type SSHServer struct {
 
 // SSHInput adds or edits a server. Password nil keeps the stored one, "" removes it.
 type SSHInput struct {
-	Name     string  `json:"name"`
-	Host     string  `json:"host"`
-	Port     int     `json:"port"`
-	User     string  `json:"user"`
-	KeyPath  string  `json:"keyPath"`
-	Password *string `json:"password,omitempty"`
+	SSHSettings `tstype:",extends"`
+	Password    *string `json:"password,omitempty"`
 }
 
 // SSHResolved is a server with its password, for opening a connection; never serialise it.
@@ -103,11 +105,10 @@ func (s *SSHServers) Save(ctx context.Context, id string, in SSHInput) (SSHServe
 	if err != nil {
 		return SSHServer{}, err
 	}
+	if err := checkName(in.Name, all, id, func(v SSHServer) (string, string) { return v.ID, v.Name }, "server"); err != nil {
+		return SSHServer{}, err
+	}
 	switch {
-	case in.Name == "":
-		return SSHServer{}, &FieldError{"name", "must not be empty"}
-	case slices.ContainsFunc(all, func(v SSHServer) bool { return v.ID != id && strings.EqualFold(v.Name, in.Name) }):
-		return SSHServer{}, &FieldError{"name", fmt.Sprintf("%q is already used by another server", in.Name)}
 	case !validHost(in.Host):
 		return SSHServer{}, &FieldError{"host", fmt.Sprintf("%q is not a host name or address (no scheme, no spaces, not starting with -)", in.Host)}
 	case in.Port < 0 || in.Port > 65535:
@@ -131,15 +132,9 @@ func (s *SSHServers) Save(ctx context.Context, id string, in SSHInput) (SSHServe
 		}
 		v = all[i]
 	}
-	v.Name, v.Host, v.Port, v.User, v.KeyPath, v.UpdatedAt = in.Name, in.Host, in.Port, in.User, in.KeyPath, now
-	if in.Password != nil {
-		if *in.Password != "" {
-			if err := s.vault.Set(ctx, sshSecret(v.ID), *in.Password); err != nil {
-				return SSHServer{}, fmt.Errorf("could not store the password: %w", err)
-			}
-		} else if err := s.vault.Delete(ctx, sshSecret(v.ID)); err != nil {
-			return SSHServer{}, err
-		}
+	v.SSHSettings, v.UpdatedAt = in.SSHSettings, now
+	if err := putSecret(ctx, s.vault, sshSecret(v.ID), in.Password, "password"); err != nil {
+		return SSHServer{}, err
 	}
 	if err := s.repo.SaveSSHServer(ctx, v); err != nil {
 		return SSHServer{}, err

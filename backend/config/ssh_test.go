@@ -23,7 +23,7 @@ func TestSSHServersKeepPasswordsSecret(t *testing.T) {
 	ctx := context.Background()
 	key := filepath.Join(t.TempDir(), "id_ed25519")
 	os.WriteFile(key, []byte("key"), 0o600)
-	v, err := svc.Save(ctx, "", config.SSHInput{Name: "build box", Host: "10.0.0.5", Port: 2222, User: "ci", KeyPath: key, Password: ptr("PWCANARY-hunter2")})
+	v, err := svc.Save(ctx, "", config.SSHInput{SSHSettings: config.SSHSettings{Name: "build box", Host: "10.0.0.5", Port: 2222, User: "ci", KeyPath: key}, Password: ptr("PWCANARY-hunter2")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +37,11 @@ func TestSSHServersKeepPasswordsSecret(t *testing.T) {
 		t.Fatalf("resolve %+v %v", r, err)
 	}
 	// An edit without password keeps it; "" removes it.
-	v, _ = svc.Save(ctx, v.ID, config.SSHInput{Name: "build box", Host: "10.0.0.6"})
+	v, _ = svc.Save(ctx, v.ID, config.SSHInput{SSHSettings: config.SSHSettings{Name: "build box", Host: "10.0.0.6"}})
 	if !v.PasswordSet {
 		t.Fatal("an edit dropped the password")
 	}
-	v, _ = svc.Save(ctx, v.ID, config.SSHInput{Name: "build box", Host: "10.0.0.6", Password: ptr("")})
+	v, _ = svc.Save(ctx, v.ID, config.SSHInput{SSHSettings: config.SSHSettings{Name: "build box", Host: "10.0.0.6"}, Password: ptr("")})
 	if v.PasswordSet {
 		t.Fatal("the password was not removed")
 	}
@@ -55,7 +55,7 @@ func TestSSHServersKeepPasswordsSecret(t *testing.T) {
 
 func TestSSHServerInputCannotBecomeSSHOptions(t *testing.T) {
 	svc := newSSH(t)
-	for field, in := range map[string]config.SSHInput{
+	for field, in := range map[string]config.SSHSettings{
 		"name":    {Host: "h"},
 		"host":    {Name: "a", Host: "-oProxyCommand=touch /tmp/pwned"},
 		"host ":   {Name: "a", Host: "evil host; rm -rf /"},
@@ -63,10 +63,19 @@ func TestSSHServerInputCannotBecomeSSHOptions(t *testing.T) {
 		"user":    {Name: "a", Host: "h", User: "-oFoo"},
 		"keyPath": {Name: "a", Host: "h", KeyPath: "/no/such/key"},
 	} {
-		_, err := svc.Save(context.Background(), "", in)
+		_, err := svc.Save(context.Background(), "", config.SSHInput{SSHSettings: in})
 		var fe *config.FieldError
 		if !errors.As(err, &fe) || fe.Field != strings.TrimSpace(field) {
 			t.Errorf("%s: %v", field, err)
 		}
+	}
+	// A second server may not take a name already used, whatever its case.
+	if _, err := svc.Save(context.Background(), "", config.SSHInput{SSHSettings: config.SSHSettings{Name: "Box", Host: "h"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.Save(context.Background(), "", config.SSHInput{SSHSettings: config.SSHSettings{Name: "box", Host: "h2"}})
+	var fe *config.FieldError
+	if !errors.As(err, &fe) || fe.Field != "name" || !strings.Contains(fe.Msg, "already used by another server") {
+		t.Errorf("a taken name: %v", err)
 	}
 }

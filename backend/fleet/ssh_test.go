@@ -36,7 +36,7 @@ func TestSSHTaskRunsItsTerminalOnTheRemoteHost(t *testing.T) {
 		return claim("ran on the remote host")
 	}, engine.WithSSHOptions(terminaltest.ClientOptions(known)...))
 	ctx := context.Background()
-	if _, err := r.eng.SSH.Save(ctx, "", config.SSHInput{Name: "build-box", Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.KeyPath}); err != nil {
+	if _, err := r.eng.SSH.Save(ctx, "", config.SSHInput{SSHSettings: config.SSHSettings{Name: "build-box", Host: sshd.Host, Port: sshd.Port, User: sshd.User, KeyPath: sshd.KeyPath}}); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := fleet.Parse([]byte("name: far\ntasks:\n  - {id: remote, goal: Work there, ssh: nowhere-box, check_shell: \"true\"}\n"))

@@ -65,8 +65,8 @@ func TestGoalsRaiseOneNotificationEach(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.Providers.Save(ctx, "", config.ProviderInput{Name: "Scripted", Kind: llm.KindOpenAI,
-		BaseURL: model.OpenAIURL(), Model: "scripted"}); err != nil {
+	if _, err := eng.Providers.Save(ctx, "", config.ProviderInput{ProviderSettings: config.ProviderSettings{Name: "Scripted", Kind: llm.KindOpenAI,
+		BaseURL: model.OpenAIURL(), Model: "scripted"}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -31,11 +31,10 @@ export interface GoalDefaults {
 }
 
 /**
- * Provider is a configured model endpoint as the UI sees it: the API key itself never
- * leaves the backend, only whether one is set and a masked hint.
+ * ProviderSettings are what the person sets of a provider: a saved one carries them, and so
+ * does an add or an edit.
  */
-export interface Provider {
-  id: string;
+export interface ProviderSettings {
   name: string;
   kind: string;
   baseUrl: string;
@@ -45,6 +44,14 @@ export interface Provider {
   maxTokens: number /* int */;
   thinking: boolean;
   contextWindow: number /* int */;
+}
+
+/**
+ * Provider is a configured model endpoint as the UI sees it: the API key itself never
+ * leaves the backend, only whether one is set and a masked hint.
+ */
+export interface Provider extends ProviderSettings {
+  id: string;
   apiKeySet: boolean;
   apiKeyHint: string;
   createdAt: string;
@@ -54,16 +61,7 @@ export interface Provider {
 /**
  * ProviderInput is an add or an edit. APIKey nil keeps the stored key, "" removes it.
  */
-export interface ProviderInput {
-  name: string;
-  kind: string;
-  baseUrl: string;
-  model: string;
-  visionModel: string;
-  temperature: number /* float64 */ | null;
-  maxTokens: number /* int */;
-  thinking: boolean;
-  contextWindow: number /* int */;
+export interface ProviderInput extends ProviderSettings {
   apiKey?: string;
 }
 
@@ -102,15 +100,22 @@ export interface TestResult {
 }
 
 /**
- * SSHServer is a saved server as the UI sees it; a password never leaves the backend.
+ * SSHSettings are what the person sets of a server: a saved one carries them, and so does an
+ * add or an edit.
  */
-export interface SSHServer {
-  id: string;
+export interface SSHSettings {
   name: string;
   host: string;
   port: number /* int */; // 0: ssh's default
   user: string;
   keyPath: string;
+}
+
+/**
+ * SSHServer is a saved server as the UI sees it; a password never leaves the backend.
+ */
+export interface SSHServer extends SSHSettings {
+  id: string;
   passwordSet: boolean;
   createdAt: string;
   updatedAt: string;
@@ -119,11 +124,6 @@ export interface SSHServer {
 /**
  * SSHInput adds or edits a server. Password nil keeps the stored one, "" removes it.
  */
-export interface SSHInput {
-  name: string;
-  host: string;
-  port: number /* int */;
-  user: string;
-  keyPath: string;
+export interface SSHInput extends SSHSettings {
   password?: string;
 }
