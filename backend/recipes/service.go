@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,21 +52,12 @@ func fromRow(row store.RecipeRow) (Recipe, error) {
 	r.Params = []string{}
 	for _, st := range r.Steps {
 		for _, m := range placeholder.FindAllSubmatch(st.Args, -1) {
-			if p := string(m[1]); !contains(r.Params, p) {
+			if p := string(m[1]); !slices.Contains(r.Params, p) {
 				r.Params = append(r.Params, p)
 			}
 		}
 	}
 	return r, nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // List returns the saved recipes by name.
