@@ -104,21 +104,28 @@ export abstract class TableBackend {
   listWorkspaces(): Promise<WorkspaceList> {
     return this.call('ListWorkspaces', {});
   }
+  /** name '' lets the backend pick "Workspace N". */
   createWorkspace(name: string): Promise<Workspace> {
     return this.call('CreateWorkspace', { name });
   }
+  /** A workspace with a rows×cols grid (1–6 each), made active. */
   createWorkspaceGrid(name: string, rows: number, cols: number): Promise<Workspace> {
     return this.call('CreateWorkspace', { name, rows, cols });
   }
   renameWorkspace(id: string, name: string): Promise<Workspace> {
     return this.call('RenameWorkspace', { id, name });
   }
+  /**
+   * The backend refuses deleting the last workspace. Ends what the workspace's panes hold; busy
+   * ones reject (BackendError.busy) unless force.
+   */
   deleteWorkspace(id: string, force = false): Promise<void> {
     return this.call('DeleteWorkspace', { id, force });
   }
   activateWorkspace(id: string): Promise<void> {
     return this.call('ActivateWorkspace', { id });
   }
+  /** Ends what removed panes hold; busy ones reject (BackendError.busy) unless force. */
   setGrid(id: string, rows: number, cols: number, force = false): Promise<Workspace> {
     return this.call('SetGrid', { id, rows, cols, force });
   }
@@ -131,15 +138,30 @@ export abstract class TableBackend {
   updatePane(id: string, paneId: string, patch: PanePatch): Promise<Workspace> {
     return this.call('UpdatePane', { id, paneId, ...patch });
   }
+
+  // Panes as the agent steers them too: the backend holds focus, maximize and launch settings,
+  // and an attached UI follows its "workspaces" events.
+
+  /** Gives the pane its workspace's focus, so the agent knows where the person is. */
   focusPane(id: string, paneId: string): Promise<Workspace> {
     return this.call('FocusPane', { id, paneId });
   }
+  /** Shows the pane alone, filling the grid, or the whole grid again (a toggle). */
   toggleMaximizePane(id: string, paneId: string): Promise<Workspace> {
     return this.call('ToggleMaximizePane', { id, paneId });
   }
+  /**
+   * What a terminal pane runs (null: the person's shell); the pane's terminal restarts with it.
+   * A pane whose terminal runs a command is refused (field "force", its busy list) unless force.
+   */
   setPaneLaunch(id: string, paneId: string, launch: PaneLaunch | null, force = false): Promise<Workspace> {
     return this.call('SetPaneLaunch', { id, paneId, launch, force });
   }
+  /**
+   * Turns the pane into the other kind. While a process runs in it and `force` is not set, it
+   * rejects with a BackendError of field "force" whose `busy` lists what runs (when the transport
+   * can say); a goal working in the pane refuses with field "paneId", force or not.
+   */
   convertPane(id: string, paneId: string, req: ConvertRequest): Promise<Workspace> {
     return this.call('ConvertPane', { id, paneId, req: wireConvertRequest(req) });
   }
@@ -147,38 +169,53 @@ export abstract class TableBackend {
   importWorkspace(text: string): Promise<Workspace> {
     return this.call('ImportWorkspace', { text });
   }
+  /** The built-in launch templates, in menu order, with whether each command is installed. */
   async launchTemplates(): Promise<LaunchTemplate[]> {
     return normalizeLaunchTemplates(await this.call('LaunchTemplates', {}));
   }
 
+  /** Every provider (keys masked), the defaults, and where keys are kept. */
   listProviders(): Promise<ProviderList> {
     return this.call('ListProviders', {});
   }
+  /**
+   * id '' creates. input.apiKey absent keeps the stored key, '' removes it, a value replaces it.
+   * Bad input rejects with a BackendError whose `field` names the input field.
+   */
   saveProvider(id: string, input: ProviderInput): Promise<Provider> {
     return this.call('SaveProvider', { id, input: wireProviderInput(input) });
   }
   deleteProvider(id: string): Promise<void> {
     return this.call('DeleteProvider', { id });
   }
+  /** '' = none. */
   setDefaultProviders(defaultId: string, criticDefaultId: string): Promise<ProviderList> {
     return this.call('SetDefaultProviders', { defaultId, criticDefaultId });
   }
+  /** May take several seconds: it calls the model server. */
   testProvider(id: string): Promise<TestResult> {
     return this.call('TestProvider', { id });
   }
+  /**
+   * Tests the add or edit form's values before they are saved (id: the provider being edited,
+   * '' when adding; its stored key is used when the input leaves the key unchanged).
+   */
   testUnsavedProvider(id: string, input: ProviderInput): Promise<TestResult> {
     return this.call('TestUnsavedProvider', { id, input: wireProviderInput(input) });
   }
+  /** host '' = this machine. */
   async discoverProviders(host: string): Promise<Discovered[]> {
     return (await this.call('DiscoverProviders', { host })).servers;
   }
   async prices(): Promise<PriceTable> {
     return (await this.call('Prices', {})).prices;
   }
+  /** Replaces the whole table. */
   setPrices(prices: PriceTable): Promise<void> {
     return this.call('SetPrices', { prices });
   }
 
+  /** Starts the pane's first shell if it has none; resolves to all its tabs. */
   async terminalOpen(paneId: string, cols: number, rows: number): Promise<TabInfo[]> {
     return normalizeTabs((await this.call('TerminalOpen', { paneId, cols, rows })).tabs);
   }
@@ -197,22 +234,31 @@ export abstract class TableBackend {
   terminalActivate(paneId: string, tabId: string): Promise<void> {
     return this.call('TerminalActivate', { paneId, tabId });
   }
+  /** Whether what is typed in any included pane of the workspace goes to this one too. */
   terminalSetBroadcast(paneId: string, include: boolean): Promise<void> {
     return this.call('TerminalSetBroadcast', { paneId, include });
   }
 
+  // SSH servers. Passwords travel from the form to the backend and never back.
+
   async listSSHServers(): Promise<SSHServer[]> {
     return normalizeSSHServers((await this.call('ListSSHServers', {})).servers);
   }
+  /**
+   * id '' creates. input.password absent keeps the stored one, '' removes it, a value replaces
+   * it. Bad input rejects with a BackendError whose `field` names the input field.
+   */
   async saveSSHServer(id: string, input: SSHServerInput): Promise<SSHServer> {
     return normalizeSSHServer(await this.call('SaveSSHServer', { id, input: wireSSHInput(input) }));
   }
   deleteSSHServer(id: string): Promise<void> {
     return this.call('DeleteSSHServer', { id });
   }
+  /** A new tab in the pane, connected to the server inside the pane's tmux session there. */
   async terminalOpenSSH(paneId: string, serverId: string, cols: number, rows: number): Promise<TabInfo> {
     return normalizeTab(await this.call('TerminalOpenSSH', { paneId, serverId, cols, rows }));
   }
+  /** One-shot ssh: rejects with ssh's own error text when the server cannot be reached. */
   async remoteSessions(serverId: string): Promise<RemoteSession[]> {
     return normalizeRemoteSessions((await this.call('RemoteSessions', { id: serverId })).sessions);
   }
@@ -221,12 +267,14 @@ export abstract class TableBackend {
   }
 
   // ---- browser panes (their screencast and input are the transports' streams) ----
+  /** Opens a tab (at url; '' = blank) if the pane has none, sets the viewport; resolves to all its tabs. */
   async browserOpen(paneId: string, url: string, width: number, height: number): Promise<BrowserTab[]> {
     return normalizeBrowserTabs((await this.call('BrowserOpen', { paneId, url, width, height })).tabs);
   }
   async browserTabs(paneId: string): Promise<BrowserTab[]> {
     return normalizeBrowserTabs((await this.call('BrowserTabs', { paneId })).tabs);
   }
+  /** The new tab becomes the pane's active one. */
   async browserNewTab(paneId: string, url: string): Promise<BrowserTab> {
     return normalizeBrowserTab(await this.call('BrowserNewTab', { paneId, url }));
   }
@@ -236,6 +284,7 @@ export abstract class TableBackend {
   async browserActivate(paneId: string, tabId: string): Promise<BrowserTab> {
     return normalizeBrowserTab(await this.call('BrowserActivate', { paneId, tabId }));
   }
+  /** Waits for the page to load (the backend gives up waiting after 30 s, not failing). */
   async browserNavigate(paneId: string, url: string): Promise<PageInfo> {
     return normalizePageInfo(await this.call('BrowserNavigate', { paneId, url }));
   }
@@ -248,12 +297,15 @@ export abstract class TableBackend {
   async browserReload(paneId: string): Promise<PageInfo> {
     return normalizePageInfo(await this.call('BrowserReload', { paneId }));
   }
+  /** The pages' size in CSS pixels (every tab of the pane). */
   browserViewport(paneId: string, width: number, height: number): Promise<void> {
     return this.call('BrowserViewport', { paneId, width, height });
   }
+  /** Recreates the active tab (after a crash) at its last URL. */
   async browserReconnect(paneId: string): Promise<BrowserTab> {
     return normalizeBrowserTab(await this.call('BrowserReconnect', { paneId }));
   }
+  /** Answers the question the active tab's page asks (its `prompt`). */
   browserAnswerPrompt(paneId: string, answer: BrowserPromptAnswer): Promise<void> {
     return this.call('BrowserAnswerPrompt', { paneId, answer });
   }
