@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/internal/inflight"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
 
@@ -132,7 +133,7 @@ type Manager struct {
 	events *pubsub.Broker[Event]
 	ctx    context.Context // ends at Shutdown
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // every goroutine and every operation in flight
+	ops    inflight.Ops // every goroutine and every operation in flight; closed at Shutdown
 	// launchMu serialises browser starts (see profileFor); it is never taken under mu.
 	launchMu sync.Mutex
 	// castMu serialises starting, stopping and resizing screencasts (see resizeCasts); it is
@@ -140,7 +141,6 @@ type Manager struct {
 	castMu sync.Mutex
 
 	mu       sync.Mutex
-	closed   bool
 	profiles map[string]*profile // by workspace id
 	panes    map[string]*pane
 	nextTab  uint64
@@ -166,7 +166,7 @@ func NewManager(opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger, events: pubsub.NewBroker[Event](), ctx: ctx, cancel: cancel,
 		profiles: map[string]*profile{}, panes: map[string]*pane{}, ensuring: map[string]chan struct{}{}}
 	if opts.IdleDiscard > 0 {
-		m.wg.Add(1)
+		m.ops.Add(1)
 		go m.discardIdle()
 	}
 	return m
@@ -186,17 +186,6 @@ func (m *Manager) ProfileDir(workspaceID string) string {
 	return filepath.Join(m.opts.DataDir, "browser-profiles", safeName(workspaceID))
 }
 
-// enter registers an operation in flight so Shutdown waits for it; false after Shutdown.
-func (m *Manager) enter() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return false
-	}
-	m.wg.Add(1)
-	return true
-}
-
 func (m *Manager) publish(kind string, t *tab, detail string) {
 	m.events.Publish(kind, Event{Kind: kind, Tab: t.info(), Detail: detail})
 }
@@ -205,18 +194,17 @@ func (m *Manager) publish(kind string, t *tab, detail string) {
 // every goroutine, and closes the event stream. Calls after it fail with ErrClosed.
 func (m *Manager) Shutdown() {
 	m.mu.Lock()
-	if m.closed {
+	if !m.ops.Close() {
 		m.mu.Unlock()
 		return
 	}
-	m.closed = true
 	profiles := make([]*profile, 0, len(m.profiles))
 	for _, p := range m.profiles {
 		profiles = append(profiles, p)
 	}
 	var tabs []*tab
 	for _, p := range m.panes {
-		tabs = append(tabs, p.tabs...)
+		tabs = append(tabs, p.All()...)
 		for w := range p.watchers {
 			w.stop()
 		}
@@ -231,7 +219,7 @@ func (m *Manager) Shutdown() {
 		wg.Go(p.close)
 	}
 	wg.Wait()
-	m.wg.Wait()
+	m.ops.Wait()
 	// Best effort: the copies of chosen files are only for pages, which are all gone now
 	// (this also clears what a crashed run left).
 	os.RemoveAll(m.UploadsDir())
@@ -241,7 +229,7 @@ func (m *Manager) Shutdown() {
 // discardIdle closes the pages of background tabs idle for longer than IdleDiscard; the
 // tab keeps its URL and reloads when activated.
 func (m *Manager) discardIdle() {
-	defer m.wg.Done()
+	defer m.ops.Done()
 	every := min(time.Minute, max(m.opts.IdleDiscard/4, 10*time.Millisecond))
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -254,8 +242,8 @@ func (m *Manager) discardIdle() {
 		m.mu.Lock()
 		var idle []*tab
 		for _, p := range m.panes {
-			for _, t := range p.tabs {
-				if t != p.active && t.idleFor() > m.opts.IdleDiscard {
+			for _, t := range p.All() {
+				if t != p.Active() && t.idleFor() > m.opts.IdleDiscard {
 					idle = append(idle, t)
 				}
 			}

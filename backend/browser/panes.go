@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/clusterspace/clusterspace/backend/internal/panetabs"
 )
 
 // navTimeout bounds the wait for a page to load after a navigation: past it the call
@@ -20,9 +22,8 @@ const navTimeout = 30 * time.Second
 
 // pane is one browser pane: its tabs, the one shown, its size, its viewers and its log.
 type pane struct {
+	panetabs.Tabs[*tab]
 	id, workspace string
-	tabs          []*tab
-	active        *tab
 	width, height int
 	watchers      map[*watcher]struct{}
 	log           actionLog
@@ -109,10 +110,10 @@ func isIP(h string) bool {
 // active tab. The pane is created on first use and belongs to workspaceID, whose browser
 // (with its persistent profile) is started if it is not running.
 func (m *Manager) Open(ctx context.Context, paneID, workspaceID, rawURL string) (TabInfo, error) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return TabInfo{}, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	m.mu.Lock()
 	if p := m.panes[paneID]; p != nil {
 		workspaceID = p.workspace
@@ -128,7 +129,7 @@ func (m *Manager) Open(ctx context.Context, paneID, workspaceID, rawURL string) 
 func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string) (tab TabInfo, opened bool, err error) {
 	for {
 		m.mu.Lock()
-		if p := m.panes[paneID]; p != nil && len(p.tabs) > 0 {
+		if p := m.panes[paneID]; p != nil && p.Len() > 0 {
 			m.mu.Unlock()
 			return TabInfo{}, false, nil
 		}
@@ -155,10 +156,10 @@ func (m *Manager) Ensure(ctx context.Context, paneID, workspaceID, rawURL string
 
 // NewTab opens another tab in an existing pane and makes it active.
 func (m *Manager) NewTab(ctx context.Context, paneID, rawURL string) (TabInfo, error) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return TabInfo{}, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	m.mu.Lock()
 	p := m.panes[paneID]
 	m.mu.Unlock()
@@ -193,7 +194,7 @@ func (m *Manager) openTab(ctx context.Context, paneID, workspaceID, rawURL strin
 		return TabInfo{}, err
 	}
 	m.mu.Lock()
-	if m.closed {
+	if m.ops.Closed() {
 		m.mu.Unlock()
 		t.close()
 		return TabInfo{}, ErrClosed
@@ -203,7 +204,7 @@ func (m *Manager) openTab(ctx context.Context, paneID, workspaceID, rawURL strin
 		p = &pane{id: paneID, workspace: workspaceID, width: DefaultWidth, height: DefaultHeight, watchers: map[*watcher]struct{}{}}
 		m.panes[paneID] = p
 	}
-	p.tabs = append(p.tabs, t)
+	p.Add(t)
 	m.mu.Unlock()
 	m.publish(EventOpened, t, "")
 	m.activate(p, t)
@@ -218,11 +219,11 @@ func (m *Manager) openTab(ctx context.Context, paneID, workspaceID, rawURL strin
 // adoptLater makes a page the browser opened by itself (a popup, a target=_blank link) a
 // tab of the opener's pane. It runs on chromedp's event loop, so the work is done apart.
 func (m *Manager) adoptLater(prof *profile, paneID string, id target.ID) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return
 	}
 	go func() {
-		defer m.wg.Done()
+		defer m.ops.Done()
 		ctx, cancel := context.WithTimeout(m.ctx, opTimeout)
 		defer cancel()
 		if _, err := m.openTab(ctx, paneID, prof.workspace, "", id); err != nil {
@@ -237,7 +238,7 @@ func (m *Manager) Tabs(paneID string) []TabInfo {
 	p := m.panes[paneID]
 	var tabs []*tab
 	if p != nil {
-		tabs = slices.Clone(p.tabs)
+		tabs = p.All()
 	}
 	m.mu.Unlock()
 	infos := make([]TabInfo, 0, len(tabs))
@@ -276,16 +277,11 @@ func (m *Manager) tab(paneID, tabID string) (*pane, *tab, error) {
 		return nil, nil, m.noPane(paneID)
 	}
 	defer m.mu.Unlock()
-	if tabID == "" {
-		if p.active == nil {
-			return nil, nil, fmt.Errorf("%w: pane %q has no tabs", ErrNoTab, paneID)
-		}
-		return p, p.active, nil
+	if t, ok := p.Find(tabID); ok {
+		return p, t, nil
 	}
-	for _, t := range p.tabs {
-		if t.id == tabID {
-			return p, t, nil
-		}
+	if tabID == "" {
+		return nil, nil, fmt.Errorf("%w: pane %q has no tabs", ErrNoTab, paneID)
 	}
 	return nil, nil, fmt.Errorf("%w %q in pane %q", ErrNoTab, tabID, paneID)
 }
@@ -297,23 +293,18 @@ func (m *Manager) CloseTab(paneID, tabID string) error {
 		return err
 	}
 	m.mu.Lock()
-	i := slices.Index(p.tabs, t)
-	if i < 0 {
+	next, ok := p.Remove(t)
+	if !ok {
 		m.mu.Unlock()
 		return fmt.Errorf("%w %q in pane %q", ErrNoTab, tabID, paneID)
 	}
-	p.tabs = slices.Delete(p.tabs, i, i+1)
-	var next *tab
-	if p.active == t && len(p.tabs) > 0 {
-		next = p.tabs[min(i, len(p.tabs)-1)]
-	}
 	var stop []*watcher
-	if len(p.tabs) == 0 {
+	if p.Len() == 0 {
 		delete(m.panes, paneID)
 		for w := range p.watchers {
 			stop = append(stop, w)
 		}
-		p.active = nil
+		p.Show(nil)
 	}
 	m.mu.Unlock()
 	for _, w := range stop {
@@ -360,10 +351,10 @@ func (m *Manager) CloseWorkspace(workspaceID string) {
 
 // Activate shows a tab in its pane; a discarded tab is reloaded.
 func (m *Manager) Activate(ctx context.Context, paneID, tabID string) (TabInfo, error) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return TabInfo{}, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	p, t, err := m.tab(paneID, tabID)
 	if err != nil {
 		return TabInfo{}, err
@@ -381,8 +372,7 @@ func (m *Manager) Activate(ctx context.Context, paneID, tabID string) (TabInfo, 
 // activate makes t the pane's shown tab and moves the screencast to it.
 func (m *Manager) activate(p *pane, t *tab) {
 	m.mu.Lock()
-	old := p.active
-	p.active = t
+	old := p.Show(t)
 	watched := len(p.watchers) > 0
 	m.mu.Unlock()
 	if old != nil && old != t {
@@ -399,10 +389,10 @@ func (m *Manager) activate(p *pane, t *tab) {
 // Reconnect gives the pane's active tab a new page at its last URL: after a crash, or to
 // recover a page that stopped answering.
 func (m *Manager) Reconnect(ctx context.Context, paneID string) (TabInfo, error) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return TabInfo{}, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	_, t, err := m.tab(paneID, "")
 	if err != nil {
 		return TabInfo{}, err
@@ -459,9 +449,9 @@ func (m *Manager) SetViewport(paneID string, width, height int) error {
 		return m.noPane(paneID)
 	}
 	p.width, p.height = width, height
-	tabs := slices.Clone(p.tabs)
+	tabs := p.All()
 	watched := len(p.watchers) > 0
-	active := p.active
+	active := p.Active()
 	m.mu.Unlock()
 	var errs []error
 	for _, t := range tabs {

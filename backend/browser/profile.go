@@ -75,7 +75,7 @@ func (m *Manager) profileFor(ctx context.Context, workspace string) (*profile, e
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
 	m.mu.Lock()
-	if m.closed {
+	if m.ops.Closed() {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
@@ -93,7 +93,7 @@ func (m *Manager) profileFor(ctx context.Context, workspace string) (*profile, e
 		return nil, err
 	}
 	m.mu.Lock()
-	if m.closed {
+	if m.ops.Closed() {
 		m.mu.Unlock()
 		p.close()
 		return nil, ErrClosed
@@ -143,7 +143,7 @@ func (p *profile) launch(ctx context.Context) error {
 	p.rootCtx, p.rootCancel, p.allocCancel = rootCtx, rootCancel, allocCancel
 	p.launched = time.Since(start)
 	m.log.Info("browser started", "workspace", p.workspace, "took", p.launched, "profile", dir)
-	m.wg.Add(1)
+	m.ops.Add(1)
 	go p.watch()
 	return nil
 }
@@ -151,7 +151,7 @@ func (p *profile) launch(ctx context.Context) error {
 // watch marks the profile dead when its browser goes away, and its tabs crashed unless the
 // manager is closing them.
 func (p *profile) watch() {
-	defer p.m.wg.Done()
+	defer p.m.ops.Done()
 	<-p.rootCtx.Done()
 	close(p.dead)
 	p.mu.Lock()

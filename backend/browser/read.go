@@ -405,11 +405,11 @@ func (m *Manager) Evaluate(ctx context.Context, paneID, code string) (json.RawMe
 // checkMoneyLater reads the page's payment signals after a load, so the money gate can
 // answer without touching the page (see MoneyPage).
 func (m *Manager) checkMoneyLater(t *tab, c *conn) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return
 	}
 	go func() {
-		defer m.wg.Done()
+		defer m.ops.Done()
 		ctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 		defer cancel()
 		var text string

@@ -73,10 +73,10 @@ func (w *watcher) stop() {
 // closes), following tab switches. Chromium draws frames only while someone watches, and
 // only when the page changes; a new viewer first gets the page as it is.
 func (m *Manager) StartScreencast(ctx context.Context, paneID string) (<-chan Frame, error) {
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return nil, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	m.mu.Lock()
 	p := m.panes[paneID]
 	if p == nil {
@@ -86,7 +86,7 @@ func (m *Manager) StartScreencast(ctx context.Context, paneID string) (<-chan Fr
 	w := &watcher{ch: make(chan Frame, 2), done: make(chan struct{})}
 	p.watchers[w] = struct{}{}
 	first := len(p.watchers) == 1
-	active := p.active
+	active := p.Active()
 	m.mu.Unlock()
 	if active != nil {
 		if first {
@@ -95,9 +95,9 @@ func (m *Manager) StartScreencast(ctx context.Context, paneID string) (<-chan Fr
 			w.send(*f)
 		}
 	}
-	m.wg.Add(1)
+	m.ops.Add(1)
 	go func() {
-		defer m.wg.Done()
+		defer m.ops.Done()
 		select {
 		case <-ctx.Done():
 		case <-m.ctx.Done():
@@ -106,7 +106,7 @@ func (m *Manager) StartScreencast(ctx context.Context, paneID string) (<-chan Fr
 		m.mu.Lock()
 		delete(p.watchers, w)
 		last := len(p.watchers) == 0
-		active := p.active
+		active := p.Active()
 		m.mu.Unlock()
 		w.stop()
 		if last && active != nil {
@@ -209,7 +209,7 @@ func (m *Manager) castingTabs() []*tab {
 	m.mu.Lock()
 	var all []*tab
 	for _, p := range m.panes {
-		all = append(all, p.tabs...)
+		all = append(all, p.All()...)
 	}
 	m.mu.Unlock()
 	return slices.DeleteFunc(all, func(t *tab) bool {
@@ -269,7 +269,7 @@ func (m *Manager) deliver(t *tab, f Frame) {
 	m.mu.Lock()
 	p := m.panes[t.paneID]
 	var ws []*watcher
-	if p != nil && p.active == t {
+	if p != nil && p.Active() == t {
 		for w := range p.watchers {
 			ws = append(ws, w)
 		}

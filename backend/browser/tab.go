@@ -78,6 +78,9 @@ type downloadEnded struct {
 	progress *cdpbrowser.EventDownloadProgress
 }
 
+// ID is the tab's id, by which its pane finds it.
+func (t *tab) ID() string { return t.id }
+
 func newTab(m *Manager, id, paneID, ws string, w, h int) *tab {
 	return &tab{m: m, id: id, paneID: paneID, ws: ws, width: w, height: h, lastUsed: time.Now(), changed: make(chan struct{})}
 }
@@ -124,7 +127,7 @@ func (t *tab) connect(ctx context.Context, prof *profile, existing target.ID) er
 	t.crashed, t.crashWhy = false, ""
 	t.touchLocked()
 	t.mu.Unlock()
-	t.m.wg.Add(1)
+	t.m.ops.Add(1)
 	go t.serve(c)
 	return nil
 }
@@ -169,7 +172,7 @@ func (t *tab) post(ev any) {
 // serve is the tab's worker for one conn: it applies events to the tab's state, publishes
 // them, and acknowledges and fans out screencast frames.
 func (t *tab) serve(c *conn) {
-	defer t.m.wg.Done()
+	defer t.m.ops.Done()
 	defer close(c.done)
 	for {
 		select {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/clusterspace/clusterspace/backend/internal/inflight"
+	"github.com/clusterspace/clusterspace/backend/internal/panetabs"
 	"github.com/clusterspace/clusterspace/backend/keyenv"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
 )
@@ -126,11 +128,10 @@ type Manager struct {
 	events *pubsub.Broker[Event]
 	ctx    context.Context // ends at Shutdown, releasing viewers
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // every goroutine and every operation in flight
-	ensure sync.Mutex     // serialises Ensure so two callers do not both open a first tab
+	ops    inflight.Ops // every goroutine and every operation in flight; closed at Shutdown
+	ensure sync.Mutex   // serialises Ensure so two callers do not both open a first tab
 
 	mu        sync.Mutex
-	closed    bool
 	hiddenEnv map[string]bool
 	panes     map[string]*pane
 	broadcast map[string]bool
@@ -140,8 +141,7 @@ type Manager struct {
 }
 
 type pane struct {
-	tabs   []*tab
-	active *tab
+	panetabs.Tabs[*tab]
 }
 
 // NewManager returns a Manager with no terminals.
@@ -185,17 +185,6 @@ func (m *Manager) inheritedEnv() []string {
 // Events is the stream of tab changes.
 func (m *Manager) Events() *pubsub.Broker[Event] { return m.events }
 
-// enter registers an operation in flight so Shutdown waits for it; false after Shutdown.
-func (m *Manager) enter() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return false
-	}
-	m.wg.Add(1)
-	return true
-}
-
 func (m *Manager) publish(kind string, t *tab) {
 	m.events.Publish(kind, Event{Kind: kind, Tab: t.info()})
 }
@@ -209,10 +198,10 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (TabInfo, error) {
 	if err != nil {
 		return TabInfo{}, err
 	}
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return TabInfo{}, ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	m.mu.Lock()
 	m.nextTab++
 	t := newTab(m, spec, argv, "tab-"+strconv.FormatUint(m.nextTab, 10))
@@ -221,7 +210,7 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (TabInfo, error) {
 		return TabInfo{}, err
 	}
 	m.mu.Lock()
-	if m.closed { // Shutdown ran while the process started: it is ours to stop
+	if m.ops.Closed() { // Shutdown ran while the process started: it is ours to stop
 		m.mu.Unlock()
 		t.close()
 		return TabInfo{}, ErrClosed
@@ -231,8 +220,8 @@ func (m *Manager) Open(ctx context.Context, spec Spec) (TabInfo, error) {
 		p = &pane{}
 		m.panes[spec.PaneID] = p
 	}
-	p.tabs = append(p.tabs, t)
-	p.active = t
+	p.Add(t)
+	p.Show(t)
 	m.mu.Unlock()
 	m.publish(EventOpened, t)
 	return t.info(), nil
@@ -254,7 +243,7 @@ func (m *Manager) Tabs(paneID string) []TabInfo {
 	p := m.panes[paneID]
 	var tabs []*tab
 	if p != nil {
-		tabs = slices.Clone(p.tabs)
+		tabs = p.All()
 	}
 	broadcast := m.broadcast[paneID]
 	m.mu.Unlock()
@@ -275,7 +264,7 @@ func (m *Manager) SetActive(paneID, tabID string) error {
 	}
 	m.mu.Lock()
 	if p := m.panes[paneID]; p != nil {
-		p.active = t
+		p.Show(t)
 	}
 	m.mu.Unlock()
 	m.publish(EventActivated, t)
@@ -286,20 +275,15 @@ func (m *Manager) SetActive(paneID, tabID string) error {
 func (m *Manager) tab(paneID, tabID string) (*tab, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.ops.Closed() {
 		return nil, ErrClosed
 	}
 	p := m.panes[paneID]
-	if p == nil || len(p.tabs) == 0 {
+	if p == nil || p.Len() == 0 {
 		return nil, fmt.Errorf("pane %q: %w", paneID, ErrNoPane)
 	}
-	if tabID == "" {
-		return p.active, nil
-	}
-	for _, t := range p.tabs {
-		if t.id == tabID {
-			return t, nil
-		}
+	if t, ok := p.Find(tabID); ok {
+		return t, nil
 	}
 	return nil, fmt.Errorf("pane %q, tab %q: %w", paneID, tabID, ErrNoTab)
 }
@@ -325,7 +309,7 @@ func (m *Manager) Resize(paneID, tabID string, cols, rows int) error {
 			return err
 		}
 		m.mu.Lock()
-		tabs = slices.Clone(m.panes[paneID].tabs)
+		tabs = m.panes[paneID].All()
 		m.mu.Unlock()
 	} else {
 		t, err := m.tab(paneID, tabID)
@@ -351,10 +335,10 @@ func (m *Manager) Restart(ctx context.Context, paneID, tabID string) error {
 	if err != nil {
 		return err
 	}
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return ErrClosed
 	}
-	defer m.wg.Done()
+	defer m.ops.Done()
 	if err := t.restart(); err != nil {
 		return err
 	}
@@ -370,14 +354,10 @@ func (m *Manager) CloseTab(paneID, tabID string) error {
 	}
 	m.mu.Lock()
 	if p := m.panes[paneID]; p != nil {
-		i := slices.Index(p.tabs, t)
-		if i >= 0 {
-			p.tabs = slices.Delete(p.tabs, i, i+1)
-		}
-		if len(p.tabs) == 0 {
+		if next, _ := p.Remove(t); p.Len() == 0 {
 			delete(m.panes, paneID)
-		} else if p.active == t {
-			p.active = p.tabs[min(max(i, 0), len(p.tabs)-1)]
+		} else if next != nil {
+			p.Show(next)
 		}
 	}
 	m.mu.Unlock()
@@ -390,7 +370,7 @@ func (m *Manager) CloseTab(paneID, tabID string) error {
 // without terminals is not an error, so callers need not know which panes had one.
 func (m *Manager) ClosePane(paneID string) error {
 	m.mu.Lock()
-	if m.closed {
+	if m.ops.Closed() {
 		m.mu.Unlock()
 		return ErrClosed
 	}
@@ -402,8 +382,9 @@ func (m *Manager) ClosePane(paneID string) error {
 	if p == nil {
 		return nil
 	}
-	closeAll(p.tabs)
-	for _, t := range p.tabs {
+	tabs := p.All()
+	closeAll(tabs)
+	for _, t := range tabs {
 		m.publish(EventClosed, t)
 	}
 	return nil
@@ -477,21 +458,20 @@ func (m *Manager) WriteBroadcast(fromPaneID string, panesInWorkspace []string, d
 // Shutdown kills every PTY and waits for every goroutine the manager started.
 func (m *Manager) Shutdown() {
 	m.mu.Lock()
-	if m.closed {
+	if !m.ops.Close() {
 		m.mu.Unlock()
-		m.wg.Wait()
+		m.ops.Wait()
 		return
 	}
-	m.closed = true
 	var tabs []*tab
 	for _, p := range m.panes {
-		tabs = append(tabs, p.tabs...)
+		tabs = append(tabs, p.All()...)
 	}
 	m.panes = map[string]*pane{}
 	m.mu.Unlock()
 	m.cancel()
 	closeAll(tabs)
-	m.wg.Wait()
+	m.ops.Wait()
 	m.events.Shutdown()
 }
 

@@ -105,14 +105,14 @@ func (m *Manager) Attach(ctx context.Context, paneID, tabID string) (replay []by
 	if err != nil {
 		return nil, nil, err
 	}
-	if !m.enter() {
+	if !m.ops.Enter() {
 		return nil, nil, ErrClosed
 	}
 	v := &viewer{out: make(chan Chunk, viewerQueue), notify: make(chan struct{}, 1)}
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		m.wg.Done()
+		m.ops.Done()
 		return nil, nil, fmt.Errorf("pane %q, tab %q: %w", paneID, t.id, ErrNoTab)
 	}
 	replay = t.sb.snapshot()
@@ -125,7 +125,7 @@ func (m *Manager) Attach(ctx context.Context, paneID, tabID string) (replay []by
 // serve batches the viewer's output into chunks and hands them over; only this goroutine
 // blocks on a slow viewer, never the PTY reader.
 func (t *tab) serve(ctx context.Context, v *viewer) {
-	defer t.m.wg.Done()
+	defer t.m.ops.Done()
 	defer close(v.out)
 	defer func() {
 		t.mu.Lock()

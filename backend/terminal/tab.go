@@ -112,7 +112,7 @@ func newTab(m *Manager, spec Spec, argv []string, id string) *tab {
 func (t *tab) info() TabInfo {
 	t.m.mu.Lock() // never held together with t.mu
 	p := t.m.panes[t.paneID]
-	active := p != nil && p.active == t
+	active := p != nil && p.Active() == t
 	t.m.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -173,7 +173,7 @@ func (t *tab) startLocked() error {
 		t.password, t.pwDeadline = t.spec.SSH.Password, time.Now().Add(passwordWindow)
 	}
 	t.mu.Unlock()
-	t.m.wg.Add(3)
+	t.m.ops.Add(3)
 	go t.readLoop(p)
 	go t.writeLoop(p)
 	go t.waitLoop(p)
@@ -251,7 +251,7 @@ func (t *tab) recoverGoroutine(name string, p *process) {
 }
 
 func (t *tab) readLoop(p *process) {
-	defer t.m.wg.Done()
+	defer t.m.ops.Done()
 	defer close(p.readerDone)
 	defer t.recoverGoroutine("reader", p)
 	buf := make([]byte, readBufferSize)
@@ -313,7 +313,7 @@ func (t *tab) output(p *process, data []byte) {
 }
 
 func (t *tab) writeLoop(p *process) {
-	defer t.m.wg.Done()
+	defer t.m.ops.Done()
 	defer t.recoverGoroutine("writer", p)
 	for {
 		select {
@@ -368,7 +368,7 @@ func echoing(f *os.File) bool {
 }
 
 func (t *tab) waitLoop(p *process) {
-	defer t.m.wg.Done()
+	defer t.m.ops.Done()
 	defer t.recoverGoroutine("waiter", p)
 	err := p.cmd.Wait()
 	code := exitCode(p.cmd, err)
@@ -510,6 +510,9 @@ func (t *tab) close() {
 	t.scr.close()
 	t.endClosing()
 }
+
+// ID is the tab's id, by which its pane finds it.
+func (t *tab) ID() string { return t.id }
 
 func (t *tab) write(data []byte) error {
 	lines := t.screenLines()
