@@ -11,12 +11,13 @@ import (
 	"image"
 	"image/png"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clusterspace/clusterspace/backend/internal/procstat"
 )
 
 const arg0 = "mcptest-server"
@@ -155,21 +156,11 @@ func addEnv(s *mcp.Server) {
 // Processes lists the pids of live processes whose command line holds marker.
 func Processes(marker string) []int {
 	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmdline), marker) {
-			continue
-		}
+	for _, p := range procstat.All() {
 		// A zombie is gone for every purpose but its exit status.
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
-			continue
+		if !p.Zombie() && strings.Contains(p.Cmdline(), marker) {
+			pids = append(pids, p.PID)
 		}
-		pids = append(pids, pid)
 	}
 	return pids
 }

@@ -11,11 +11,12 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/clusterspace/clusterspace/backend/internal/procstat"
 )
 
 // sshdPath is OpenSSH's server (apt openssh-server, installed by scripts/setup.sh). sshd
@@ -213,21 +214,8 @@ func (s *SSHD) DropConnections() int {
 // descendants lists the processes below pid, from /proc.
 func descendants(pid int) []int {
 	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …; comm may hold spaces, so split after the last ')'.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) >= 2 {
-			parent[p], _ = strconv.Atoi(f[1])
-		}
+	for _, p := range procstat.All() {
+		parent[p.PID] = p.Parent()
 	}
 	var out []int
 	var walk func(int)
