@@ -138,15 +138,17 @@ type decoder struct {
 	err   *Problem
 }
 
-// decoderFor starts reading d as an item of a kind whose other keys are known: every kind
-// has a name, listed first, which is the item's id when the file gives none. An unknown key
-// is the first problem.
-func (d *document) decoderFor(id string, name *string, known ...string) *decoder {
-	dc := &decoder{doc: d, known: append([]string{"name"}, known...)}
+// decoderFor starts reading d as an item of a kind whose other keys are known. Every kind has
+// a name, which is the item's id when the file gives none, and a description, left as it is
+// (a kind may default it) when the file gives none; the two come first in the list of keys
+// an unknown one is answered with.
+func (d *document) decoderFor(id string, name, description *string, known ...string) *decoder {
+	dc := &decoder{doc: d, known: append([]string{"name", "description"}, known...)}
 	dc.check()
 	if dc.str("name", name); *name == "" {
 		*name = id
 	}
+	dc.str("description", description)
 	return dc
 }
 

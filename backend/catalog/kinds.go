@@ -26,8 +26,7 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func parsePersona(id string, d *document) (Persona, *Problem) {
 	p := Persona{ID: id, Prompt: d.body}
-	dc := d.decoderFor(id, &p.Name, "description", "capabilities", "tools", "skills", "temperature", "max_tokens")
-	dc.str("description", &p.Description)
+	dc := d.decoderFor(id, &p.Name, &p.Description, "capabilities", "tools", "skills", "temperature", "max_tokens")
 	dc.strs("capabilities", &p.Capabilities)
 	dc.strs("tools", &p.Tools)
 	dc.strs("skills", &p.Skills)
@@ -53,9 +52,8 @@ func parsePersona(id string, d *document) (Persona, *Problem) {
 
 func parseSkill(id string, d *document) (Skill, *Problem) {
 	s := Skill{ID: id, Body: d.body}
-	dc := d.decoderFor(id, &s.Name, "domain", "description", "prerequisites")
+	dc := d.decoderFor(id, &s.Name, &s.Description, "domain", "prerequisites")
 	dc.str("domain", &s.Domain)
-	dc.str("description", &s.Description)
 	dc.strs("prerequisites", &s.Prerequisites)
 	if dc.err != nil {
 		return s, dc.err
@@ -68,9 +66,8 @@ func parseSkill(id string, d *document) (Skill, *Problem) {
 
 func parseTask(id string, d *document) (Task, *Problem) {
 	t := Task{ID: id, Goal: d.body}
-	dc := d.decoderFor(id, &t.Name, "category", "description", "personas", "steps", "criterion", "parameters")
+	dc := d.decoderFor(id, &t.Name, &t.Description, "category", "personas", "steps", "criterion", "parameters")
 	dc.str("category", &t.Category)
-	dc.str("description", &t.Description)
 	dc.strs("personas", &t.Personas)
 	dc.raw("steps", &t.Steps, "a list of steps, each with title, action and criterion")
 	dc.str("criterion", &t.Criterion)
@@ -112,16 +109,13 @@ type PaneTemplate struct {
 
 func parseTemplate(id string, d *document) (PaneTemplate, *Problem) {
 	t := PaneTemplate{Template: workspace.Template{ID: id}, Description: d.body}
-	dc := d.decoderFor(id, &t.Name, "command", "args", "install", "description", "config_env", "wire", "hosts")
+	dc := d.decoderFor(id, &t.Name, &t.Description, "command", "args", "install", "config_env", "wire", "hosts")
 	dc.str("command", &t.Command)
 	dc.raw("args", &t.Args, "a list of arguments, such as [--flag, value]")
 	dc.str("install", &t.Install)
 	dc.str("config_env", &t.ConfigEnv)
 	dc.str("wire", &t.Wire)
 	dc.strs("hosts", &t.Hosts)
-	if _, ok := d.fields["description"]; ok {
-		dc.str("description", &t.Description)
-	}
 	if dc.err != nil {
 		return t, dc.err
 	}
