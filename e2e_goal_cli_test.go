@@ -4,17 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterspace/clusterspace/backend/cli"
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
@@ -53,6 +50,31 @@ func runGoalCLIUnconfined(t *testing.T, srv *llmtest.Server, args ...string) (in
 
 func toolCall(name string, args any) llmtest.Reply { return llmtest.Calls(llmtest.Call(name, args)) }
 
+// goalEvent is one line of what `goal run --json` (and resume, reopen) prints.
+type goalEvent struct {
+	Type   string         `json:"type"`
+	GoalID string         `json:"goalId"`
+	Data   map[string]any `json:"data"`
+}
+
+// goalEvents decodes what a goal command printed with --json: JSON Lines, every line an event
+// (the last one the end, with the report). A line that is no JSON fails the test.
+func goalEvents(t *testing.T, out string) []goalEvent {
+	t.Helper()
+	var evs []goalEvent
+	for line := range strings.Lines(strings.TrimSpace(out)) {
+		var e goalEvent
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not a JSON line: %q\n%s", line, out)
+		}
+		evs = append(evs, e)
+	}
+	if len(evs) == 0 {
+		t.Fatal("the goal command printed no event")
+	}
+	return evs
+}
+
 func TestGoalCLICompletesThroughARealTerminal(t *testing.T) {
 	code, out, errs := runGoalCLI(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo ok > done.txt"}),
@@ -79,16 +101,10 @@ func TestGoalCLIFailedAndAbortedExitCodes(t *testing.T) {
 		t.Fatalf("aborted goal: exit %d\n%s", code, out)
 	}
 	// --json prints JSON Lines: every line an event, the last one the end with the report.
-	var last map[string]any
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
-			t.Fatalf("not a JSON line: %q", sc.Text())
-		}
-	}
-	data, _ := last["data"].(map[string]any)
-	if last["type"] != "ended" || data["status"] != "aborted" || !strings.Contains(data["report"].(string), "gcc is missing") {
-		t.Fatalf("last event %v", last)
+	evs := goalEvents(t, out)
+	last := evs[len(evs)-1]
+	if report, _ := last.Data["report"].(string); last.Type != "ended" || last.Data["status"] != "aborted" || !strings.Contains(report, "gcc is missing") {
+		t.Fatalf("last event %+v", last)
 	}
 }
 
@@ -174,27 +190,20 @@ func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
 		}
 	}
 	// The second turn is streaming (and stalls).
-	waitWithin(t, 10*time.Second, "the second model turn to start", func() bool { return len(srv.ChatRequests()) >= 2 })
+	waitFor(t, "the second model turn to start", func() bool { return len(srv.ChatRequests()) >= 2 })
 	run.Process.Kill() // SIGKILL: no chance to save anything more
 	run.Wait()
 
 	srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo two > two.txt"}),
 		toolCall("claim_complete", map[string]string{"rationale": "both files written"}))
-	resume := exec.Command(testBinary(t), append([]string{"goal", "resume", goalID, "--json"}, model...)...)
-	out, err := resume.CombinedOutput()
-	if err != nil {
-		t.Fatalf("resume: %v\n%s", err, out)
+	code, out, errs := runToEnd(t, exec.Command(testBinary(t), append([]string{"goal", "resume", goalID, "--json"}, model...)...))
+	if code != cli.ExitOK {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errs)
 	}
 	// resume prints the goal's whole story from the store: step 1 from before the kill, the
 	// interruption found at start-up, then the steps of the resumed run.
 	var story []string
-	sc = bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		var e struct {
-			Type string         `json:"type"`
-			Data map[string]any `json:"data"`
-		}
-		json.Unmarshal(sc.Bytes(), &e)
+	for _, e := range goalEvents(t, out) {
 		switch e.Type {
 		case "step":
 			story = append(story, fmt.Sprint("step ", e.Data["index"]))
@@ -206,15 +215,15 @@ func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
 	if got := strings.Join(story, "|"); got != want {
 		t.Fatalf("story %s\nwant  %s\n%s", got, want, out)
 	}
-	show, err := exec.Command(testBinary(t), "goal", "show", goalID, "--json", "--data-dir", dataDir).Output()
-	if err != nil {
-		t.Fatal(err)
+	code, show, errs := runBinary(t, "goal", "show", goalID, "--json", "--data-dir", dataDir)
+	if code != cli.ExitOK {
+		t.Fatalf("goal show: exit %d\n%s", code, errs)
 	}
 	var g struct {
 		Status string
 		State  struct{ Steps int }
 	}
-	json.Unmarshal(show, &g)
+	json.Unmarshal([]byte(show), &g)
 	if g.Status != "completed" || g.State.Steps != 3 {
 		t.Fatalf("after resume: %s", show)
 	}
@@ -325,8 +334,7 @@ func TestGoalCLIRunsInItsOwnWorktree(t *testing.T) {
 		t.Fatalf("the person's checkout's status is %q, want only their own edit", st)
 	}
 
-	show := exec.Command(testBinary(t), "goal", "show", id, "--data-dir", dataDir)
-	code, out, errs := runToEnd(t, show)
+	code, out, errs := runBinary(t, "goal", "show", id, "--data-dir", dataDir)
 	if code != 0 {
 		t.Fatalf("goal show: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -455,7 +463,7 @@ func TestGoalCLIProxyOpensOnlyTheLocalPortsThePersonNames(t *testing.T) {
 		fmt.Fprint(w, "dev-server-page")
 	}))
 	defer site.Close()
-	port := strconv.Itoa(site.Listener.Addr().(*net.TCPAddr).Port)
+	port := fmt.Sprint(localPort(t, site.URL))
 	fetch := func(args ...string) string {
 		t.Helper()
 		srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,46 +103,23 @@ func TestGoalGateManualReopenedFromTheCLI(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	goalID := goalIDOf(t, out)
+	goalID := goalEvents(t, out)[0].GoalID
 
 	srv.Push(toolCall("write_to_terminal", map[string]string{"pane_id": "term-1", "text": "echo 'Q3 report' > report.txt"}),
 		toolCall("claim_complete", map[string]string{"rationale": "the report now has its title"}))
-	reopen := exec.Command(testBinary(t), "goal", "reopen", goalID, "--feedback", "The report has no title.",
-		"--base-url", srv.OpenAIURL(), "--model", "scripted", "--data-dir", dataDir, "--json")
-	reopened, err := reopen.CombinedOutput()
-	if err != nil {
-		t.Fatalf("reopen: %v\n%s", err, reopened)
+	code, reopened, errs := runToEnd(t, exec.Command(testBinary(t), "goal", "reopen", goalID, "--feedback", "The report has no title.",
+		"--base-url", srv.OpenAIURL(), "--model", "scripted", "--data-dir", dataDir, "--json"))
+	if code != cli.ExitOK {
+		t.Fatalf("reopen: exit %d\n%s\n%s", code, reopened, errs)
 	}
 	actor := actorRequests(srv)
 	if len(actor) != 3 || !strings.Contains(actor[1].LastUser, "The goal was re-opened: The report has no title.") {
 		t.Fatalf("the first request after re-opening: %q (%d requests)", lastUser(actor, 1), len(actor))
 	}
-	var last struct {
-		Type string         `json:"type"`
-		Data map[string]any `json:"data"`
-	}
-	sc := bufio.NewScanner(strings.NewReader(string(reopened)))
-	for sc.Scan() {
-		json.Unmarshal(sc.Bytes(), &last)
-	}
-	if last.Type != "ended" || last.Data["status"] != "completed" || last.Data["report"] != "the report now has its title" {
+	evs := goalEvents(t, reopened)
+	if last := evs[len(evs)-1]; last.Type != "ended" || last.Data["status"] != "completed" || last.Data["report"] != "the report now has its title" {
 		t.Fatalf("the re-opened goal ended with %+v\n%s", last, reopened)
 	}
-}
-
-func goalIDOf(t *testing.T, jsonLines string) string {
-	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(jsonLines))
-	for sc.Scan() {
-		var e struct {
-			GoalID string `json:"goalId"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.GoalID != "" {
-			return e.GoalID
-		}
-	}
-	t.Fatalf("no goal id in the output:\n%s", jsonLines)
-	return ""
 }
 
 func lastUser(reqs []llmtest.Request, i int) string {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,6 +114,21 @@ func lastJSONField(out, field string) string {
 		}
 	}
 	return v
+}
+
+// localPort is the port of a local test server's URL, what --allow-local-port and a policy's
+// localPorts name to open it to a sandboxed goal.
+func localPort(t *testing.T, rawURL string) int {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatalf("%s names no port: %v", rawURL, err)
+	}
+	return port
 }
 
 // apiCall sends one JSON request to a running `serve` with a bearer token (none for login).

@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +31,7 @@ func TestConfinedGoalCannotReachTheAppsMCPServer(t *testing.T) {
 	dataDir := t.TempDir()
 	srv := startServe(t, dataDir, e2ePassword)
 	sock := filepath.Join(dataDir, "mcp.sock")
-	u, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, portText, _ := net.SplitHostPort(u.Host)
-	port, _ := strconv.Atoi(portText)
+	port := localPort(t, srv.URL)
 	probe := mcpProbe(sock, srv.URL)
 
 	// Control: outside any sandbox the socket answers initialize, and serve's /mcp answers

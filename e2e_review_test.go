@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -238,23 +237,14 @@ tasks:
 	if code != cli.ExitOK {
 		t.Fatalf("fleet run: exit %d\n%s\n%s", code, out, errs)
 	}
-	fleetID, goalID := "", ""
-	for _, line := range strings.Split(out, "\n") {
-		var e struct{ FleetID, GoalID string }
-		if json.Unmarshal([]byte(line), &e) == nil && e.FleetID != "" {
-			fleetID = e.FleetID
-			if e.GoalID != "" {
-				goalID = e.GoalID
-			}
-		}
-	}
+	fleetID, goalID := lastJSONField(out, "fleetId"), lastJSONField(out, "goalId")
 	if fleetID == "" {
 		t.Fatalf("fleet run printed no fleet id:\n%s", out)
 	}
 	ref := fleetID + "/a"
 	diff := func(args ...string) (int, string, string) {
 		t.Helper()
-		return runToEnd(t, exec.Command(testBinary(t), append(append([]string{"diff"}, args...), "--data-dir", dataDir)...))
+		return runBinary(t, append(append([]string{"diff"}, args...), "--data-dir", dataDir)...)
 	}
 
 	code, patch, errs := diff(ref)
@@ -272,9 +262,8 @@ tasks:
 	}
 	// It is git's own diff of the branch.
 	branch := "fleet/" + fleetID + "/a"
-	gitDiff, err := exec.Command("git", "-C", repo, "diff", "--no-color", "--find-renames", "main..."+branch).Output()
-	if err != nil || string(gitDiff) != patch {
-		t.Errorf("diff %s differs from git diff main...%s (%v):\n%s\nwant:\n%s", ref, branch, err, patch, gitDiff)
+	if gitDiff := gitRun(t, repo, "diff", "--no-color", "--find-renames", "main..."+branch) + "\n"; gitDiff != patch {
+		t.Errorf("diff %s differs from git diff main...%s:\n%s\nwant:\n%s", ref, branch, patch, gitDiff)
 	}
 	if code, byGoal, _ := diff(goalID); goalID == "" || code != cli.ExitOK || byGoal != patch {
 		t.Errorf("diff %q (a's goal): exit %d\n%s", goalID, code, byGoal)
@@ -340,12 +329,12 @@ func TestDiffCLIShowsAGoalsOwnBranch(t *testing.T) {
 	if id == "" {
 		t.Fatalf("goal run printed no goal id:\n%s", out)
 	}
-	code, patch, errs := runToEnd(t, exec.Command(testBinary(t), "diff", id, "--data-dir", dataDir))
+	code, patch, errs := runBinary(t, "diff", id, "--data-dir", dataDir)
 	want := "diff --git a/README b/README\n"
 	if code != cli.ExitOK || !strings.HasPrefix(patch, want) || !strings.Contains(patch, "+bye\n") || !strings.Contains(patch, "diff --git a/made.txt b/made.txt\nnew file mode") {
 		t.Fatalf("diff %s: exit %d\n%s\n%s", id, code, patch, errs)
 	}
-	code, stat, _ := runToEnd(t, exec.Command(testBinary(t), "diff", id, "--stat", "--data-dir", dataDir))
+	code, stat, _ := runBinary(t, "diff", id, "--stat", "--data-dir", dataDir)
 	if code != cli.ExitOK || !strings.HasSuffix(stat, " 2 files changed, 2 insertions(+), 0 deletions(-)\n") {
 		t.Fatalf("diff %s --stat: exit %d\n%s", id, code, stat)
 	}
