@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 )
@@ -19,13 +18,9 @@ type AgentKeys struct {
 
 // LoadAgentKeys reads the assignments (none: an empty map).
 func LoadAgentKeys(ctx context.Context, repo SettingsRepo) (AgentKeys, error) {
-	k := AgentKeys{Providers: map[string]string{}}
-	v, ok, err := repo.Setting(ctx, agentKeysKey)
-	if err != nil || !ok {
-		return k, err
-	}
-	if err := json.Unmarshal([]byte(v), &k); err != nil {
-		return AgentKeys{Providers: map[string]string{}}, fmt.Errorf("the stored agent template keys are damaged (%v): assign them again in Settings", err)
+	var k AgentKeys
+	if _, err := loadSetting(ctx, repo, agentKeysKey, &k, "agent template keys", "assign them again in Settings"); err != nil {
+		return AgentKeys{Providers: map[string]string{}}, err
 	}
 	if k.Providers == nil {
 		k.Providers = map[string]string{}
@@ -68,9 +63,5 @@ func SaveAgentKeys(ctx context.Context, repo SettingsRepo, providers *Providers,
 		}
 		clean[tmpl] = id
 	}
-	b, err := json.Marshal(AgentKeys{Providers: maps.Clone(clean)})
-	if err != nil {
-		return err
-	}
-	return repo.SetSetting(ctx, agentKeysKey, string(b))
+	return saveSetting(ctx, repo, agentKeysKey, AgentKeys{Providers: maps.Clone(clean)})
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 )
 
@@ -23,21 +22,11 @@ type GoalDefaults struct {
 	BudgetTokens  int     `json:"budgetTokens"`
 }
 
-// SettingsRepo is a key-value settings store; the store implements it.
-type SettingsRepo interface {
-	Setting(ctx context.Context, key string) (string, bool, error)
-	SetSetting(ctx context.Context, key, value string) error
-}
-
 // LoadGoalDefaults reads the goal settings, with the defaults for anything unset.
 func LoadGoalDefaults(ctx context.Context, repo SettingsRepo) (GoalDefaults, error) {
 	d := GoalDefaults{MaxConcurrent: defaultMaxConcurrentGoals}
-	v, ok, err := repo.Setting(ctx, goalDefaultsKey)
-	if err != nil || !ok {
-		return d, err
-	}
-	if err := json.Unmarshal([]byte(v), &d); err != nil {
-		return GoalDefaults{MaxConcurrent: defaultMaxConcurrentGoals}, fmt.Errorf("the stored goal settings are damaged (%v): set them again", err)
+	if _, err := loadSetting(ctx, repo, goalDefaultsKey, &d, "goal settings", "set them again"); err != nil {
+		return GoalDefaults{MaxConcurrent: defaultMaxConcurrentGoals}, err
 	}
 	if d.MaxConcurrent <= 0 {
 		d.MaxConcurrent = defaultMaxConcurrentGoals
@@ -55,9 +44,5 @@ func SaveGoalDefaults(ctx context.Context, repo SettingsRepo, d GoalDefaults) er
 	case d.BudgetTokens < 0:
 		return &FieldError{"budgetTokens", "must be 0 (no cap) or more"}
 	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
-	return repo.SetSetting(ctx, goalDefaultsKey, string(b))
+	return saveSetting(ctx, repo, goalDefaultsKey, d)
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -92,7 +91,9 @@ type ProviderList struct {
 }
 
 // Price is USD per million tokens. The cache prices are for input read from and written to
-// the provider's prompt cache; 0 leaves such input at the full input price.
+// the provider's prompt cache; 0 leaves such input at the full input price. It has
+// llm.Price's fields, so each converts to the other; only the tags differ (the UI is sent
+// every price, zeros too).
 type Price struct {
 	InputPerMTok       float64 `json:"inputPerMTok"`
 	OutputPerMTok      float64 `json:"outputPerMTok"`
@@ -102,8 +103,7 @@ type Price struct {
 
 // LLM is the price as the model layer reads it.
 func (p Price) LLM() llm.Price {
-	return llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
-		CachedInputPerMTok: p.CachedInputPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+	return llm.Price(p)
 }
 
 // Resolved is a provider with its API key: what a runner needs to call it. It stays in the
@@ -441,20 +441,15 @@ func missingKey(r Resolved) string {
 // Prices returns the per-model price table: the known models' list prices (with their cache
 // prices) until the user saves a table of their own, then that table.
 func (s *Providers) Prices(ctx context.Context) (map[string]Price, error) {
-	v, ok, err := s.repo.Setting(ctx, pricesKey)
+	prices := map[string]Price{}
+	set, err := loadSetting(ctx, s.repo, pricesKey, &prices, "price table", "set it again in Settings")
 	if err != nil {
 		return map[string]Price{}, err
 	}
-	prices := map[string]Price{}
-	if !ok {
+	if !set {
 		for model, p := range llm.KnownPrices() {
-			prices[model] = Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
-				CachedInputPerMTok: p.CachedInputPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+			prices[model] = Price(p)
 		}
-		return prices, nil
-	}
-	if err := json.Unmarshal([]byte(v), &prices); err != nil {
-		return nil, fmt.Errorf("the stored price table is damaged (%v): set it again in Settings", err)
 	}
 	return prices, nil
 }
@@ -471,11 +466,7 @@ func (s *Providers) SetPrices(ctx context.Context, prices map[string]Price) erro
 			}
 		}
 	}
-	b, err := json.Marshal(prices)
-	if err != nil {
-		return err
-	}
-	return s.repo.SetSetting(ctx, pricesKey, string(b))
+	return saveSetting(ctx, s.repo, pricesKey, prices)
 }
 
 // maskKey shows enough of a key to recognise it: "sk-…abcd".

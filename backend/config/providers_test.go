@@ -176,6 +176,41 @@ func TestPrices(t *testing.T) {
 	}
 }
 
+// A stored JSON setting that no longer parses is refused with its name and the way out, and
+// the defaults stand meanwhile.
+func TestDamagedSettingsSayWhichAndWhatToDo(t *testing.T) {
+	svc, st := newProviders(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		key, want string
+		load      func() (empty bool, err error)
+	}{
+		{"goals.defaults", "goal settings cannot be read, it is damaged", func() (bool, error) {
+			d, err := config.LoadGoalDefaults(ctx, st)
+			return d.MaxConcurrent == 0, err
+		}},
+		{"agents.template_providers", "agent template keys cannot be read, it is damaged", func() (bool, error) {
+			k, err := config.LoadAgentKeys(ctx, st)
+			return k.Providers == nil, err
+		}},
+		{"llm.prices", "price table cannot be read, it is damaged", func() (bool, error) {
+			p, err := svc.Prices(ctx)
+			return p == nil, err
+		}},
+	} {
+		if err := st.SetSetting(ctx, c.key, `{"not json`); err != nil {
+			t.Fatal(err)
+		}
+		empty, err := c.load()
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "again") {
+			t.Errorf("%s: %v, want %q and what to set again", c.key, err, c.want)
+		}
+		if empty {
+			t.Errorf("%s: a damaged setting left no defaults (nil where callers read)", c.key)
+		}
+	}
+}
+
 func TestDiscoverFindsOpenAICompatibleServers(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/models" {

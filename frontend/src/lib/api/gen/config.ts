@@ -80,7 +80,9 @@ export interface ProviderList {
 
 /**
  * Price is USD per million tokens. The cache prices are for input read from and written to
- * the provider's prompt cache; 0 leaves such input at the full input price.
+ * the provider's prompt cache; 0 leaves such input at the full input price. It has
+ * llm.Price's fields, so each converts to the other; only the tags differ (the UI is sent
+ * every price, zeros too).
  */
 export interface Price {
   inputPerMTok: number /* float64 */;
