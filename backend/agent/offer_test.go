@@ -77,11 +77,33 @@ func offeredNames(a *agent.Agent, conv []llm.Message) []string {
 	return names(a.Request(agent.Turn{System: "s", Messages: conv}).Tools)
 }
 
-// callIn runs one call through a and returns its result and the conversation with the call
-// and its answer added, as the next turn sends it.
-func callIn(ctx context.Context, a *agent.Agent, conv []llm.Message, c llm.ToolCall) (llm.ToolResult, []llm.Message) {
-	b := a.RunCalls(ctx, []llm.ToolCall{c})
-	return b.Results[0], append(conv, llm.AssistantMessage(llm.ToolCallPart(c)), llm.ToolMessage(b.Results...))
+// offerRig is an agent over offerRegistry (nil panes), what its check saw and what ran, and
+// a goal's conversation that grows call by call.
+type offerRig struct {
+	reg     *tools.Registry
+	a       *agent.Agent
+	checked []string
+	ran     *[]string
+	conv    []llm.Message
+}
+
+func newOfferRig() *offerRig {
+	r := &offerRig{conv: []llm.Message{llm.UserText("goal")}}
+	r.reg, r.ran = offerRegistry(nil)
+	r.a = offerAgent(r.reg, &r.checked)
+	return r
+}
+
+// offered is what the agent offers for the conversation so far.
+func (r *offerRig) offered() []string { return offeredNames(r.a, r.conv) }
+
+// call runs one call through the agent and adds the call and its answer to the conversation,
+// as the next turn sends it.
+func (r *offerRig) call(ctx context.Context, id, name, args string) llm.ToolResult {
+	c := llm.ToolCall{ID: id, Name: name, Args: []byte(args)}
+	b := r.a.RunCalls(ctx, []llm.ToolCall{c})
+	r.conv = append(r.conv, llm.AssistantMessage(llm.ToolCallPart(c)), llm.ToolMessage(b.Results...))
+	return b.Results[0]
 }
 
 var coreOfTheTestRegistry = []string{"abort_with_report", "claim_complete", "complete_todo", "declare_step", "find_tools",
@@ -114,26 +136,22 @@ func TestEveryToolIsOfferedWithoutByNeed(t *testing.T) {
 // conversation (a resumed goal, a chat's next loop) offers the same list in the same order.
 func TestFoundToolsAreAddedAtTheEnd(t *testing.T) {
 	t.Parallel()
-	reg, _ := offerRegistry(nil)
-	var checked []string
-	a := offerAgent(reg, &checked)
-	conv := []llm.Message{llm.UserText("goal")}
-	first := offeredNames(a, conv)
+	r := newOfferRig()
+	first := r.offered()
 	if !slices.Equal(first, coreOfTheTestRegistry) {
 		t.Fatalf("first offer %v, want %v", first, coreOfTheTestRegistry)
 	}
-	res, conv := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c1", Name: tools.ToolFindTools, Args: []byte(`{"query":"save the page as PDF"}`)})
-	if res.IsError || !strings.Contains(res.Text, "- browser_save_pdf: ") {
+	if res := r.call(t.Context(), "c1", tools.ToolFindTools, `{"query":"save the page as PDF"}`); res.IsError || !strings.Contains(res.Text, "- browser_save_pdf: ") {
 		t.Fatalf("find_tools: %+v", res)
 	}
-	second := offeredNames(a, conv)
+	second := r.offered()
 	if !slices.Equal(second[:len(first)], first) || !slices.Contains(second[len(first):], "browser_save_pdf") {
 		t.Fatalf("second offer %v: not the first %v with browser_save_pdf after it", second, first)
 	}
-	if again := offeredNames(offerAgent(reg, &checked), conv); !slices.Equal(again, second) {
+	if again := offeredNames(offerAgent(r.reg, &r.checked), r.conv); !slices.Equal(again, second) {
 		t.Errorf("made anew over the same conversation: %v, before %v", again, second)
 	}
-	if got := offeredNames(a, conv); !slices.Equal(got, second) {
+	if got := r.offered(); !slices.Equal(got, second) {
 		t.Errorf("nothing new, yet the offer changed: %v", got)
 	}
 }
@@ -142,20 +160,16 @@ func TestFoundToolsAreAddedAtTheEnd(t *testing.T) {
 // caller's check sees it) and runs; the tool is offered from then on, at the end.
 func TestACallOfAToolNotOfferedYetRunsThroughTheCheck(t *testing.T) {
 	t.Parallel()
-	reg, ran := offerRegistry(nil)
-	var checked []string
-	a := offerAgent(reg, &checked)
-	conv := []llm.Message{llm.UserText("goal")}
-	first := offeredNames(a, conv)
-	res, conv := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c1", Name: "focus_pane", Args: []byte(`{}`)})
-	if res.IsError || !slices.Equal(checked, []string{"focus_pane"}) || !slices.Equal(*ran, []string{"focus_pane"}) {
-		t.Fatalf("result %+v, checked %v, ran %v", res, checked, *ran)
+	r := newOfferRig()
+	first := r.offered()
+	if res := r.call(t.Context(), "c1", "focus_pane", `{}`); res.IsError || !slices.Equal(r.checked, []string{"focus_pane"}) || !slices.Equal(*r.ran, []string{"focus_pane"}) {
+		t.Fatalf("result %+v, checked %v, ran %v", res, r.checked, *r.ran)
 	}
-	if got := offeredNames(a, conv); !slices.Equal(got, append(slices.Clone(first), "focus_pane")) {
+	if got := r.offered(); !slices.Equal(got, append(slices.Clone(first), "focus_pane")) {
 		t.Errorf("after the call: %v", got)
 	}
 	// A name no tool has is answered as before, and the answer lists what is offered.
-	if res, _ := callIn(t.Context(), a, conv, llm.ToolCall{ID: "c2", Name: "teleport", Args: []byte(`{}`)}); !res.IsError || !strings.Contains(res.Text, "find_tools") || strings.Contains(res.Text, "browser_click") {
+	if res := r.call(t.Context(), "c2", "teleport", `{}`); !res.IsError || !strings.Contains(res.Text, "find_tools") || strings.Contains(res.Text, "browser_click") {
 		t.Errorf("unknown tool: %+v", res)
 	}
 }
