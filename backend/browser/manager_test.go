@@ -18,25 +18,13 @@ import (
 	"github.com/clusterspace/clusterspace/backend/browser"
 	"github.com/clusterspace/clusterspace/backend/browser/browsertest"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/pubsub/pubsubtest"
 )
 
 // waitEvent waits for an event of kind (on pane, if the event has one) that satisfies ok.
 func waitEvent(t *testing.T, events <-chan pubsub.Event[browser.Event], kind string, ok func(browser.Event) bool) browser.Event {
 	t.Helper()
-	timeout := time.After(15 * time.Second)
-	for {
-		select {
-		case ev, open := <-events:
-			if !open {
-				t.Fatalf("the event stream closed before a %s event", kind)
-			}
-			if ev.Type == kind && (ok == nil || ok(ev.Payload)) {
-				return ev.Payload
-			}
-		case <-timeout:
-			t.Fatalf("no %s event", kind)
-		}
-	}
+	return pubsubtest.Wait(t, events, kind, 15*time.Second, ok)
 }
 
 // text evaluates a JS expression that yields a string on the pane's page.

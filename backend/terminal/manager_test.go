@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterspace/clusterspace/backend/pubsub"
+	"github.com/clusterspace/clusterspace/backend/pubsub/pubsubtest"
 	"github.com/clusterspace/clusterspace/backend/terminal"
 )
 
@@ -270,19 +271,10 @@ func TestRestartAfterExit(t *testing.T) {
 	}
 }
 
+// expectEvent waits for an event of kind whose tab satisfies ok (nil: any).
 func expectEvent(t *testing.T, ch <-chan pubsub.Event[terminal.Event], kind string, ok func(terminal.Event) bool) terminal.Event {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case ev := <-ch:
-			if ev.Type == kind && (ok == nil || ok(ev.Payload)) {
-				return ev.Payload
-			}
-		case <-deadline:
-			t.Fatalf("no %s event", kind)
-		}
-	}
+	return pubsubtest.Wait(t, ch, kind, 10*time.Second, ok)
 }
 
 func TestSlowViewerIsDroppedAndResynced(t *testing.T) {
