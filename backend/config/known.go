@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/clusterspace/clusterspace/backend/internal/atomicfile"
 )
 
 // A confined goal may read none of ClusterSpace's data dirs, not only the one of the app that
@@ -47,11 +49,9 @@ func RememberDataDir(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return err
 	}
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(known, "\n")+"\n"), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
+	// Whole or not at all, with a temporary file of its own: two processes may open data dirs
+	// at once.
+	return atomicfile.Write(file, []byte(strings.Join(known, "\n")+"\n"), 0o600)
 }
 
 // KnownDataDirs lists the data dirs the app has opened, plus the default one (which need not

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clusterspace/clusterspace/backend/internal/atomicfile"
 	"github.com/clusterspace/clusterspace/backend/tools"
 )
 
@@ -168,21 +169,5 @@ func (ts *Tokens) update(change func([]Token) ([]Token, error)) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(ts.path), ".mcp-tokens-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // Best effort: gone already after the rename.
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), ts.path)
+	return atomicfile.Write(ts.path, b, 0o600)
 }
