@@ -52,6 +52,8 @@ type Chunk struct {
 type viewer struct {
 	out    chan Chunk
 	notify chan struct{} // capacity 1: "something to look at"
+	// stop ends the viewer: when its caller's ctx ends, the tab closes or the manager shuts down.
+	stop context.CancelFunc
 
 	pending         []byte
 	firstAt, lastAt time.Time // when the pending bytes started and last grew
@@ -108,10 +110,12 @@ func (m *Manager) Attach(ctx context.Context, paneID, tabID string) (replay []by
 	if !m.ops.Enter() {
 		return nil, nil, ErrClosed
 	}
-	v := &viewer{out: make(chan Chunk, viewerQueue), notify: make(chan struct{}, 1)}
+	ctx, stop := context.WithCancel(ctx)
+	v := &viewer{out: make(chan Chunk, viewerQueue), notify: make(chan struct{}, 1), stop: stop}
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
+		stop()
 		m.ops.Done()
 		return nil, nil, fmt.Errorf("pane %q, tab %q: %w", paneID, t.id, ErrNoTab)
 	}
@@ -137,11 +141,8 @@ func (t *tab) serve(ctx context.Context, v *viewer) {
 			t.m.log.Error("terminal viewer panicked", "pane", t.paneID, "tab", t.id, "panic", r)
 		}
 	}()
-	// The viewer ends with its caller's ctx, the tab's close or the manager's shutdown.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(t.closing, cancel)()
-	defer context.AfterFunc(t.m.ctx, cancel)()
+	defer v.stop()
+	defer context.AfterFunc(t.m.ctx, v.stop)() // the tab's close calls stop itself
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var lastFlush time.Time

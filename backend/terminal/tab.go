@@ -2,7 +2,6 @@ package terminal
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -53,15 +52,12 @@ var passwordPrompt = regexp.MustCompile(`(?i)password:\s*$`)
 
 // tab is one terminal: its scrollback, its viewers and its current process.
 type tab struct {
-	m      *Manager
-	paneID string
-	id     string
-	spec   Spec
-	argv   []string
-	// closing ends when the tab is closed (endClosing), releasing its viewers.
-	closing    context.Context
-	endClosing context.CancelFunc
-	lifecyc    sync.Mutex // serialises start, restart and close
+	m       *Manager
+	paneID  string
+	id      string
+	spec    Spec
+	argv    []string
+	lifecyc sync.Mutex // serialises start, restart and close
 
 	mu         sync.Mutex
 	sb         scrollback
@@ -101,8 +97,7 @@ type process struct {
 }
 
 func newTab(m *Manager, spec Spec, argv []string, id string) *tab {
-	closing, endClosing := context.WithCancel(context.Background())
-	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv, closing: closing, endClosing: endClosing,
+	t := &tab{m: m, paneID: spec.PaneID, id: id, spec: spec, argv: argv,
 		sb: newScrollback(m.opts.ScrollbackLines, m.opts.ScrollbackBytes), viewers: map[*viewer]struct{}{},
 		title: defaultTitle(spec), cols: spec.Cols, rows: spec.Rows, scr: newScreen(spec.Cols, spec.Rows)}
 	t.scr.patient = recogniserFor(spec) != nil
@@ -502,13 +497,15 @@ func (t *tab) close() {
 		return
 	}
 	t.closed = true
+	for v := range t.viewers {
+		v.stop() // its batcher ends and leaves; stopping does not block
+	}
 	p := t.proc
 	t.mu.Unlock()
 	if p != nil {
 		p.kill()
 	}
 	t.scr.close()
-	t.endClosing()
 }
 
 // ID is the tab's id, by which its pane finds it.
