@@ -13,29 +13,16 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/config"
 	"github.com/clusterspace/clusterspace/backend/pubsub"
-	"github.com/clusterspace/clusterspace/backend/secrets"
+	"github.com/clusterspace/clusterspace/backend/secrets/secretstest"
 	"github.com/clusterspace/clusterspace/backend/store"
-	"github.com/clusterspace/clusterspace/backend/store/storetest"
 )
 
 const key = "sk-test-abcdefghijklmnop9876"
 
 func newProviders(t *testing.T) (*config.Providers, *store.Store) {
 	t.Helper()
-	st, vault := openVault(t)
+	st, vault := secretstest.Open(t)
 	return config.NewProviders(st, vault, newBroker[config.ProviderList](t), nil), st
-}
-
-// openVault opens a store and its secrets vault (in a file, never the keyring) in a
-// fresh directory, for the services that keep secrets.
-func openVault(t *testing.T) (*store.Store, *secrets.Vault) {
-	t.Helper()
-	st, dir := storetest.Open(t)
-	vault, err := secrets.Open(context.Background(), dir, st, secrets.Options{NoKeyring: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, vault
 }
 
 // newBroker is a broker shut down when the test ends.

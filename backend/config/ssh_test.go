@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/config"
+	"github.com/clusterspace/clusterspace/backend/secrets/secretstest"
 )
 
 func newSSH(t *testing.T) *config.SSHServers {
 	t.Helper()
-	st, vault := openVault(t)
+	st, vault := secretstest.Open(t)
 	return config.NewSSHServers(st, vault, newBroker[[]config.SSHServer](t))
 }
 

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/clusterspace/clusterspace/backend/secrets"
-	"github.com/clusterspace/clusterspace/backend/store/storetest"
+	"github.com/clusterspace/clusterspace/backend/secrets/secretstest"
 )
 
 func TestNormalizeOrigin(t *testing.T) {
@@ -33,11 +32,7 @@ func TestNormalizeOrigin(t *testing.T) {
 // the vault's, and it goes with the login.
 func TestPasswordLivesInTheVault(t *testing.T) {
 	ctx := context.Background()
-	st, dir := storetest.Open(t)
-	vault, err := secrets.Open(ctx, dir, st, secrets.Options{NoKeyring: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, vault := secretstest.Open(t)
 	s := NewService(st, vault)
 	pw := "s3cret"
 	l, err := s.Save(ctx, "", Input{Origin: "a.example", Username: "ada", Password: &pw})
