@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,34 +14,32 @@ import (
 	"github.com/clusterspace/clusterspace/backend/mcp/mcptest"
 )
 
-// writeMCPServers writes the config dir's mcp.json with these servers, readable by its owner
-// only: its env values may be secrets.
-func writeMCPServers(t *testing.T, dir string, servers map[string]any) {
+// mcpJSON is a config dir's mcp.json with these servers. The tests write it with the rest of
+// the config dir into a t.TempDir, which only its owner can enter: its env values may be
+// secrets.
+func mcpJSON(t *testing.T, servers map[string]any) string {
 	t.Helper()
 	data, err := json.Marshal(map[string]any{"mcpServers": servers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return string(data)
 }
 
 // `goal run --config-dir` offers the config dir's plugin and MCP server to the model, runs
 // them, asks (and, with --approve deny, is refused) above the ceiling, and leaves no server
 // process behind when the goal — and with it the command — ends.
 func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
+	mark := fmt.Sprintf("cli-mcp-%d", time.Now().UnixNano())
+	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
 	cfg := t.TempDir()
 	writeFiles(t, cfg, map[string]string{"tools/shout.js": `module.exports = {
   description: "Upper-case a text.", risk: "read_only",
   parameters: {type: "object", properties: {text: {type: "string"}}, required: ["text"]},
   run(args) { return args.text.toUpperCase() + "!" },
-};`})
-	mark := fmt.Sprintf("cli-mcp-%d", time.Now().UnixNano())
-	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
-	writeMCPServers(t, cfg, map[string]any{
+};`, "mcp.json": mcpJSON(t, map[string]any{
 		"t": map[string]any{"command": cmd, "args": args, "risk": "read_only", "tools": map[string]any{"add": map[string]any{"risk": "network_write"}}},
-	})
+	})})
 
 	srv := llmtest.New(t, llmtest.Script{Replies: []llmtest.Reply{
 		toolCall("shout", map[string]string{"text": "hello"}),
@@ -78,17 +74,17 @@ func TestGoalCLIUsesPluginsAndMCPServersOfTheConfigDir(t *testing.T) {
 // error with its line; servers started from the page, their tools, a failure with its reason,
 // env values masked and nowhere in the page; the server process ends with serve.
 func TestSettingsPluginsAndMCPEndToEnd(t *testing.T) {
+	const secret = "env-CANARY-s3cr3t"
+	mark := fmt.Sprintf("settings-mcp-%d", time.Now().UnixNano())
+	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
 	cfg := t.TempDir()
 	writeFiles(t, cfg, map[string]string{
 		"tools/shout.js":  `module.exports = {description: "Upper-case a text.", risk: "read_only", run(a) { return "!" }};`,
 		"tools/broken.js": "module.exports = {\n  description: \"x\",\n  run() { return ( },\n};",
-	})
-	const secret = "env-CANARY-s3cr3t"
-	mark := fmt.Sprintf("settings-mcp-%d", time.Now().UnixNano())
-	cmd, args := mcptest.ServerArgs(mcptest.Serve, mark)
-	writeMCPServers(t, cfg, map[string]any{
-		"t":       map[string]any{"command": cmd, "args": args, "risk": "read_only", "env": map[string]string{"API_TOKEN": secret}},
-		"missing": map[string]any{"command": "/nonexistent/mcp-server"},
+		"mcp.json": mcpJSON(t, map[string]any{
+			"t":       map[string]any{"command": cmd, "args": args, "risk": "read_only", "env": map[string]string{"API_TOKEN": secret}},
+			"missing": map[string]any{"command": "/nonexistent/mcp-server"},
+		}),
 	})
 	t.Setenv("CLUSTERSPACE_CONFIG_DIR", cfg)
 

@@ -129,9 +129,7 @@ tasks:
 	}
 	wantOutput(t, out, "task build            running", "[build] step 1    ok  write_to_terminal", "task build            completed  Claim: BUILD-REPORT",
 		"task test             completed", "fleet fleet-", " completed\n")
-	if _, err := os.Stat(filepath.Join(sandbox, "dist", "app")); err != nil {
-		t.Errorf("the build's terminal did not work in the sandbox: %v", err)
-	}
+	wantFiles(t, sandbox, "dist/app") // the build's terminal worked in the sandbox
 }
 
 // A task that aborts blocks what depends on it: the run fails with exit 1, saying why, and

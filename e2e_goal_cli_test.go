@@ -227,11 +227,7 @@ func TestGoalCLIKillMidGoalThenResume(t *testing.T) {
 	if g.Status != "completed" || g.State.Steps != 3 {
 		t.Fatalf("after resume: %s", show)
 	}
-	for _, f := range []string{"one.txt", "two.txt"} {
-		if _, err := os.Stat(filepath.Join(sandbox, f)); err != nil {
-			t.Errorf("%s missing: %v", f, err)
-		}
-	}
+	wantFiles(t, sandbox, "one.txt", "two.txt")
 }
 
 // --check-visual: the run opens a blank browser pane, the agent drives it with the browser

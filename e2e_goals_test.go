@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,9 +186,7 @@ func TestGoalDashboardRunsAGoal(t *testing.T) {
 	if body := actorRequest(t, model, 5); !strings.Contains(body, steerText) {
 		t.Fatalf("the model's request after the resume does not carry the steer text:\n%s", body)
 	}
-	if _, err := os.Stat(filepath.Join(sandbox, "done.txt")); err != nil {
-		t.Fatalf("the goal completed but done.txt is missing: %v", err)
-	}
+	wantFiles(t, sandbox, "done.txt") // the goal completed: its shell wrote it
 	shot(t, ctx, "goal-completed")
 
 	// Retry starts a copy of the spec; it is aborted while its first turn streams.

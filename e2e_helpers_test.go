@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,11 +124,11 @@ func localPort(t *testing.T, rawURL string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := strconv.Atoi(u.Port())
+	addr, err := net.ResolveTCPAddr("tcp", u.Host) // an IP address and a port: nothing to look up
 	if err != nil {
-		t.Fatalf("%s names no port: %v", rawURL, err)
+		t.Fatalf("%s names no address and port: %v", rawURL, err)
 	}
-	return port
+	return addr.Port
 }
 
 // apiCall sends one JSON request to a running `serve` with a bearer token (none for login).
@@ -484,6 +484,17 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// wantFiles fails the test, and goes on, for each file (a path under dir, slash-separated)
+// that is not there: what an agent's shell was to write.
+func wantFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+			t.Errorf("%s is missing: %v", name, err)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -127,12 +126,9 @@ func childShells(ppid int) int {
 // running reports whether a live process has exactly this command line.
 func running(argv ...string) bool {
 	want := strings.Join(argv, "\x00") + "\x00"
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
-			if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(st), ") Z ") {
-				return true
-			}
+	for _, p := range processes() {
+		if p.fields[0] != "Z" && p.cmdline() == want { // a zombie has ended
+			return true
 		}
 	}
 	return false
@@ -338,8 +334,9 @@ func TestBrowserEndToEnd(t *testing.T) {
 	}
 
 	// Import a broken file: the error is shown and nothing changes.
-	broken := filepath.Join(t.TempDir(), "broken.json")
-	os.WriteFile(broken, []byte(`{"format": "clusterspace.workspace", "version": 1, "workspace": {`), 0o644)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"broken.json": `{"format": "clusterspace.workspace", "version": 1, "workspace": {`})
+	broken := filepath.Join(dir, "broken.json")
 	step(t, ctx, "import a broken file",
 		chromedp.SetUploadFiles(`input[data-testid=ws-import-input]`, []string{broken}, chromedp.ByQuery),
 		waitJS(`(document.querySelector('[data-testid=error-banner]')?.textContent ?? '').includes('cannot import this file')`))

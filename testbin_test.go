@@ -200,6 +200,13 @@ type procStat struct {
 	fields []string
 }
 
+// cmdline is the process's command line, its arguments each ended by a NUL ("" once it has
+// ended).
+func (p procStat) cmdline() string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+	return string(b)
+}
+
 // processes lists the processes /proc shows; one that ends while it reads is passed over.
 func processes() []procStat {
 	entries, _ := os.ReadDir("/proc")
