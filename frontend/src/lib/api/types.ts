@@ -205,18 +205,21 @@ export interface BroadcastEventData {
 export function normalizeTab(raw: unknown): TabInfo {
   const t = (raw ?? {}) as Partial<TabInfo>;
   return {
-    paneId: String(t.paneId ?? ''),
-    tabId: String(t.tabId ?? ''),
+    ...paneTabFields(t),
     title: typeof t.title === 'string' ? t.title : '',
     running: t.running === true,
     exitCode: typeof t.exitCode === 'number' ? t.exitCode : null,
     cols: typeof t.cols === 'number' ? t.cols : 0,
     rows: typeof t.rows === 'number' ? t.rows : 0,
     confined: t.confined === true,
-    active: t.active === true,
     remote: typeof t.remote === 'string' ? t.remote : '',
     pid: typeof t.pid === 'number' ? t.pid : 0,
   };
+}
+
+/** What every tab of a pane has, terminal or browser: which pane and tab it is, and whether the pane shows it. */
+function paneTabFields(t: { paneId?: string; tabId?: string; active?: boolean }) {
+  return { paneId: String(t.paneId ?? ''), tabId: String(t.tabId ?? ''), active: t.active === true };
 }
 
 export function normalizeTabs(raw: unknown): TabInfo[] {
@@ -312,15 +315,13 @@ export type BrowserEventKind =
 export function normalizeBrowserTab(raw: unknown): BrowserTab {
   const t = (raw ?? {}) as Partial<BrowserTab>;
   return {
-    paneId: String(t.paneId ?? ''),
-    tabId: String(t.tabId ?? ''),
+    ...paneTabFields(t),
     workspaceId: typeof t.workspaceId === 'string' ? t.workspaceId : '',
     url: typeof t.url === 'string' ? t.url : '',
     title: typeof t.title === 'string' ? t.title : '',
     loading: t.loading === true,
     crashed: t.crashed === true,
     discarded: t.discarded === true,
-    active: t.active === true,
     canGoBack: t.canGoBack === true,
     canGoForward: t.canGoForward === true,
     prompt: normalizePrompt(t.prompt),
