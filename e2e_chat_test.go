@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -367,10 +365,7 @@ func TestChatImageAttachmentEndToEnd(t *testing.T) {
 	if err := png.Encode(&pngBuf, img); err != nil {
 		t.Fatal(err)
 	}
-	picture := filepath.Join(t.TempDir(), "square.png")
-	if err := os.WriteFile(picture, pngBuf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	picture := tempFile(t, "square.png", pngBuf.String())
 
 	ctx := newBrowser(t)
 	logIn(t, ctx, srv.URL, e2ePassword)

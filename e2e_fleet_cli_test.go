@@ -39,11 +39,7 @@ func (m *fleetModel) order() []string { return m.panes.Order() }
 // fleetCmd is `clusterspace fleet run FILE` against the model, in a sandbox, with args added.
 func fleetCmd(t *testing.T, m *fleetModel, yaml, sandbox, dataDir string, args ...string) *exec.Cmd {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "fleet.yaml")
-	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	base := []string{"fleet", "run", file, "--base-url", m.srv.OpenAIURL(), "--model", "scripted", "--sandbox", sandbox,
+	base := []string{"fleet", "run", tempFile(t, "fleet.yaml", yaml), "--base-url", m.srv.OpenAIURL(), "--model", "scripted", "--sandbox", sandbox,
 		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0"}
 	cmd := exec.Command(testBinary(t), append(base, args...)...)
 	cmd.Dir = sandbox
@@ -327,8 +323,7 @@ func TestFleetCLIWorktreeTasksServeOnTheirOwnPorts(t *testing.T) {
 	gitRepo(t, repo, nil)
 	os.WriteFile(filepath.Join(repo, ".env"), []byte("DB_URL=local\n"), 0o600)
 	check := `test -f .env && curl -sf "http://127.0.0.1:$PORT/env.txt" | grep -qx "$PORT $TMPDIR"`
-	file := filepath.Join(t.TempDir(), "fleet.yaml")
-	os.WriteFile(file, []byte(`
+	file := tempFile(t, "fleet.yaml", `
 name: dev-servers
 concurrency: 2
 isolation: worktree
@@ -336,7 +331,7 @@ copy: [.env]
 tasks:
   - {id: a, goal: Serve A, pane: a-term, check_shell: '`+check+`'}
   - {id: b, goal: Serve B, pane: b-term, check_shell: '`+check+`'}
-`), 0o600)
+`)
 	cmd := exec.Command(testBinary(t), "fleet", "run", file, "--base-url", m.srv.OpenAIURL(), "--model", "scripted",
 		"--data-dir", dataDir, "--approve", "deny", "--critic-every", "0", "--json")
 	cmd.Dir = repo

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,8 +85,7 @@ func TestServeAnswersClientMistakesWith4xx(t *testing.T) {
 // them; `goal abort` of an unknown id exits like `show` and `resume`.
 func TestCLIRefusesBadLimitsAndDataDirsWith64(t *testing.T) {
 	model := llmtest.New(t, llmtest.Script{})
-	file := filepath.Join(t.TempDir(), "a-file")
-	os.WriteFile(file, []byte("x"), 0o600)
+	file := tempFile(t, "a-file", "x")
 	run := func(args ...string) []string {
 		return append([]string{"goal", "run", "--base-url", model.OpenAIURL(), "--model", "scripted", "--data-dir", t.TempDir(),
 			"--approve", "deny", "--goal", "x", "--check-manual"}, args...)

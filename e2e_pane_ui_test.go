@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -334,9 +333,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 	}
 
 	// Import a broken file: the error is shown and nothing changes.
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"broken.json": `{"format": "clusterspace.workspace", "version": 1, "workspace": {`})
-	broken := filepath.Join(dir, "broken.json")
+	broken := tempFile(t, "broken.json", `{"format": "clusterspace.workspace", "version": 1, "workspace": {`)
 	step(t, ctx, "import a broken file",
 		chromedp.SetUploadFiles(`input[data-testid=ws-import-input]`, []string{broken}, chromedp.ByQuery),
 		waitJS(`(document.querySelector('[data-testid=error-banner]')?.textContent ?? '').includes('cannot import this file')`))

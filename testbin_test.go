@@ -70,14 +70,22 @@ type serveProcess struct {
 	done   chan error
 }
 
+// tempFile writes content into a file of that name in a new temp dir, readable by its owner
+// only (a password file, say), and returns the file's path.
+func tempFile(t testing.TB, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // startServe runs `clusterspace serve` on a free loopback port with the given data dir and
 // password, and waits for it to print its URL.
 func startServe(t testing.TB, dataDir, password string) *serveProcess {
 	t.Helper()
-	pw := filepath.Join(t.TempDir(), "password")
-	if err := os.WriteFile(pw, []byte(password+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	pw := tempFile(t, "password", password+"\n")
 	cmd := exec.Command(testBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--password-file", pw)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
