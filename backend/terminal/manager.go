@@ -239,14 +239,7 @@ func (m *Manager) Ensure(ctx context.Context, spec Spec) (TabInfo, error) {
 
 // Tabs lists the pane's tabs in the order they were opened.
 func (m *Manager) Tabs(paneID string) []TabInfo {
-	m.mu.Lock()
-	p := m.panes[paneID]
-	var tabs []*tab
-	if p != nil {
-		tabs = p.All()
-	}
-	broadcast := m.broadcast[paneID]
-	m.mu.Unlock()
+	tabs, broadcast := m.paneTabs(paneID), m.Broadcasting(paneID)
 	infos := make([]TabInfo, 0, len(tabs))
 	for _, t := range tabs {
 		info := t.info()
@@ -256,17 +249,28 @@ func (m *Manager) Tabs(paneID string) []TabInfo {
 	return infos
 }
 
+// withPane runs f on the pane, under the lock, when it has a terminal.
+func (m *Manager) withPane(paneID string, f func(p *pane)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p := m.panes[paneID]; p != nil {
+		f(p)
+	}
+}
+
+// paneTabs is a copy of the pane's tabs, none when it has no terminal, to use unlocked.
+func (m *Manager) paneTabs(paneID string) (tabs []*tab) {
+	m.withPane(paneID, func(p *pane) { tabs = p.All() })
+	return tabs
+}
+
 // SetActive makes tabID the pane's active tab (the one tabID "" means elsewhere).
 func (m *Manager) SetActive(paneID, tabID string) error {
 	t, err := m.tab(paneID, tabID)
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	if p := m.panes[paneID]; p != nil {
-		p.Show(t)
-	}
-	m.mu.Unlock()
+	m.withPane(paneID, func(p *pane) { p.Show(t) })
 	m.publish(EventActivated, t)
 	return nil
 }
@@ -308,9 +312,7 @@ func (m *Manager) Resize(paneID, tabID string, cols, rows int) error {
 		if _, err := m.tab(paneID, ""); err != nil {
 			return err
 		}
-		m.mu.Lock()
-		tabs = m.panes[paneID].All()
-		m.mu.Unlock()
+		tabs = m.paneTabs(paneID)
 	} else {
 		t, err := m.tab(paneID, tabID)
 		if err != nil {
@@ -352,15 +354,13 @@ func (m *Manager) CloseTab(paneID, tabID string) error {
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	if p := m.panes[paneID]; p != nil {
+	m.withPane(paneID, func(p *pane) {
 		if next, _ := p.Remove(t); p.Len() == 0 {
 			delete(m.panes, paneID)
 		} else if next != nil {
 			p.Show(next)
 		}
-	}
-	m.mu.Unlock()
+	})
 	t.close()
 	m.publish(EventClosed, t)
 	return nil
