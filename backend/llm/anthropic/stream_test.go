@@ -4,18 +4,14 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
-	"github.com/clusterspace/clusterspace/backend/llm/internal/wire"
+	"github.com/clusterspace/clusterspace/backend/llm/internal/wire/wiretest"
 )
 
 // replay feeds event JSON through an eventReader and collects the reply.
 func replay(t *testing.T, events ...string) llm.Reply {
 	t.Helper()
 	r := &eventReader{}
-	reply, err := wire.Replay(&r.turn, r.event, events...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply
+	return wiretest.Replay(t, &r.turn, r.event, events...)
 }
 
 func TestEventReader(t *testing.T) {

@@ -4,18 +4,14 @@ import (
 	"testing"
 
 	"github.com/clusterspace/clusterspace/backend/llm"
-	"github.com/clusterspace/clusterspace/backend/llm/internal/wire"
+	"github.com/clusterspace/clusterspace/backend/llm/internal/wire/wiretest"
 )
 
 // replay feeds chunk JSON through a chunkReader and collects the reply.
 func replay(t *testing.T, chunks ...string) llm.Reply {
 	t.Helper()
 	r := &chunkReader{}
-	reply, err := wire.Replay(&r.turn, r.chunk, chunks...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply
+	return wiretest.Replay(t, &r.turn, r.chunk, chunks...)
 }
 
 func TestChunkReaderServerQuirks(t *testing.T) {

@@ -4,7 +4,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -230,18 +229,4 @@ func Pull[T any](turn *Turn, s SDKStream[T], w *Watchdog, stop func(), read func
 			read(s.Current())
 		}
 	}
-}
-
-// Replay feeds items, each the JSON of one SDK stream item, to read as the stream would, and
-// collects the reply turn makes of them: how the protocol packages test their readers.
-func Replay[T any](turn *Turn, read func(T), items ...string) (llm.Reply, error) {
-	for _, item := range items {
-		var v T
-		if err := json.Unmarshal([]byte(item), &v); err != nil {
-			return llm.Reply{}, fmt.Errorf("stream item %s: %w", item, err)
-		}
-		read(v)
-	}
-	turn.Close()
-	return llm.Collect(llm.EventStream(llm.StreamInfo{}, turn.Events()), nil)
 }
