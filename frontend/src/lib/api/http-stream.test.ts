@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BackendError } from './errors';
 import {
-  HttpBackend,
   TERMINAL_ATTACH_TIMEOUT_MS,
   WS_CLOSE_TOKEN_EXPIRED,
   WS_PROTOCOL,
@@ -10,7 +9,7 @@ import {
 } from './http';
 import {
   type Route,
-  fakeFetch,
+  webBackend,
   memoryStorage,
   json,
   tokens,
@@ -25,14 +24,13 @@ describe('HttpBackend events', () => {
   afterEach(() => vi.useRealTimers());
 
   function setup(storage = signedInStorage(), route: Route = (c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(200, { version: '1' }))) {
-    const f = fakeFetch(route);
     const ws = socketFactory();
-    const api = new HttpBackend({ fetch: f.fetch, storage, openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+    const { api, calls } = webBackend(route, { storage, openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
     const states: ConnectionState[] = [];
     api.onConnectionChange((s) => states.push(s));
     const events: BackendEvent[] = [];
     const unsubscribe = api.subscribe((e) => events.push(e));
-    return { api, f, ws, states, events, unsubscribe };
+    return { api, calls, ws, states, events, unsubscribe };
   }
 
   it('passes the token as a subprotocol and delivers events', () => {
@@ -76,11 +74,11 @@ describe('HttpBackend events', () => {
   });
 
   it('refreshes the token and reconnects at once when the server closes with 4001', async () => {
-    const { ws, f, states } = setup();
+    const { ws, calls, states } = setup();
     ws.sockets[0].serverOpen();
     ws.sockets[0].serverClose(WS_CLOSE_TOKEN_EXPIRED);
     await vi.waitFor(() => expect(ws.sockets).toHaveLength(2));
-    expect(f.calls.map((c) => c.url)).toEqual(['/api/refresh']);
+    expect(calls.map((c) => c.url)).toEqual(['/api/refresh']);
     expect(ws.sockets[1].protocols).toEqual([WS_PROTOCOL, 'bearer.access-2']);
     ws.sockets[1].serverOpen();
     expect(states.slice(-3)).toEqual(['disconnected', 'connecting', 'connected']);
@@ -118,9 +116,8 @@ describe('HttpBackend events', () => {
 
 /** A signed-in backend with one subscriber collecting its events, over a scripted socket. */
 function streamSetup() {
-  const f = fakeFetch(() => json(200, { version: '1' }));
   const ws = socketFactory();
-  const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
+  const { api } = webBackend(() => json(200, { version: '1' }), { openSocket: ws.openSocket, wsUrl: 'ws://host/api/ws' });
   const events: BackendEvent[] = [];
   api.subscribe((e) => events.push(e));
   return { api, ws, events, socket: () => ws.sockets[ws.sockets.length - 1] };

@@ -1,7 +1,7 @@
 // Fakes for the web transport's tests: a recording fetch, storage in memory, a scripted
 // WebSocket. Shared by http.test.ts and http-stream.test.ts.
 import { vi } from 'vitest';
-import type { SocketLike } from './http';
+import { HttpBackend, type HttpBackendOptions, type SocketLike } from './http';
 
 // ---- fakes ----------------------------------------------------------------------------------
 
@@ -31,6 +31,15 @@ export function fakeFetch(route: Route) {
     return route(call);
   });
   return { fetch: fn as unknown as typeof fetch, calls };
+}
+
+/**
+ * An HttpBackend whose fetch answers from `route` (see fakeFetch), signed in unless `opts` gives
+ * it other storage. `calls` records its requests; `fetch` is the fake, for a second backend.
+ */
+export function webBackend(route: Route, opts: HttpBackendOptions = {}) {
+  const f = fakeFetch(route);
+  return { api: new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), ...opts }), calls: f.calls, fetch: f.fetch };
 }
 
 export function memoryStorage() {

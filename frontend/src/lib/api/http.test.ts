@@ -8,7 +8,7 @@ import {
   HttpBackend,
 } from './http';
 import {
-  fakeFetch,
+  webBackend,
   memoryStorage,
   json,
   tokens,
@@ -18,8 +18,8 @@ import {
 
 /** A call of a signed-in backend that the server answers `status` with `body` rejects with a BackendError of the answer's status, error and field. */
 async function expectRefusal(status: number, body: { error: string; field?: string }, call: (api: HttpBackend) => Promise<unknown>): Promise<void> {
-  const f = fakeFetch(() => json(status, body));
-  const err = await call(new HttpBackend({ fetch: f.fetch, storage: signedInStorage() })).catch((e) => e);
+  const { api } = webBackend(() => json(status, body));
+  const err = await call(api).catch((e) => e);
   expect(err).toBeInstanceOf(BackendError);
   expect(err).toMatchObject({ status, message: body.error, field: body.field });
 }
@@ -28,34 +28,31 @@ async function expectRefusal(status: number, body: { error: string; field?: stri
 
 describe('HttpBackend requests', () => {
   it('sends the bearer token and parses the answer', async () => {
-    const f = fakeFetch(() => json(200, list));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const { api, calls } = webBackend(() => json(200, list));
     await expect(api.listWorkspaces()).resolves.toEqual(list);
-    expect(f.calls).toEqual([
+    expect(calls).toEqual([
       { method: 'POST', url: '/api/rpc/ListWorkspaces', auth: 'Bearer access-1', contentType: 'application/json', body: '{}' },
     ]);
   });
 
   it('retries only once: a second 401 signs out', async () => {
-    const f = fakeFetch((c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(401, { error: 'no access' })));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const { api, calls } = webBackend((c) => (c.url === '/api/refresh' ? json(200, tokens(2)) : json(401, { error: 'no access' })));
     const err = await api.version().catch((e) => e);
     expect(err.authRequired).toBe(true);
     expect(err.message).toBe('no access');
-    expect(f.calls.map((c) => c.url)).toEqual(['/api/rpc/Version', '/api/refresh', '/api/rpc/Version']);
+    expect(calls.map((c) => c.url)).toEqual(['/api/rpc/Version', '/api/refresh', '/api/rpc/Version']);
     expect(api.auth.signedIn()).toBe(false);
   });
 
 
   it('on 401 refreshes once, retries with the new token, and keeps the new tokens', async () => {
     const storage = signedInStorage();
-    const f = fakeFetch((c) => {
+    const { api, calls } = webBackend((c) => {
       if (c.url === '/api/refresh') return json(200, tokens(2));
       return c.auth === 'Bearer access-2' ? json(200, list) : json(401, { error: 'token expired' });
-    });
-    const api = new HttpBackend({ fetch: f.fetch, storage });
+    }, { storage });
     await expect(api.listWorkspaces()).resolves.toEqual(list);
-    expect(f.calls.map((c) => `${c.url} ${c.auth ?? c.body}`)).toEqual([
+    expect(calls.map((c) => `${c.url} ${c.auth ?? c.body}`)).toEqual([
       '/api/rpc/ListWorkspaces Bearer access-1',
       '/api/refresh {"refreshToken":"refresh-1"}',
       '/api/rpc/ListWorkspaces Bearer access-2',
@@ -66,17 +63,17 @@ describe('HttpBackend requests', () => {
 
   it('signs out when the refresh is refused, without retrying', async () => {
     const storage = signedInStorage();
-    const f = fakeFetch((c) =>
-      c.url === '/api/refresh' ? json(401, { error: 'refresh token expired' }) : json(401, { error: 'token expired' }),
+    const { api, calls } = webBackend(
+      (c) => (c.url === '/api/refresh' ? json(401, { error: 'refresh token expired' }) : json(401, { error: 'token expired' })),
+      { storage },
     );
-    const api = new HttpBackend({ fetch: f.fetch, storage });
     const seen: boolean[] = [];
     api.auth.onChange((s) => seen.push(s));
 
     const err = await api.listWorkspaces().catch((e) => e);
     expect(err).toBeInstanceOf(BackendError);
     expect(err.authRequired).toBe(true);
-    expect(f.calls).toHaveLength(2);
+    expect(calls).toHaveLength(2);
     expect(api.auth.signedIn()).toBe(false);
     expect(seen).toEqual([false]);
     expect(storage.getItem('clusterspace.tokens')).toBeNull();
@@ -85,43 +82,39 @@ describe('HttpBackend requests', () => {
   it('shares one refresh between requests that hit 401 together', async () => {
     let releaseRefresh!: () => void;
     const refreshGate = new Promise<void>((r) => (releaseRefresh = r));
-    const f = fakeFetch(async (c) => {
+    const { api, calls } = webBackend(async (c) => {
       if (c.url === '/api/refresh') {
         await refreshGate;
         return json(200, tokens(2));
       }
       return c.auth === 'Bearer access-2' ? json(200, { version: '1.0' }) : json(401, { error: 'expired' });
     });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
     const both = Promise.all([api.version(), api.version()]);
-    await vi.waitFor(() => expect(f.calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1));
+    await vi.waitFor(() => expect(calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1));
     releaseRefresh();
     await expect(both).resolves.toEqual(['1.0', '1.0']);
-    expect(f.calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1);
+    expect(calls.filter((c) => c.url === '/api/refresh')).toHaveLength(1);
   });
 
   it('does not sign out when the refresh fails for network reasons', async () => {
-    const f = fakeFetch((c) => {
+    const { api } = webBackend((c) => {
       if (c.url === '/api/refresh') throw new TypeError('Failed to fetch');
       return json(401, { error: 'expired' });
     });
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
     await expect(api.version()).rejects.toThrow('Failed to fetch');
     expect(api.auth.signedIn()).toBe(true);
   });
 
   it('explains a failure that carries no JSON error', async () => {
-    const f = fakeFetch(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const { api } = webBackend(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
     await expect(api.listWorkspaces()).rejects.toThrow('The server answered 502 Bad Gateway: upstream down');
   });
 
   it('fails as signed out without calling the server when it holds no tokens', async () => {
-    const f = fakeFetch(() => json(200, list));
-    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const { api, calls } = webBackend(() => json(200, list), { storage: memoryStorage() });
     const err = await api.listWorkspaces().catch((e) => e);
     expect(err.authRequired).toBe(true);
-    expect(f.calls).toHaveLength(0);
+    expect(calls).toHaveLength(0);
   });
 
   it("sends an import as the file's exact text in the ImportWorkspace call, alike on both doors", async () => {
@@ -137,8 +130,7 @@ describe('HttpBackend requests', () => {
     const saveFile = (blob: Blob, name: string) => void blob.text().then((text) => saved.push({ name, text }));
     const exported = '{"name":"Dev box","rows":1}';
     let header: Record<string, string> = { 'Content-Disposition': 'attachment; filename="dev-box.clusterspace.json"' };
-    const f = fakeFetch(() => new Response(exported, { status: 200, headers: header }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage(), saveFile });
+    const { api, calls } = webBackend(() => new Response(exported, { status: 200, headers: header }), { saveFile });
 
     await api.exportWorkspace('w1');
     header = {};
@@ -148,7 +140,7 @@ describe('HttpBackend requests', () => {
       { name: 'dev-box.clusterspace.json', text: exported },
       { name: 'Dev box.clusterspace.json', text: exported },
     ]);
-    expect(f.calls[0]).toMatchObject({ url: '/api/workspaces/w1/export', auth: 'Bearer access-1' });
+    expect(calls[0]).toMatchObject({ url: '/api/workspaces/w1/export', auth: 'Bearer access-1' });
   });
 });
 
@@ -167,29 +159,26 @@ describe('HttpBackend providers', () => {
 describe('HttpBackend login', () => {
   it('stores the tokens, so a reload stays signed in', async () => {
     const storage = memoryStorage();
-    const f = fakeFetch(() => json(200, tokens(1)));
-    const api = new HttpBackend({ fetch: f.fetch, storage });
+    const { api, calls, fetch } = webBackend(() => json(200, tokens(1)), { storage });
     const seen: boolean[] = [];
     api.auth.onChange((s) => seen.push(s));
     expect(api.auth.signedIn()).toBe(false);
 
     await api.auth.login('pw');
-    expect(f.calls[0]).toMatchObject({ method: 'POST', url: '/api/login', body: '{"password":"pw"}', auth: null });
+    expect(calls[0]).toMatchObject({ method: 'POST', url: '/api/login', body: '{"password":"pw"}', auth: null });
     expect(api.auth.signedIn()).toBe(true);
     expect(seen).toEqual([true]);
-    expect(new HttpBackend({ fetch: f.fetch, storage }).auth.signedIn()).toBe(true);
+    expect(new HttpBackend({ fetch, storage }).auth.signedIn()).toBe(true);
   });
 
   it('rejects a wrong password with the server message', async () => {
-    const f = fakeFetch(() => json(401, { error: 'wrong password' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const { api } = webBackend(() => json(401, { error: 'wrong password' }), { storage: memoryStorage() });
     await expect(api.auth.login('nope')).rejects.toThrow('wrong password');
     expect(api.auth.signedIn()).toBe(false);
   });
 
   it('passes on how long a lockout lasts', async () => {
-    const f = fakeFetch(() => json(429, { error: 'too many attempts: locked for 30s', retryAfter: 30 }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const { api } = webBackend(() => json(429, { error: 'too many attempts: locked for 30s', retryAfter: 30 }), { storage: memoryStorage() });
     const err = await api.auth.login('x').catch((e) => e);
     expect(err.message).toBe('too many attempts: locked for 30s');
     expect(err.retryAfter).toBe(30);
@@ -197,31 +186,26 @@ describe('HttpBackend login', () => {
   });
 
   it('sends the unlock code only when one is given', async () => {
-    const f = fakeFetch(() => json(200, tokens(1)));
-    const api = new HttpBackend({ fetch: f.fetch, storage: memoryStorage() });
+    const { api, calls } = webBackend(() => json(200, tokens(1)), { storage: memoryStorage() });
     await api.auth.login('pw', 'ABCD-EFGH-JKMN');
-    expect(f.calls[0].body).toBe('{"password":"pw","unlock":"ABCD-EFGH-JKMN"}');
+    expect(calls[0].body).toBe('{"password":"pw","unlock":"ABCD-EFGH-JKMN"}');
     await api.auth.login('pw', '');
-    expect(f.calls[1].body).toBe('{"password":"pw"}');
+    expect(calls[1].body).toBe('{"password":"pw"}');
   });
 
   it('forgets the tokens on logout and ends the session on the server', () => {
     const storage = signedInStorage();
-    const f = fakeFetch(() => new Response(null, { status: 204 }));
-    const api = new HttpBackend({ fetch: f.fetch, storage });
+    const { api, calls } = webBackend(() => new Response(null, { status: 204 }), { storage });
     api.auth.logout();
     expect(api.auth.signedIn()).toBe(false);
     expect(storage.getItem('clusterspace.tokens')).toBeNull();
-    expect(f.calls).toEqual([
+    expect(calls).toEqual([
       expect.objectContaining({ method: 'POST', url: '/api/logout', auth: 'Bearer access-1' }),
     ]);
   });
 
   it('signs out even when the server cannot be reached', async () => {
-    const api = new HttpBackend({
-      fetch: fakeFetch(() => Promise.reject(new TypeError('Failed to fetch'))).fetch,
-      storage: signedInStorage(),
-    });
+    const { api } = webBackend(() => Promise.reject(new TypeError('Failed to fetch')));
     api.auth.logout();
     await Promise.resolve();
     expect(api.auth.signedIn()).toBe(false);
@@ -251,8 +235,7 @@ describe('export file names', () => {
 describe('HttpBackend terminal routes', () => {
 
   it("passes on a 404's advice verbatim", async () => {
-    const f = fakeFetch(() => json(404, { error: 'pane "p9" has no terminal: restart the pane' }));
-    const api = new HttpBackend({ fetch: f.fetch, storage: signedInStorage() });
+    const { api } = webBackend(() => json(404, { error: 'pane "p9" has no terminal: restart the pane' }));
     await expect(api.terminalRestart('p9', 'tab-1')).rejects.toThrow('pane "p9" has no terminal: restart the pane');
   });
 });
