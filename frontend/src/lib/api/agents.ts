@@ -7,13 +7,6 @@ import type * as fleet from './gen/fleet';
 /** The built-in roles; any other name that reads as a role is the user's own. */
 export const AGENT_ROLES = ['Builder', 'Monitor', 'Tester', 'Deployer', 'Reviewer', 'General'] as const;
 
-export type AgentStatus = fleet.AgentStatus;
-/** A fleet task as an agent's card lists it. */
-export type AgentTask = fleet.AgentTask;
-/** How far the current task's goal has come. */
-export type AgentProgress = fleet.Progress;
-/** Context another agent shared with this one; undelivered items wait for its next turn or task. */
-export type AgentInboxItem = fleet.InboxItem;
 export type Agent = fleet.Agent;
 /** What is stored of an agent (the answer to a role change). */
 export type AgentRecord = fleet.AgentRecord;

@@ -13,11 +13,7 @@ export const CATALOG_KINDS = ['personas', 'skills', 'tasks', 'templates'] as con
 export type CatalogKind = (typeof CATALOG_KINDS)[number];
 
 export type Persona = catalog.Persona;
-export type Skill = catalog.Skill;
-export type TaskStep = catalog.TaskStep;
-export type TaskParameter = catalog.Parameter;
 export type TaskTemplate = catalog.Task;
-export type PaneTemplate = catalog.PaneTemplate;
 /** A file of the config dir that did not load, and why. */
 export type CatalogProblem = catalog.Problem;
 /** Go's folders are a map by kind; it holds every kind. */
