@@ -251,6 +251,12 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		before = t.screenLines()
 	}
 	for {
+		// The output the prompt is judged on reaches at least this far. Echoes count only up
+		// to it: an echo that came after would be of a line typed at a later prompt, which the
+		// one judged here does not follow (typed-ahead lines echo one prompt at a time).
+		t.mu.Lock()
+		judged := t.sb.end
+		t.mu.Unlock()
 		atPrompt := false
 		if w.Prompt && agent != nil {
 			// An agent is done when it waits for the person again: after it was seen working
@@ -284,10 +290,12 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 			lastPatternCheck, lastPatternEnd = now, end
 		}
 		t.mu.Unlock()
-		if checkPattern || checkEcho {
-			echo.scan(window, base)
+		if checkEcho {
+			echo.scan(window[:max(min(judged, end)-base, 0)], base)
 		}
+		echoed := echo.done()
 		if checkPattern {
+			echo.scan(window, base)
 			text := Strip(echo.visible(window, base))
 			if loc := w.Pattern.FindStringIndex(text); loc != nil && loc[1] > loc[0] {
 				return Completion{Reason: CompletedPattern, Match: text[loc[0]:loc[1]], Line: lineAround(text, loc[0], loc[1]), Cursor: end}, nil
@@ -301,7 +309,7 @@ func (m *Manager) WaitForCompletion(ctx context.Context, paneID, tabID string, w
 		if quietSince.Before(start) {
 			quietSince = start
 		}
-		echoPending := atPrompt && !echo.done() && now.Sub(quietSince) < echoGrace
+		echoPending := atPrompt && !echoed && now.Sub(quietSince) < echoGrace
 		switch {
 		case atPrompt && !echoPending:
 			return Completion{Reason: CompletedPrompt, Cursor: end}, nil
