@@ -167,6 +167,10 @@ func TestSSHPaneTypesThePasswordOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		// Its tmux session outlives the pane (as a reattach needs); later tests list sessions.
+		m.KillRemoteSession(context.Background(), *keyTarget(), "clusterspace-pane-7e7e0000")
+	})
 	remotePrompt(t, m, tab.PaneID)
 	log := strings.TrimPrefix(sshd.Log(), before)
 	if countLines(log, "Accepted password for "+sshd.User) != 1 || countLines(log, "Failed password") != 0 {
