@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterspace/clusterspace/backend/llm/llmtest"
 	"github.com/clusterspace/clusterspace/backend/notify/notifytest"
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 // minDistinctColours tells a rendered UI from a blank window: an empty webview or a solid
@@ -25,8 +26,8 @@ const minDistinctColours = 150
 // childProcesses counts the live child processes of pid whose command is name, from /proc.
 func childProcesses(pid int, name string) int {
 	n := 0
-	for _, p := range processes() {
-		if len(p.fields) >= 2 && p.comm == name && p.fields[1] == strconv.Itoa(pid) {
+	for _, p := range procstat.All() {
+		if p.Comm == name && p.Parent() == pid {
 			n++
 		}
 	}

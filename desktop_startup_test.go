@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 // startupRun is one launch of the desktop binary, timed from the moment it was started.
@@ -177,19 +179,18 @@ func treeCPU(pid int) time.Duration {
 		ticks int64
 	}
 	procs := map[int]proc{}
-	for _, p := range processes() {
+	for _, p := range procstat.All() {
 		// state ppid … utime stime cutime cstime (fields 14-17 of proc(5)).
-		f := p.fields
+		f := p.Fields
 		if len(f) < 15 {
 			continue
 		}
-		ppid, _ := strconv.Atoi(f[1])
 		var ticks int64
 		for _, v := range f[11:15] {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			ticks += n
 		}
-		procs[p.pid] = proc{ppid, ticks}
+		procs[p.PID] = proc{p.Parent(), ticks}
 	}
 	below := map[int]bool{pid: true}
 	for grew := true; grew; { // the tree is shallow: the app, WebKit's processes, their helpers

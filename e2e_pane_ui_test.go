@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 // Issue 16's UI against serve: the pane id chip, focus following clicks and the backend,
@@ -51,8 +51,8 @@ func TestPaneControlsInTheUIEndToEnd(t *testing.T) {
 	var tabs struct{ Tabs []struct{ PID int } }
 	apiCall(t, "GET", srv.URL+"/api/panes/"+a+"/terminal/tabs", apiToken(t, srv.URL), nil, &tabs)
 	waitWithin(t, 20*time.Second, "sleep to run in pane a's shell", func() bool {
-		for _, p := range processes() {
-			if p.comm == "sleep" && len(p.fields) > 1 && p.fields[1] == strconv.Itoa(tabs.Tabs[0].PID) {
+		for _, p := range procstat.All() {
+			if p.Comm == "sleep" && p.Parent() == tabs.Tabs[0].PID {
 				return true
 			}
 		}
@@ -113,9 +113,8 @@ func apiWorkspace(t *testing.T, url string) wsFocus {
 // tab, read from /proc, apart from the app.
 func childShells(ppid int) int {
 	n := 0
-	for _, p := range processes() {
-		f := p.fields // state ppid …
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) && strings.HasSuffix(p.comm, "sh") {
+	for _, p := range procstat.All() {
+		if !p.Zombie() && p.Parent() == ppid && strings.HasSuffix(p.Comm, "sh") {
 			n++
 		}
 	}
@@ -125,8 +124,8 @@ func childShells(ppid int) int {
 // running reports whether a live process has exactly this command line.
 func running(argv ...string) bool {
 	want := strings.Join(argv, "\x00") + "\x00"
-	for _, p := range processes() {
-		if p.fields[0] != "Z" && p.cmdline() == want { // a zombie has ended
+	for _, p := range procstat.All() {
+		if !p.Zombie() && p.Cmdline() == want { // a zombie has ended
 			return true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -198,43 +197,4 @@ func runToEnd(t *testing.T, cmd *exec.Cmd) (int, string, string) {
 		t.Fatal(err)
 	}
 	return code, out.String(), errb.String()
-}
-
-// procStat is a process as /proc/PID/stat shows it: its pid, its command's name, and the fields
-// after the name (state, ppid, …: field 3 of proc(5) is fields[0]).
-type procStat struct {
-	pid    int
-	comm   string
-	fields []string
-}
-
-// cmdline is the process's command line, its arguments each ended by a NUL ("" once it has
-// ended).
-func (p procStat) cmdline() string {
-	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
-	return string(b)
-}
-
-// processes lists the processes /proc shows; one that ends while it reads is passed over.
-func processes() []procStat {
-	entries, _ := os.ReadDir("/proc")
-	var ps []procStat
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The name may hold spaces and parentheses: it runs from the first '(' to the last ')'.
-		s := string(b)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		ps = append(ps, procStat{pid: pid, comm: s[open+1 : close], fields: strings.Fields(s[close+1:])})
-	}
-	return ps
 }

@@ -3,7 +3,7 @@ package terminal
 import (
 	"syscall"
 
-	"github.com/clusterspace/clusterspace/backend/internal/procstat"
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 // sessionMembers lists the processes of the session the shell leads (pid is the session id:

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/clusterspace/clusterspace/backend/internal/procstat"
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 const arg0 = "mcptest-server"

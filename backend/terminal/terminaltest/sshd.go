@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clusterspace/clusterspace/backend/internal/procstat"
+	"github.com/clusterspace/clusterspace/backend/procstat"
 )
 
 // sshdPath is OpenSSH's server (apt openssh-server, installed by scripts/setup.sh). sshd
